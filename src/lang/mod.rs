@@ -1,0 +1,1 @@
+//! Lexer and parser for Python (Warp's kernel dialect), with line/column spans.

@@ -1,0 +1,41 @@
+//! The record that flows from the lowering workers to the sink: one dataset row.
+
+/// One finished pair, ready for the sink. Size columns are derived by the sink.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Sample index in the run's index space (drives `id` and ordering).
+    pub index: u64,
+    /// Stable id: unique for (seed, index).
+    pub id: String,
+    /// "train" | "validation" | "test", derived from `dedup_key`.
+    pub split: &'static str,
+    pub category: &'static str,
+    pub kernel_name: String,
+    pub python_source: String,
+    pub cpu_forward: Option<String>,
+    pub cpu_backward: Option<String>,
+    pub cuda_forward: Option<String>,
+    pub cuda_backward: Option<String>,
+    pub cpu_module: Option<String>,
+    pub cuda_module: Option<String>,
+    pub dedup_key: u64,
+    pub builtins: Vec<String>,
+    pub dtypes: Vec<String>,
+}
+
+impl Row {
+    /// Uncompressed pair text: python_source plus every IR column the run fills
+    /// (the measure the predecessors used for "200 MB").
+    pub fn text_bytes(&self) -> u64 {
+        let ir = [
+            &self.cpu_forward,
+            &self.cpu_backward,
+            &self.cuda_forward,
+            &self.cuda_backward,
+            &self.cpu_module,
+            &self.cuda_module,
+        ];
+        self.python_source.len() as u64
+            + ir.iter().map(|c| c.as_ref().map_or(0, |s| s.len() as u64)).sum::<u64>()
+    }
+}
