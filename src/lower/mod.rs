@@ -6,6 +6,14 @@
 
 use std::fmt;
 
+mod adjoint;
+pub mod builtins;
+mod module;
+mod templates;
+pub mod types;
+
+pub use module::Scope;
+
 /// Code generation target, as warp's `device` ("cpu" or "cuda").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -62,6 +70,5 @@ impl std::error::Error for LowerError {}
 
 /// Lower every module-level `@wp.kernel` of `source` for the requested targets.
 pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError> {
-    let _ = (source, cpu, cuda);
-    Err(LowerError { line: 1, col: 1, message: "lowering not implemented yet".into() })
+    module::lower_module(source, cpu, cuda)
 }
