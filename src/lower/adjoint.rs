@@ -207,6 +207,40 @@ impl<'a> Adjoint<'a> {
     fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
         let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
+
+        // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
+        // constant's variable and assigns the value instead of narrowing it first.
+        if let (
+            [arg],
+            Some(Type::Scalar(wide @ (Scalar::Float64 | Scalar::Int64 | Scalar::UInt64))),
+        ) = (args, &ov.ret)
+        {
+            if ov.native == wide.name() {
+                let v = &self.vars[arg.0];
+                let literal = match v.constant {
+                    // The literal is first converted to the wide type, as `wp.float64(3)` is 3.0.
+                    Some(ConstVal::Int(i)) => Some(match wide {
+                        Scalar::Int64 => format!("{i}ll"),
+                        Scalar::UInt64 => format!("{i}ull"),
+                        _ => super::types::python_float_repr(i as f64),
+                    }),
+                    Some(ConstVal::Float(f)) if !f.is_nan() => Some(match wide {
+                        Scalar::Int64 => format!("{}ll", f.trunc() as i128),
+                        Scalar::UInt64 => format!("{}ull", f.trunc() as i128),
+                        _ => super::types::python_float_repr(f),
+                    }),
+                    _ => None,
+                };
+                if let Some(lit) = literal {
+                    let arg = *arg;
+                    self.vars[arg.0].ty = Type::Scalar(*wide);
+                    self.vars[arg.0].constant = None;
+                    let s = format!("{} = {lit};", self.emit(arg));
+                    self.add_forward_plain(s);
+                    return Ok(Some(arg));
+                }
+            }
+        }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
 
         let mut fwd_args = Vec::with_capacity(args.len());
@@ -740,7 +774,9 @@ impl<'a> Adjoint<'a> {
             vals.push(self.expr(a)?);
         }
         let native = match name.as_str() {
-            "select" => return Err(self.err("wp.select is deprecated; use wp.where")),
+            "select" => return Err(self.err(
+                "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
+            )),
             n => n,
         };
         if native == "tid" && !vals.is_empty() {

@@ -66,6 +66,25 @@ def normalize(source: str, kernel_names: list[str]) -> str:
     return source
 
 
+_KERNEL_START = re.compile(r'^(struct wp_args_\w+ \{|extern "C" __global__ void \w+_cuda_kernel_forward\()$', re.M)
+
+
+def canonical_kernel_order(source: str) -> str:
+    """Sort the per-kernel sections of a module.
+
+    warp-lang keeps a module's kernels in a WeakSet, so the order in which they
+    appear in its output follows memory addresses, not the source; pairpipe
+    writes them in definition order. Modules with several kernels are therefore
+    compared section by section, order aside (each section itself byte for byte).
+    """
+    starts = [m.start() for m in _KERNEL_START.finditer(source)]
+    if len(starts) < 2:
+        return source
+    head = source[: starts[0]]
+    sections = [source[a:b].rstrip("\n") for a, b in zip(starts, starts[1:] + [len(source)])]
+    return head + "\n<next kernel>\n".join(sorted(sections))
+
+
 def pairpipe_lower(binary: str, path: Path, target: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [binary, "lower", str(path), "--target", target], capture_output=True, text=True, timeout=60
@@ -113,7 +132,8 @@ def check_files(binary: str, files: list[Path], targets: list[str], verbose: boo
                 failed += 1
                 print(f"FAIL {f} [{t}]: pairpipe exit {res.returncode}: {res.stderr.strip()[:300]}")
                 continue
-            want, got = normalize(ref[t], names), normalize(res.stdout, names)
+            want = canonical_kernel_order(normalize(ref[t], names))
+            got = canonical_kernel_order(normalize(res.stdout, names))
             if want == got:
                 passed += 1
             else:
