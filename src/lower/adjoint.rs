@@ -23,6 +23,28 @@ pub struct VarInfo {
     pub constant: Option<ConstVal>,
 }
 
+#[derive(Debug, Default)]
+struct Block {
+    label: String,
+    vars: Vec<VarId>,
+    forward: Vec<String>,
+    replay: Vec<String>,
+    reverse: Vec<String>,
+}
+
+/// How a `for` loop over `range()` is lowered (warp's `get_unroll_range`).
+enum LoopRange {
+    /// Constant bounds within `max_unroll` iterations: the body is repeated.
+    Unrolled(Vec<i128>),
+    /// Constant bounds, too many iterations: a counted loop.
+    Counted { start: i128, stop: i128, step: i128 },
+    /// A `range_t` value iterated at run time.
+    Dynamic(VarId),
+}
+
+/// warp's default `max_unroll` module option.
+const MAX_UNROLL: usize = 16;
+
 /// What a callee expression names.
 enum Callee {
     Builtin(String),
@@ -38,9 +60,16 @@ pub struct Adjoint<'a> {
     pub args: Vec<VarId>,
     pub locals: Vec<VarId>,
     symbols: Vec<(String, VarId)>,
-    pub body_forward: Vec<String>,
-    pub body_replay: Vec<String>,
-    pub body_reverse: Vec<String>,
+    /// Statement blocks; loops lower their condition and body into blocks of their own.
+    blocks: Vec<Block>,
+    /// Labels of the enclosing loops' condition blocks (for break/continue).
+    loop_blocks: Vec<String>,
+    /// Symbols at the start of each enclosing dynamic loop.
+    loop_symbols: Vec<Vec<(String, VarId)>>,
+    /// Iterator names of unrolled loops (their constants may be redefined).
+    loop_const_iter_symbols: Vec<String>,
+    /// The `wp.tid()` dimension (warp's `kernel_dim`).
+    pub kernel_dim: usize,
     indentation: String,
     label_count: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
@@ -59,9 +88,11 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::new(),
             symbols: Vec::new(),
-            body_forward: Vec::new(),
-            body_replay: Vec::new(),
-            body_reverse: Vec::new(),
+            blocks: vec![Block::default()],
+            loop_blocks: Vec::new(),
+            loop_symbols: Vec::new(),
+            loop_const_iter_symbols: Vec::new(),
+            kernel_dim: tid_dimension(&def.body),
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -101,6 +132,18 @@ impl<'a> Adjoint<'a> {
             col: self.pos.col,
             message: message.into(),
         }
+    }
+
+    pub fn body_forward(&self) -> &[String] {
+        &self.blocks[0].forward
+    }
+
+    pub fn body_replay(&self) -> &[String] {
+        &self.blocks[0].replay
+    }
+
+    pub fn body_reverse(&self) -> &[String] {
+        &self.blocks[0].reverse
     }
 
     pub fn var(&self, id: VarId) -> &VarInfo {
@@ -143,6 +186,7 @@ impl<'a> Adjoint<'a> {
             constant,
         });
         self.locals.push(id);
+        self.block().vars.push(id);
         id
     }
 
@@ -150,13 +194,20 @@ impl<'a> Adjoint<'a> {
         self.add_var(c.literal_type(), Some(c))
     }
 
+    fn block(&mut self) -> &mut Block {
+        self.blocks
+            .last_mut()
+            .expect("the function block is never popped")
+    }
+
     fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
+        let ind = self.indentation.clone();
+        let block = self.block();
         if !skip_replay {
             let r = replay.as_deref().unwrap_or(&statement);
-            self.body_replay.push(format!("{}{}", self.indentation, r));
+            block.replay.push(format!("{ind}{r}"));
         }
-        self.body_forward
-            .push(format!("{}{}", self.indentation, statement));
+        block.forward.push(format!("{ind}{statement}"));
     }
 
     fn add_forward_plain(&mut self, statement: String) {
@@ -164,8 +215,22 @@ impl<'a> Adjoint<'a> {
     }
 
     fn add_reverse(&mut self, statement: String) {
-        self.body_reverse
-            .push(format!("{}{}", self.indentation, statement));
+        let ind = self.indentation.clone();
+        self.block().reverse.push(format!("{ind}{statement}"));
+    }
+
+    fn begin_block(&mut self, name: &str) -> String {
+        let label = format!("{name}_{}", self.label_count);
+        self.label_count += 1;
+        self.blocks.push(Block {
+            label: label.clone(),
+            ..Block::default()
+        });
+        label
+    }
+
+    fn end_block(&mut self) -> Block {
+        self.blocks.pop().expect("block stack underflow")
     }
 
     fn indent(&mut self) {
@@ -207,6 +272,11 @@ impl<'a> Adjoint<'a> {
     fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
         let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
+        self.emit_call(ov, args)
+    }
+
+    fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
+        let name = ov.native;
 
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
@@ -324,8 +394,21 @@ impl<'a> Adjoint<'a> {
             StmtKind::AnnAssign(..) => {
                 Err(self.err("annotated assignments are not supported in kernels"))
             }
-            StmtKind::While(..) | StmtKind::For(..) | StmtKind::Break | StmtKind::Continue => {
-                Err(self.err("loops are not supported by this version of the lowering"))
+            StmtKind::For(target, iter, body, _orelse) => self.for_stmt(target, iter, body),
+            StmtKind::While(test, body, _orelse) => self.while_stmt(test, body),
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(label) = self.loop_blocks.last().cloned() else {
+                    return Err(self.err("'break' or 'continue' outside a loop"));
+                };
+                let snapshot = self.loop_symbols.last().cloned().unwrap_or_default();
+                self.materialize_redefinitions(&snapshot)?;
+                let which = if matches!(stmt.kind, StmtKind::Break) {
+                    "end"
+                } else {
+                    "start"
+                };
+                self.add_forward_plain(format!("goto {which}_{label};"));
+                Ok(())
             }
             StmtKind::Assert(..) => {
                 Err(self.err("assert is not supported by this version of the lowering"))
@@ -381,8 +464,49 @@ impl<'a> Adjoint<'a> {
                 self.add_call("array_store", &args)?;
                 Ok(())
             }
-            ExprKind::Tuple(_) => {
-                Err(self.err("tuple assignment is not supported by this version of the lowering"))
+            ExprKind::Tuple(elts) => {
+                let names = elts
+                    .iter()
+                    .map(|e| match &e.kind {
+                        ExprKind::Name(n) => Ok(n.clone()),
+                        _ => Err(self.err(
+                            "multiple return functions can only assign to simple variables, e.g.: x, y = func()",
+                        )),
+                    })
+                    .collect::<LResult<Vec<_>>>()?;
+                let values =
+                    match &value.kind {
+                        ExprKind::Tuple(vals) => vals
+                            .iter()
+                            .map(|v| self.expr(v))
+                            .collect::<LResult<Vec<_>>>()?,
+                        ExprKind::Call(func, args, kwargs) => {
+                            self.set_lineno(value.pos);
+                            self.call_multi(func, args, kwargs, names.len())?
+                        }
+                        _ => return Err(self.err(
+                            "tuple unpacking needs a tuple or a multiple-output call on the right",
+                        )),
+                    };
+                if values.len() != names.len() {
+                    return Err(self.err(format!(
+                        "incorrect number of values to unpack (expected {}, got {})",
+                        values.len(),
+                        names.len()
+                    )));
+                }
+                for (name, v) in names.iter().zip(values) {
+                    if let Some(prev) = self.symbol(name) {
+                        let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
+                        if new_t != old_t {
+                            return Err(self.err(format!(
+                                "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
+                            )));
+                        }
+                    }
+                    self.set_symbol(name, v);
+                }
+                Ok(())
             }
             _ => Err(self.err("unsupported assignment target")),
         }
@@ -494,6 +618,321 @@ impl<'a> Adjoint<'a> {
         let c = self.load(cond)?;
         let s = format!("if ({negate}{}) {{", self.emit(c));
         self.add_reverse(s);
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- loops
+
+    fn for_stmt(&mut self, target: &Expr, iter: &Expr, body: &[Stmt]) -> LResult<()> {
+        let ExprKind::Name(target_name) = &target.kind else {
+            return Err(self.err("for-loop targets must be a single name"));
+        };
+        match self.loop_range(iter, body)? {
+            LoopRange::Unrolled(values) => self.unrolled_loop(target_name, &values, body),
+            range => {
+                let (iter_var, counted) = match range {
+                    LoopRange::Counted { start, stop, step } => {
+                        (self.add_var(Type::I32, None), Some((start, stop, step)))
+                    }
+                    LoopRange::Dynamic(v) => (v, None),
+                    LoopRange::Unrolled(_) => unreachable!(),
+                };
+                self.promote_mutated_iter_constants(body)?;
+                let (label, value) = self.begin_for(iter_var, counted)?;
+                self.set_symbol(target_name, value);
+                self.loop_symbols.push(self.symbols.clone());
+                for s in body {
+                    self.stmt(s)?;
+                }
+                let snapshot = self.loop_symbols.pop().unwrap_or_default();
+                self.materialize_redefinitions(&snapshot)?;
+                self.end_for(&label, iter_var, counted, value);
+                Ok(())
+            }
+        }
+    }
+
+    /// Decides whether `for _ in iter` is unrolled, counted or iterated (warp's `get_unroll_range`).
+    fn loop_range(&mut self, iter: &Expr, body: &[Stmt]) -> LResult<LoopRange> {
+        let ExprKind::Call(func, args, kwargs) = &iter.kind else {
+            return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
+        };
+        let is_range = matches!(&func.kind, ExprKind::Name(n) if n == "range")
+            && self.symbol("range").is_none();
+        if !is_range || args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
+            return Err(self.err("for-loops over anything but range(start, stop, step) are not supported by this version of the lowering"));
+        }
+        // Evaluate every argument once, in order: constants stay compile-time values.
+        let mut nums: Vec<Result<i128, VarId>> = Vec::with_capacity(args.len());
+        for a in args {
+            let literal = match &a.kind {
+                ExprKind::Constant(c) => Some(c.clone()),
+                ExprKind::UnaryOp(UnaryOp::Neg, inner) => match &inner.kind {
+                    ExprKind::Constant(Constant::Int(v)) => Some(Constant::Int(-v)),
+                    ExprKind::Constant(Constant::Float(v)) => Some(Constant::Float(-v)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            nums.push(match literal {
+                Some(Constant::Int(v)) => Ok(v),
+                Some(_) => return Err(self.err("range() arguments must be integers")),
+                None => {
+                    let v = self.expr(a)?;
+                    match self.var(v).constant {
+                        Some(ConstVal::Int(c)) => Ok(c),
+                        _ => Err(v),
+                    }
+                }
+            });
+        }
+        if let Ok(vals) = nums.iter().cloned().collect::<Result<Vec<i128>, VarId>>() {
+            let (start, stop, step) = match vals[..] {
+                [stop] => (0, stop, 1),
+                [start, stop] => (start, stop, 1),
+                [start, stop, step] => (start, stop, step),
+                _ => unreachable!(),
+            };
+            if step == 0 {
+                return Err(self.err("range() arg 3 must not be zero"));
+            }
+            let values: Vec<i128> = if step > 0 {
+                (0..)
+                    .map(|k| start + k * step)
+                    .take_while(|v| *v < stop)
+                    .collect()
+            } else {
+                (0..)
+                    .map(|k| start + k * step)
+                    .take_while(|v| *v > stop)
+                    .collect()
+            };
+            let has_break = contains_loop_control(body, true, false);
+            if values.len() <= MAX_UNROLL && !has_break {
+                return Ok(LoopRange::Unrolled(values));
+            }
+            if !contains_loop_control(body, true, true) {
+                return Ok(LoopRange::Counted { start, stop, step });
+            }
+        }
+        let mut range_args = Vec::with_capacity(nums.len());
+        for n in nums {
+            range_args.push(match n {
+                Ok(c) => self.add_constant(ConstVal::Int(c)),
+                Err(v) => v,
+            });
+        }
+        Ok(LoopRange::Dynamic(
+            self.add_value_call("range", &range_args)?,
+        ))
+    }
+
+    fn unrolled_loop(&mut self, target: &str, values: &[i128], body: &[Stmt]) -> LResult<()> {
+        if !values.is_empty() && !self.loop_const_iter_symbols.iter().any(|s| s == target) {
+            self.loop_const_iter_symbols.push(target.to_string());
+        }
+        let mut active = None;
+        let mut lowered = body.to_vec();
+        if !values.is_empty() && contains_loop_control(body, false, true) {
+            let mut names = BTreeSet::new();
+            collect_names_stmts(body, &mut names);
+            names.insert(target.to_string());
+            names.extend(self.symbols.iter().map(|(n, _)| n.clone()));
+            let mut name = format!("_wp_continue_{}", self.label_count);
+            while names.contains(&name) {
+                self.label_count += 1;
+                name = format!("_wp_continue_{}", self.label_count);
+            }
+            self.label_count += 1;
+            lowered = lower_unrolled_continues(body, &name).0;
+            active = Some(name);
+        }
+        for &v in values {
+            let c = self.add_constant(ConstVal::Int(v));
+            self.set_symbol(target, c);
+            if let Some(name) = &active {
+                let t = self.add_constant(ConstVal::Bool(true));
+                self.set_symbol(name, t);
+            }
+            for s in &lowered {
+                self.stmt(s)?;
+            }
+        }
+        if let Some(name) = &active {
+            self.symbols.retain(|(n, _)| n != name);
+        }
+        Ok(())
+    }
+
+    fn begin_for(
+        &mut self,
+        iter: VarId,
+        counted: Option<(i128, i128, i128)>,
+    ) -> LResult<(String, VarId)> {
+        if let Some((start, _, _)) = counted {
+            let s = format!("{} = {start};", self.emit(iter));
+            self.add_forward_plain(s);
+        }
+        let label = self.begin_block("for");
+        self.loop_blocks.push(label.clone());
+        self.add_forward_plain(format!("start_{label}:;"));
+        self.indent();
+        let it = self.emit(iter);
+        let value = match counted {
+            None => {
+                self.add_forward_plain(format!("if (iter_cmp({it}) == 0) goto end_{label};"));
+                self.add_value_call("iter_next", &[iter])?
+            }
+            Some((_, stop, step)) => {
+                let cmp = if step > 0 { ">=" } else { "<=" };
+                self.add_forward_plain(format!("if ({it} {cmp} {stop}) goto end_{label};"));
+                let v = self.add_var(Type::I32, None);
+                let s = format!("{} = {it};", self.emit(v));
+                self.add_forward_plain(s);
+                self.add_forward_plain(format!("{it} += {step};"));
+                v
+            }
+        };
+        self.begin_block("block");
+        Ok((label, value))
+    }
+
+    fn end_for(
+        &mut self,
+        label: &str,
+        iter: VarId,
+        counted: Option<(i128, i128, i128)>,
+        value: VarId,
+    ) {
+        let body = self.end_block();
+        let cond = self.end_block();
+        self.loop_blocks.pop();
+        self.block().forward.extend(cond.forward.iter().cloned());
+        self.block().forward.extend(body.forward.iter().cloned());
+        self.add_forward(format!("goto start_{label};"), None, true);
+        self.dedent();
+        self.add_forward(format!("end_{label}:;"), None, true);
+
+        let ind = self.indentation.clone();
+        let it = self.emit(iter);
+        let mut reverse = Vec::new();
+        match counted {
+            None => {
+                reverse.push(format!("{ind}{it} = wp::iter_reverse({it});"));
+                reverse.extend(cond.forward.iter().cloned());
+            }
+            Some((start, stop, step)) => {
+                let n = if step > 0 {
+                    (stop - start + step - 1) / step
+                } else {
+                    (start - stop - step - 1) / -step
+                };
+                let last = start + (n - 1) * step;
+                let rc = if step > 0 { "<" } else { ">" };
+                reverse.push(format!("{ind}{it} = {last};"));
+                reverse.push(format!("{ind}start_{label}:;"));
+                reverse.push(format!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
+                reverse.push(format!("{ind}\t{} = {it};", self.emit(value)));
+                reverse.push(format!("{ind}\t{it} -= {step};"));
+            }
+        }
+        for &v in &body.vars {
+            reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+        }
+        reverse.extend(body.replay.iter().cloned());
+        reverse.extend(body.reverse.iter().rev().cloned());
+        reverse.push(format!("{ind}\tgoto start_{label};"));
+        reverse.push(format!("{ind}end_{label}:;"));
+        let parent = self.block();
+        parent.reverse.extend(reverse.into_iter().rev());
+        parent.vars.extend(cond.vars);
+        parent.vars.extend(body.vars);
+    }
+
+    fn while_stmt(&mut self, test: &Expr, body: &[Stmt]) -> LResult<()> {
+        self.promote_mutated_iter_constants(body)?;
+        let label = self.begin_block("while");
+        self.loop_blocks.push(label.clone());
+        self.block().forward.push(format!("start_{label}:;"));
+        let c = self.expr(test)?;
+        let c = self.load(c)?;
+        let check = format!("if (({}) == false) goto end_{label};", self.emit(c));
+        self.block().forward.push(check);
+        self.begin_block("block");
+        self.indent();
+
+        self.loop_symbols.push(self.symbols.clone());
+        for s in body {
+            self.stmt(s)?;
+        }
+        let snapshot = self.loop_symbols.pop().unwrap_or_default();
+        self.materialize_redefinitions(&snapshot)?;
+
+        self.dedent();
+        let body = self.end_block();
+        let cond = self.end_block();
+        self.loop_blocks.pop();
+        let parent = self.block();
+        parent.forward.extend(cond.forward.iter().cloned());
+        parent.forward.extend(body.forward.iter().cloned());
+        parent.forward.push(format!("goto start_{label};"));
+        parent.forward.push(format!("end_{label}:;"));
+        let mut reverse: Vec<String> = cond.forward.clone();
+        for &v in &body.vars {
+            reverse.push(format!("{} = {{}};", self.emit_adj(v)));
+        }
+        reverse.extend(body.replay.iter().cloned());
+        reverse.extend(body.reverse.iter().rev().cloned());
+        reverse.push(format!("goto start_{label};"));
+        reverse.push(format!("end_{label}:;"));
+        self.block().reverse.extend(reverse.into_iter().rev());
+        Ok(())
+    }
+
+    /// Variables reassigned in a dynamic loop are written back to their
+    /// loop-entry variable (warp violates SSA here with `assign`).
+    fn materialize_redefinitions(&mut self, snapshot: &[(String, VarId)]) -> LResult<()> {
+        for (sym, var1) in snapshot {
+            let Some(var2) = self.symbol(sym) else {
+                continue;
+            };
+            if *var1 == var2 {
+                continue;
+            }
+            let is_const = self.var(*var1).constant.is_some();
+            if is_const && self.loop_const_iter_symbols.iter().any(|s| s == sym) {
+                continue;
+            }
+            if is_const {
+                return Err(self.err(format!(
+                    "error mutating a constant {sym} inside a dynamic loop, use the following syntax: pi = float(3.141) to declare a dynamic variable"
+                )));
+            }
+            self.add_call("assign", &[*var1, var2])?;
+            self.set_symbol(sym, *var1);
+        }
+        Ok(())
+    }
+
+    /// Before a dynamic loop, an unrolled loop's leftover iterator constant that
+    /// the body reassigns becomes a mutable copy.
+    fn promote_mutated_iter_constants(&mut self, body: &[Stmt]) -> LResult<()> {
+        if self.loop_const_iter_symbols.is_empty() {
+            return Ok(());
+        }
+        let mut stored = BTreeSet::new();
+        collect_stored_names(body, &mut stored);
+        for name in stored {
+            if !self.loop_const_iter_symbols.contains(&name) {
+                continue;
+            }
+            if let Some(v) = self.symbol(&name) {
+                if self.var(v).constant.is_some() {
+                    let c = self.add_value_call("copy", &[v])?;
+                    self.set_symbol(&name, c);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -757,6 +1196,25 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// A call whose results are unpacked into `n` names (`i, j = wp.tid()`).
+    fn call_multi(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        kwargs: &[Keyword],
+        n: usize,
+    ) -> LResult<Vec<VarId>> {
+        let Callee::Builtin(name) = self.resolve_callee(func)?;
+        if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
+            return Err(self.err(format!("'{name}' does not return {n} values")));
+        }
+        self.builtins_used.insert("tid".into());
+        let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
+        let names: Vec<String> = outs.iter().map(|o| self.emit(*o)).collect();
+        self.add_forward_plain(format!("builtin_tid{n}d({});", names.join(", ")));
+        Ok(outs)
+    }
+
     fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> LResult<Option<VarId>> {
         let Callee::Builtin(name) = self.resolve_callee(func)?;
         if !kwargs.is_empty() {
@@ -796,10 +1254,194 @@ impl<'a> Adjoint<'a> {
             .iter()
             .filter_map(|v| match &v.ty {
                 Type::Scalar(s) | Type::Ref(s) | Type::Array { dtype: s, .. } => Some(*s),
+                Type::Range => None,
             })
             .map(Scalar::name)
             .collect()
     }
+}
+
+/// The largest number of names a `wp.tid()` result is unpacked into (1 if never).
+fn tid_dimension(body: &[Stmt]) -> usize {
+    let mut dim = 1;
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign(targets, value) => {
+                if let (Some(ExprKind::Tuple(elts)), ExprKind::Call(func, ..)) =
+                    (targets.first().map(|t| &t.kind), &value.kind)
+                {
+                    if matches!(&func.kind, ExprKind::Attribute(_, a) if a == "tid") {
+                        dim = dim.max(elts.len());
+                    }
+                }
+            }
+            StmtKind::If(_, b, o) | StmtKind::While(_, b, o) | StmtKind::For(_, _, b, o) => {
+                dim = dim.max(tid_dimension(b)).max(tid_dimension(o));
+            }
+            _ => {}
+        }
+    }
+    dim
+}
+
+/// Whether `body` (not nested loops) contains `break` (if `brk`) or `continue` (if `cont`).
+fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Break => brk,
+        StmtKind::Continue => cont,
+        StmtKind::If(_, b, o) => {
+            contains_loop_control(b, brk, cont) || contains_loop_control(o, brk, cont)
+        }
+        _ => false,
+    })
+}
+
+/// Every name appearing in the statements (any context).
+fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<String>) {
+    fn expr(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.clone());
+            }
+            ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+                expr(b, out)
+            }
+            ExprKind::Subscript(a, b) | ExprKind::BinOp(a, _, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            ExprKind::Slice(a, b, c) => {
+                for x in [a, b, c].into_iter().flatten() {
+                    expr(x, out);
+                }
+            }
+            ExprKind::Call(f, args, kws) => {
+                expr(f, out);
+                args.iter().for_each(|a| expr(a, out));
+                kws.iter().for_each(|k| expr(&k.value, out));
+            }
+            ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+                v.iter().for_each(|a| expr(a, out))
+            }
+            ExprKind::Compare(l, c) => {
+                expr(l, out);
+                c.iter().for_each(|(_, a)| expr(a, out));
+            }
+            ExprKind::IfExp(a, b, c) => {
+                expr(a, out);
+                expr(b, out);
+                expr(c, out);
+            }
+            ExprKind::Constant(_) | ExprKind::Other(_) => {}
+        }
+    }
+    for s in body {
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, out),
+            StmtKind::Assign(t, v) => {
+                t.iter().for_each(|a| expr(a, out));
+                expr(v, out);
+            }
+            StmtKind::AugAssign(t, _, v) => {
+                expr(t, out);
+                expr(v, out);
+            }
+            StmtKind::If(t, b, o) | StmtKind::While(t, b, o) => {
+                expr(t, out);
+                collect_names_stmts(b, out);
+                collect_names_stmts(o, out);
+            }
+            StmtKind::For(t, i, b, o) => {
+                expr(t, out);
+                expr(i, out);
+                collect_names_stmts(b, out);
+                collect_names_stmts(o, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names bound by assignments anywhere in the statements (Python's Store context).
+fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<String>) {
+    fn target(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.clone());
+            }
+            ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().for_each(|a| target(a, out)),
+            ExprKind::Starred(b) => target(b, out),
+            _ => {}
+        }
+    }
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign(t, _) => t.iter().for_each(|a| target(a, out)),
+            StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => target(t, out),
+            StmtKind::If(_, b, o) | StmtKind::While(_, b, o) => {
+                collect_stored_names(b, out);
+                collect_stored_names(o, out);
+            }
+            StmtKind::For(t, _, b, o) => {
+                target(t, out);
+                collect_stored_names(b, out);
+                collect_stored_names(o, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// warp's `lower_unrolled_continues`: in an unrolled iteration, `continue`
+/// becomes `active = False` and the statements after a possible continue run
+/// under `if active:`.
+fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
+    let mut result = Vec::new();
+    for (index, stmt) in body.iter().enumerate() {
+        if matches!(stmt.kind, StmtKind::Continue) {
+            let target = Expr {
+                kind: ExprKind::Name(active.to_string()),
+                pos: stmt.pos,
+            };
+            let value = Expr {
+                kind: ExprKind::Constant(Constant::Bool(false)),
+                pos: stmt.pos,
+            };
+            result.push(Stmt {
+                kind: StmtKind::Assign(vec![target], value),
+                pos: stmt.pos,
+            });
+            return (result, true);
+        }
+        let mut may_continue = false;
+        if let StmtKind::If(test, b, o) = &stmt.kind {
+            let (b2, bc) = lower_unrolled_continues(b, active);
+            let (o2, oc) = lower_unrolled_continues(o, active);
+            may_continue = bc || oc;
+            result.push(Stmt {
+                kind: StmtKind::If(test.clone(), b2, o2),
+                pos: stmt.pos,
+            });
+        } else {
+            result.push(stmt.clone());
+        }
+        if may_continue {
+            let (tail, _) = lower_unrolled_continues(&body[index + 1..], active);
+            if !tail.is_empty() {
+                let pos = body[index + 1].pos;
+                let test = Expr {
+                    kind: ExprKind::Name(active.to_string()),
+                    pos,
+                };
+                result.push(Stmt {
+                    kind: StmtKind::If(test, tail, Vec::new()),
+                    pos,
+                });
+            }
+            return (result, true);
+        }
+    }
+    (result, false)
 }
 
 fn binop_builtin(op: BinOp) -> &'static str {

@@ -293,7 +293,8 @@ fn assemble(target: Target, bodies: &[KernelBody<'_>]) -> TargetIr {
             source.push_str("\n\n");
         }
         if target == Target::Cpu {
-            let ndim = "1";
+            let ndim = k.adj.kernel_dim.to_string();
+            let ndim = ndim.as_str();
             source.push_str(
                 &CPU_MODULE_FORWARD
                     .replace("@NAME@", &k.mangled)
@@ -398,7 +399,7 @@ fn forward_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
     push_lines(
         &mut out,
         indent,
-        adj.body_forward.iter().map(|f| {
+        adj.body_forward().iter().map(|f| {
             if grid_stride && f.trim_start().starts_with("return;") {
                 f.replace("return;", "continue;")
             } else {
@@ -440,13 +441,13 @@ fn reverse_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
         indent,
         ["//---------".to_string(), "// forward".to_string()],
     );
-    push_lines(&mut out, indent, adj.body_replay.iter().cloned());
+    push_lines(&mut out, indent, adj.body_replay().iter().cloned());
     push_lines(
         &mut out,
         indent,
         ["//---------".to_string(), "// reverse".to_string()],
     );
-    push_lines(&mut out, indent, adj.body_reverse.iter().rev().cloned());
+    push_lines(&mut out, indent, adj.body_reverse().iter().rev().cloned());
     let exit = if target == Target::Cuda {
         "continue;"
     } else {
@@ -458,7 +459,7 @@ fn reverse_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let indent = "        ";
-    let mut fwd_args = vec!["wp::launch_bounds_t<1> dim".to_string()];
+    let mut fwd_args = vec![format!("wp::launch_bounds_t<{}> dim", k.adj.kernel_dim)];
     for &a in &k.adj.args {
         let v = k.adj.var(a);
         fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label));
@@ -493,7 +494,10 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             .replace("@KIND@", kind)
             .replace("@ARGS@", args)
     };
-    let base = "wp::launch_bounds_t<1> dim,\n    size_t task_index";
+    let base = format!(
+        "wp::launch_bounds_t<{}> dim,\n    size_t task_index",
+        k.adj.kernel_dim
+    );
     let mut forward = open(
         "forward",
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),

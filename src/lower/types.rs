@@ -76,8 +76,13 @@ impl Scalar {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Type {
     Scalar(Scalar),
-    Array { dtype: Scalar, ndim: usize },
+    Array {
+        dtype: Scalar,
+        ndim: usize,
+    },
     Ref(Scalar),
+    /// `range()` iterator state.
+    Range,
 }
 
 impl Type {
@@ -92,6 +97,7 @@ impl Type {
             Type::Array { dtype, .. } => format!("wp::array_t<{}>", dtype.ctype()),
             Type::Ref(s) if value_type => s.ctype(),
             Type::Ref(s) => format!("{}*", s.ctype()),
+            Type::Range => "wp::range_t".to_string(),
         }
     }
 
@@ -121,6 +127,7 @@ impl fmt::Display for Type {
             Type::Scalar(s) => f.write_str(s.name()),
             Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={})", dtype.name()),
             Type::Ref(s) => write!(f, "Reference[{}]", s.name()),
+            Type::Range => f.write_str("range_t"),
         }
     }
 }
