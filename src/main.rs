@@ -4,7 +4,7 @@ fn main() {
     if args.len() >= 3 && args[1] == "lower" {
         let src = std::fs::read_to_string(&args[2]).expect("read");
         let cpu = args.get(4).map(|s| s == "cpu").unwrap_or(false);
-        match pairpipe::lower::lower(&src, cpu, !cpu) {
+        match pairpipe::lower::lower_file(&src, &args[2], cpu, !cpu) {
             Ok(l) => print!(
                 "{}",
                 if cpu {

@@ -10,6 +10,7 @@ use super::builtins::{self, Overload};
 use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
+use std::cell::RefCell;
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +26,6 @@ pub struct VarInfo {
 
 #[derive(Debug, Default)]
 struct Block {
-    label: String,
     vars: Vec<VarId>,
     forward: Vec<String>,
     replay: Vec<String>,
@@ -48,12 +48,47 @@ const MAX_UNROLL: usize = 16;
 /// What a callee expression names.
 enum Callee {
     Builtin(String),
+    /// A module-level `@wp.func`, by name.
+    User(String),
+}
+
+/// A `@wp.func` lowered once and shared by every caller in the module.
+#[derive(Debug, Clone)]
+pub struct BuiltFunc {
+    /// C++ name: the Python name plus its overload index (`lerp_0`).
+    pub native: String,
+    pub params: Vec<Type>,
+    pub ret: Option<Type>,
+    /// Indices (in `FuncTable::built`) of the user functions it calls.
+    pub callees: Vec<usize>,
+    /// Reached from a kernel that has a backward pass: its adjoint body is generated.
+    pub used_by_backward: bool,
+    pub forward_args: Vec<String>,
+    pub reverse_args: Vec<String>,
+    pub forward_body: String,
+    pub reverse_body: String,
+    /// Line of the function's first decorator (printed in the `// file:line` comment).
+    pub first_line: usize,
+}
+
+/// The user functions of a module in warp's build order (callees before callers).
+#[derive(Debug, Default)]
+pub struct FuncTable {
+    pub built: Vec<(String, BuiltFunc)>,
+    building: Vec<String>,
 }
 
 type LResult<T> = Result<T, LowerError>;
 
 pub struct Adjoint<'a> {
     scope: &'a Scope<'a>,
+    funcs: &'a RefCell<FuncTable>,
+    /// A `@wp.func` (not a kernel): returns values, has no tid.
+    is_function: bool,
+    /// The variables of the return statements seen so far (warp's `return_var`).
+    pub return_var: Option<Vec<VarId>>,
+    /// User functions this body calls (indices into the function table).
+    pub called: Vec<usize>,
     /// Line of the function's first decorator: warp's `fun_lineno`.
     fun_lineno: usize,
     pub vars: Vec<VarInfo>,
@@ -80,9 +115,18 @@ pub struct Adjoint<'a> {
 }
 
 impl<'a> Adjoint<'a> {
-    pub fn new(scope: &'a Scope<'a>, def: &FunctionDef) -> LResult<Self> {
+    pub fn new(
+        scope: &'a Scope<'a>,
+        funcs: &'a RefCell<FuncTable>,
+        def: &FunctionDef,
+        is_function: bool,
+    ) -> LResult<Self> {
         let mut adj = Adjoint {
             scope,
+            funcs,
+            is_function,
+            return_var: None,
+            called: Vec::new(),
             fun_lineno: def.first_line,
             vars: Vec::new(),
             args: Vec::new(),
@@ -370,6 +414,26 @@ impl<'a> Adjoint<'a> {
                 continue;
             }
             self.stmt(stmt)?;
+        }
+        if self.return_var.as_ref().is_some_and(|r| r.len() == 1)
+            && !matches!(def.body.last().map(|s| &s.kind), Some(StmtKind::Return(_)))
+        {
+            self.add_forward("return {};".into(), None, true);
+        }
+        if let (Some(annotation), true) = (&def.returns, self.is_function) {
+            let declared = self.scope.annotation_type(annotation)?;
+            let actual = self
+                .return_var
+                .as_ref()
+                .and_then(|r| r.first())
+                .map(|v| self.ty(*v).clone());
+            if actual.as_ref() != Some(&declared) {
+                let got = actual.map_or("None".to_string(), |t| t.to_string());
+                return Err(self.err(format!(
+                    "function '{}' is annotated to return {declared} but returns {got}",
+                    def.name
+                )));
+            }
         }
         Ok(())
     }
@@ -937,14 +1001,119 @@ impl<'a> Adjoint<'a> {
     }
 
     fn return_stmt(&mut self, value: Option<&Expr>) -> LResult<()> {
-        if value.is_some() {
+        let label = self.label_count;
+        let Some(value) = value else {
+            self.add_forward("return;".into(), Some(format!("goto label{label};")), false);
+            self.add_reverse(format!("label{label}:;"));
+            self.label_count += 1;
+            return Ok(());
+        };
+        if !self.is_function {
             return Err(self.err("a kernel cannot return a value"));
         }
+        if matches!(value.kind, ExprKind::Tuple(_)) {
+            return Err(self
+                .err("returning several values is not supported by this version of the lowering"));
+        }
+        let mut v = self.expr(value)?;
+        if let Some(prev) = &self.return_var {
+            let (old, new) = (self.ty(prev[0]).ctype(true), self.ty(v).ctype(true));
+            if old != new {
+                return Err(self.err(format!(
+                    "function returned different types, previous: [{old}], new [{new}]"
+                )));
+            }
+        }
+        if self.ty(v).is_ref() {
+            v = self.add_value_call("copy", &[v])?;
+        }
+        self.return_var = Some(vec![v]);
         let label = self.label_count;
-        self.add_forward("return;".into(), Some(format!("goto label{label};")), false);
+        let s = format!("return {};", self.emit(v));
+        self.add_forward(s, Some(format!("goto label{label};")), false);
+        let s = format!("{} += adj_ret;", self.emit_adj(v));
+        self.add_reverse(s);
         self.add_reverse(format!("label{label}:;"));
         self.label_count += 1;
         Ok(())
+    }
+
+    /// Index of user function `name` in the module's table, lowering it first if needed.
+    fn ensure_built(&mut self, name: &str) -> LResult<usize> {
+        if let Some(i) = self
+            .funcs
+            .borrow()
+            .built
+            .iter()
+            .position(|(n, _)| n == name)
+        {
+            return Ok(i);
+        }
+        if self.funcs.borrow().building.iter().any(|n| n == name) {
+            return Err(self.err(format!("recursive call of '{name}' is not supported")));
+        }
+        let (def, pos) = self
+            .scope
+            .user_function(name)
+            .expect("resolve_callee checked it");
+        self.funcs.borrow_mut().building.push(name.to_string());
+        let result = (|| {
+            let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
+            adj.lower_function(def, pos)?;
+            Ok(super::module::render_function(&adj, def))
+        })();
+        self.funcs.borrow_mut().building.retain(|n| n != name);
+        let built = result?;
+        let mut table = self.funcs.borrow_mut();
+        table.built.push((name.to_string(), built));
+        Ok(table.built.len() - 1)
+    }
+
+    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let idx = self.ensure_built(name)?;
+        let (native, params, ret) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (f.native.clone(), f.params.clone(), f.ret.clone())
+        };
+        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        if types != params {
+            let show = |ts: &[Type]| {
+                ts.iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(self.err(format!(
+                "couldn't find a function '{name}' compatible with the arguments '{}' (expected '{}')",
+                show(&types),
+                show(&params)
+            )));
+        }
+        if !self.called.contains(&idx) {
+            self.called.push(idx);
+        }
+        let output = ret.map(|t| self.add_var(t, None));
+        let mut fwd = Vec::with_capacity(args.len());
+        for &a in args {
+            fwd.push(self.load(a)?);
+        }
+        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a)).collect();
+        let call = format!("{native}({})", fwd_s.join(", "));
+        let forward = match output {
+            Some(o) => format!("{} = {call};", self.emit(o)),
+            None => format!("{call};"),
+        };
+        self.add_forward_plain(forward);
+        if !args.is_empty() {
+            let mut parts = fwd_s;
+            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
+            if let Some(o) = output {
+                parts.push(self.emit_adj(o));
+            }
+            self.add_reverse(format!("adj_{native}({});", parts.join(", ")));
+        }
+        Ok(output)
     }
 
     // --------------------------------------------------------- expressions
@@ -1177,6 +1346,9 @@ impl<'a> Adjoint<'a> {
                 }
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
+                if self.scope.user_function(name).is_some() {
+                    return Ok(Callee::User(name.clone()));
+                }
                 if let Some(builtin) = self.scope.imported_builtin(name) {
                     return Ok(Callee::Builtin(builtin.to_string()));
                 }
@@ -1204,7 +1376,7 @@ impl<'a> Adjoint<'a> {
         kwargs: &[Keyword],
         n: usize,
     ) -> LResult<Vec<VarId>> {
-        let Callee::Builtin(name) = self.resolve_callee(func)?;
+        let (Callee::Builtin(name) | Callee::User(name)) = self.resolve_callee(func)?;
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }
@@ -1216,7 +1388,19 @@ impl<'a> Adjoint<'a> {
     }
 
     fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> LResult<Option<VarId>> {
-        let Callee::Builtin(name) = self.resolve_callee(func)?;
+        let name = match self.resolve_callee(func)? {
+            Callee::Builtin(name) => name,
+            Callee::User(name) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                return self.call_user(&name, &vals);
+            }
+        };
         if !kwargs.is_empty() {
             return Err(self.err(format!(
                 "keyword arguments to '{name}' are not supported by this version of the lowering"

@@ -70,5 +70,20 @@ impl std::error::Error for LowerError {}
 
 /// Lower every module-level `@wp.kernel` of `source` for the requested targets.
 pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError> {
-    module::lower_module(source, cpu, cuda)
+    module::lower_module(source, DEFAULT_FILENAME, cpu, cuda)
+}
+
+/// The file name used in `// file:line` comments when the source has no file
+/// of its own (synthesized samples).
+pub const DEFAULT_FILENAME: &str = "kernel.py";
+
+/// Like [`lower`], for a file: `filename` appears in the comments above
+/// `@wp.func`s, as warp prints the path the module was imported from.
+pub fn lower_file(
+    source: &str,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+) -> Result<Lowered, LowerError> {
+    module::lower_module(source, filename, cpu, cuda)
 }

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use super::adjoint::Adjoint;
-use super::builtins;
+use std::cell::RefCell;
+
+use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::templates::*;
 use super::types::{Scalar, Type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
@@ -15,6 +16,10 @@ use crate::lang::parse_module;
 /// comments), the names bound to the warp module and names imported from it.
 pub struct Scope<'a> {
     pub lines: Vec<&'a str>,
+    /// The file name printed in `// file:line` comments above functions.
+    pub filename: String,
+    /// Module-level `@wp.func` definitions.
+    functions: Vec<(&'a FunctionDef, Pos)>,
     warp_aliases: Vec<String>,
     /// (local name, warp name) from `from warp import x as y`.
     warp_imports: Vec<(String, String)>,
@@ -31,7 +36,7 @@ fn err_at(pos: Pos, message: impl Into<String>) -> LowerError {
 }
 
 impl<'a> Scope<'a> {
-    fn new(source: &'a str, module: &Module) -> Self {
+    fn new(source: &'a str, filename: &str, module: &'a Module) -> Self {
         let mut warp_aliases = Vec::new();
         let mut warp_imports = Vec::new();
         for stmt in &module.body {
@@ -51,11 +56,30 @@ impl<'a> Scope<'a> {
                 _ => {}
             }
         }
-        Scope {
+        let mut scope = Scope {
             lines: split_lines(source),
+            filename: filename.to_string(),
+            functions: Vec::new(),
             warp_aliases,
             warp_imports,
+        };
+        for stmt in &module.body {
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
+                    scope.functions.push((def, stmt.pos));
+                }
+            }
         }
+        scope
+    }
+
+    /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
+    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos)> {
+        self.functions
+            .iter()
+            .rev()
+            .find(|(d, _)| d.name == name)
+            .copied()
     }
 
     pub fn is_warp_module(&self, name: &str) -> bool {
@@ -245,15 +269,16 @@ fn mangle(source: &str, name: &str) -> String {
     format!("{name}_{:08x}", h as u32)
 }
 
-pub fn lower_module(source: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
+pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
     let module = parse_module(source)?;
-    let scope = Scope::new(source, &module);
+    let scope = Scope::new(source, filename, &module);
+    let funcs = RefCell::new(FuncTable::default());
     let kernel_defs = find_kernels(&scope, &module)?;
     let mut bodies = Vec::with_capacity(kernel_defs.len());
     let mut used_builtins = BTreeSet::new();
     let mut dtypes = BTreeSet::new();
     for k in &kernel_defs {
-        let mut adj = Adjoint::new(&scope, k.def)?;
+        let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
         adj.lower_function(k.def, k.pos)?;
         used_builtins.extend(adj.builtins_used.iter().cloned());
         dtypes.extend(adj.dtypes());
@@ -264,7 +289,9 @@ pub fn lower_module(source: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
             adj,
         });
     }
-    let generate = |target| assemble(target, &bodies);
+    mark_backward_use(&mut funcs.borrow_mut(), &bodies);
+    let table = funcs.borrow();
+    let generate = |target| assemble(target, &scope, &table, &bodies);
     Ok(Lowered {
         cpu: cpu.then(|| generate(Target::Cpu)),
         cuda: cuda.then(|| generate(Target::Cuda)),
@@ -273,8 +300,110 @@ pub fn lower_module(source: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
     })
 }
 
-fn assemble(target: Target, bodies: &[KernelBody<'_>]) -> TargetIr {
+/// A function's adjoint is generated only when a kernel with a backward pass reaches it.
+fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
+    let mut work: Vec<usize> = bodies
+        .iter()
+        .filter(|k| k.enable_backward)
+        .flat_map(|k| k.adj.called.iter().copied())
+        .collect();
+    while let Some(i) = work.pop() {
+        let f = &mut funcs.built[i].1;
+        if !f.used_by_backward {
+            f.used_by_backward = true;
+            work.extend(f.callees.iter().copied());
+        }
+    }
+}
+
+/// Renders a lowered `@wp.func` into the pieces both targets' templates need.
+pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef) -> BuiltFunc {
+    let indent = "    ";
+    let ret = adj
+        .return_var
+        .as_ref()
+        .and_then(|r| (r.len() == 1).then(|| adj.var(r[0]).ty.clone()));
+    let params: Vec<Type> = adj.args.iter().map(|a| adj.var(*a).ty.clone()).collect();
+    let forward_args: Vec<String> = adj
+        .args
+        .iter()
+        .map(|a| format!("{} var_{}", adj.var(*a).ty.ctype(false), adj.var(*a).label))
+        .collect();
+    let mut reverse_args = forward_args.clone();
+    for a in &adj.args {
+        let v = adj.var(*a);
+        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label));
+    }
+    if let Some(r) = &ret {
+        reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
+    }
+    BuiltFunc {
+        native: format!("{}_0", def.name),
+        params,
+        ret,
+        callees: adj.called.clone(),
+        used_by_backward: false,
+        forward_args,
+        reverse_args,
+        forward_body: forward_body(adj, Body::Function, indent),
+        reverse_body: reverse_body(adj, Body::Function, indent),
+        first_line: def.first_line,
+    }
+}
+
+fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bool) -> String {
+    let callable = if target == Target::Cuda {
+        "CUDA_CALLABLE "
+    } else {
+        ""
+    };
+    let ret = f
+        .ret
+        .as_ref()
+        .map_or("void".to_string(), |t| t.ctype(false));
+    let (ret, name, args, body) = if reverse {
+        let body = if f.used_by_backward {
+            f.reverse_body.clone()
+        } else {
+            "\t// reverse mode disabled (no backward-enabled kernel depends on this function)\n"
+                .to_string()
+        };
+        (
+            "void".to_string(),
+            format!("adj_{}", f.native),
+            &f.reverse_args,
+            body,
+        )
+    } else {
+        (
+            ret,
+            f.native.clone(),
+            &f.forward_args,
+            f.forward_body.clone(),
+        )
+    };
+    format!(
+        "\n// {}:{}\nstatic {callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        scope.filename,
+        f.first_line,
+        args.join(",\n    ")
+    )
+}
+
+fn assemble(
+    target: Target,
+    scope: &Scope<'_>,
+    funcs: &FuncTable,
+    bodies: &[KernelBody<'_>],
+) -> TargetIr {
     let mut source = String::with_capacity(8192);
+    // Forward functions first, then every adjoint (callees before callers, as built).
+    for (_, f) in &funcs.built {
+        source.push_str(&function_source(target, scope, f, false));
+    }
+    for (_, f) in &funcs.built {
+        source.push_str(&function_source(target, scope, f, true));
+    }
     let mut kernels = Vec::with_capacity(bodies.len());
     for k in bodies {
         let (forward, backward) = match target {
@@ -374,9 +503,18 @@ fn dual_vars(adj: &Adjoint<'_>) -> Vec<String> {
     lines
 }
 
-fn forward_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
+/// Which function a body is generated for: argument loading and the exit of
+/// the reverse pass depend on it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    CpuKernel,
+    CudaKernel,
+    Function,
+}
+
+fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     let mut out = String::with_capacity(4096);
-    if target == Target::Cpu {
+    if kind == Body::CpuKernel {
         let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
         for &a in &adj.args {
             let v = adj.var(a);
@@ -395,7 +533,7 @@ fn forward_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
         indent,
         ["//---------".to_string(), "// forward".to_string()],
     );
-    let grid_stride = target == Target::Cuda;
+    let grid_stride = kind == Body::CudaKernel;
     push_lines(
         &mut out,
         indent,
@@ -410,9 +548,9 @@ fn forward_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
     out
 }
 
-fn reverse_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
+fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     let mut out = String::with_capacity(8192);
-    if target == Target::Cpu {
+    if kind == Body::CpuKernel {
         let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
         for &a in &adj.args {
             let v = adj.var(a);
@@ -448,7 +586,7 @@ fn reverse_body(adj: &Adjoint<'_>, target: Target, indent: &str) -> String {
         ["//---------".to_string(), "// reverse".to_string()],
     );
     push_lines(&mut out, indent, adj.body_reverse().iter().rev().cloned());
-    let exit = if target == Target::Cuda {
+    let exit = if kind == Body::CudaKernel {
         "continue;"
     } else {
         "return;"
@@ -470,7 +608,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             .replace("@ARGS@", &args.join(",\n    "))
     };
     let mut forward = open(&format!("{}_cuda_kernel_forward", k.mangled), &fwd_args);
-    forward.push_str(&forward_body(&k.adj, Target::Cuda, indent));
+    forward.push_str(&forward_body(&k.adj, Body::CudaKernel, indent));
     forward.push_str(CUDA_KERNEL_CLOSE);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args.clone();
@@ -479,7 +617,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             args.push(format!("{} adj_{}", v.ty.ctype(false), v.label));
         }
         let mut b = open(&format!("{}_cuda_kernel_backward", k.mangled), &args);
-        b.push_str(&reverse_body(&k.adj, Target::Cuda, indent));
+        b.push_str(&reverse_body(&k.adj, Body::CudaKernel, indent));
         b.push_str(CUDA_KERNEL_CLOSE);
         b
     });
@@ -502,7 +640,7 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         "forward",
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
     );
-    forward.push_str(&forward_body(&k.adj, Target::Cpu, indent));
+    forward.push_str(&forward_body(&k.adj, Body::CpuKernel, indent));
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -512,14 +650,9 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
                 k.mangled
             ),
         );
-        b.push_str(&reverse_body(&k.adj, Target::Cpu, indent));
+        b.push_str(&reverse_body(&k.adj, Body::CpuKernel, indent));
         b.push('}');
         b
     });
     (forward, backward)
-}
-
-/// Whether `name` is a warp builtin the lowering supports (re-exported for the docs table).
-pub fn supports_builtin(name: &str) -> bool {
-    builtins::is_known(name)
 }
