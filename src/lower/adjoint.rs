@@ -266,10 +266,7 @@ impl<'a> Adjoint<'a> {
     fn begin_block(&mut self, name: &str) -> String {
         let label = format!("{name}_{}", self.label_count);
         self.label_count += 1;
-        self.blocks.push(Block {
-            label: label.clone(),
-            ..Block::default()
-        });
+        self.blocks.push(Block::default());
         label
     }
 
