@@ -48,6 +48,8 @@ const MAX_UNROLL: usize = 16;
 /// What a callee expression names.
 enum Callee {
     Builtin(String),
+    /// A vector, matrix or quaternion type called as a constructor.
+    Constructor(super::types::Value),
     /// A module-level `@wp.func`, by name.
     User(String),
 }
@@ -317,7 +319,7 @@ impl<'a> Adjoint<'a> {
     }
 
     fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
-        let name = ov.native;
+        let name = ov.native.clone();
 
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
@@ -385,7 +387,7 @@ impl<'a> Adjoint<'a> {
             self.add_reverse(format!(
                 "{}adj_{}({});",
                 ov.namespace,
-                ov.native,
+                ov.adj_native,
                 parts.join(", ")
             ));
         }
@@ -518,11 +520,28 @@ impl<'a> Adjoint<'a> {
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
-                let (array, indices) = self.subscript_parts(target, slice)?;
-                let mut args = vec![array];
+                let (base, indices) = self.subscript_parts(target, slice)?;
+                let store = if matches!(self.ty(base), Type::Array { .. }) {
+                    "array_store"
+                } else {
+                    "assign_inplace"
+                };
+                self.check_component_target(base)?;
+                let mut args = vec![base];
                 args.extend(indices);
                 args.push(rhs);
-                self.add_call("array_store", &args)?;
+                self.add_call(store, &args)?;
+                Ok(())
+            }
+            ExprKind::Attribute(base, attr) => {
+                let mut rhs = self.expr(value)?;
+                if self.ty(rhs).is_ref() {
+                    rhs = self.add_value_call("copy", &[rhs])?;
+                }
+                let agg = self.expr(base)?;
+                self.check_component_target(agg)?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_call("assign_inplace", &[agg, idx, rhs])?;
                 Ok(())
             }
             ExprKind::Tuple(elts) => {
@@ -589,21 +608,49 @@ impl<'a> Adjoint<'a> {
                 Ok(())
             }
             ExprKind::Subscript(array, slice) => {
-                let atomic = match op {
-                    BinOp::Add => "atomic_add",
-                    BinOp::Sub => "atomic_sub",
-                    _ => {
+                let (base, indices) = self.subscript_parts(array, slice)?;
+                let is_array = matches!(self.ty(base), Type::Array { .. });
+                if !is_array {
+                    self.check_component_target(base)?;
+                }
+                let mut args = vec![base];
+                args.extend(indices.iter().copied());
+                match (is_array, op) {
+                    (true, BinOp::Add | BinOp::Sub) | (false, BinOp::Add | BinOp::Sub) => {
+                        let name = match (is_array, op) {
+                            (true, BinOp::Add) => "atomic_add",
+                            (true, _) => "atomic_sub",
+                            (false, BinOp::Add) => "add_inplace",
+                            (false, _) => "sub_inplace",
+                        };
+                        let rhs = self.expr(value)?;
+                        args.push(rhs);
+                        self.add_call(name, &args)?;
+                    }
+                    (true, _) => {
                         return Err(self.err(
                             "only += and -= on array elements are supported by this version of the lowering",
                         ));
                     }
-                };
-                let (arr, indices) = self.subscript_parts(array, slice)?;
+                    (false, _) => {
+                        let current = self.add_value_call("extract", &args)?;
+                        let rhs = self.expr(value)?;
+                        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                        args.push(result);
+                        self.add_call("assign_inplace", &args)?;
+                    }
+                }
+                Ok(())
+            }
+            ExprKind::Attribute(base, attr) => {
+                let agg = self.expr(base)?;
+                self.check_component_target(agg)?;
+                let idx = self.component_index(agg, attr)?;
+                let current = self.add_value_call("extract", &[agg, idx])?;
                 let rhs = self.expr(value)?;
-                let mut args = vec![arr];
-                args.extend(indices);
-                args.push(rhs);
-                self.add_call(atomic, &args)?;
+                let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_call("assign_inplace", &[agg, idx, result])?;
                 Ok(())
             }
             _ => Err(self.err("unsupported augmented assignment target")),
@@ -1158,13 +1205,27 @@ impl<'a> Adjoint<'a> {
                 .call(func, args, kwargs)?
                 .ok_or_else(|| self.err("the called function does not return a value")),
             ExprKind::Subscript(target, slice) => {
-                let (array, indices) = self.subscript_parts(target, slice)?;
-                let mut args = vec![array];
+                let (base, indices) = self.subscript_parts(target, slice)?;
+                let op = if matches!(self.ty(base), Type::Array { .. }) {
+                    "address"
+                } else {
+                    "extract"
+                };
+                let mut args = vec![base];
                 args.extend(indices);
-                self.add_value_call("address", &args)
+                self.add_value_call(op, &args)
             }
-            ExprKind::Attribute(..) => {
-                Err(self.err("attribute access is not supported by this version of the lowering"))
+            ExprKind::Attribute(base, attr) => {
+                if let ExprKind::Name(m) = &base.kind {
+                    if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                        return Err(self.err(format!(
+                            "{m}.{attr} is not supported as a value by this version of the lowering"
+                        )));
+                    }
+                }
+                let agg = self.expr(base)?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_value_call("extract", &[agg, idx])
             }
             ExprKind::Tuple(_) => {
                 Err(self.err("tuples are not supported by this version of the lowering"))
@@ -1207,7 +1268,7 @@ impl<'a> Adjoint<'a> {
         for ie in index_exprs {
             indices.push(self.expr(ie)?);
         }
-        match self.ty(array).clone() {
+        match self.ty(array).strip_ref() {
             Type::Array { ndim, .. } => {
                 if indices.len() != ndim {
                     return Err(self.err(format!(
@@ -1217,8 +1278,46 @@ impl<'a> Adjoint<'a> {
                 }
                 Ok((array, indices))
             }
-            t => Err(self.err(format!("cannot index a value of type {t}"))),
+            Type::Vector(..) | Type::Quat(_) if indices.len() == 1 => Ok((array, indices)),
+            Type::Matrix(..) if (1..=2).contains(&indices.len()) => Ok((array, indices)),
+            t => Err(self.err(format!(
+                "cannot index a value of type {t} with {} index(es)",
+                indices.len()
+            ))),
         }
+    }
+
+    /// The constant index variable of component `attr` (`x`, `y`, `z`, `w`) of a vector or quaternion.
+    fn component_index(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
+        let len = match self.ty(agg).strip_ref() {
+            Type::Vector(n, _) => n as i128,
+            Type::Quat(_) => 4,
+            t => return Err(self.err(format!("'{t}' has no attribute '{attr}'"))),
+        };
+        let idx = match attr {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            "w" => 3,
+            _ => len,
+        };
+        if idx >= len {
+            return Err(self.err(format!(
+                "'{}' has no attribute '{attr}'",
+                self.ty(agg).strip_ref()
+            )));
+        }
+        Ok(self.add_constant(ConstVal::Int(idx)))
+    }
+
+    /// Components can be assigned in local vectors and matrices, not through array elements.
+    fn check_component_target(&self, base: VarId) -> LResult<()> {
+        if self.ty(base).is_ref() {
+            return Err(self.err(
+                "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
+            ));
+        }
+        Ok(())
     }
 
     fn compare(&mut self, left: &Expr, comps: &[(CmpOp, Expr)]) -> LResult<VarId> {
@@ -1330,7 +1429,9 @@ impl<'a> Adjoint<'a> {
                 ExprKind::Name(module)
                     if self.scope.is_warp_module(module) && self.symbol(module).is_none() =>
                 {
-                    if builtins::is_known(attr) {
+                    if let Some(v) = super::types::composite_type(attr) {
+                        Ok(Callee::Constructor(v))
+                    } else if builtins::is_known(attr) {
                         Ok(Callee::Builtin(attr.clone()))
                     } else {
                         Err(self.err(format!(
@@ -1373,7 +1474,10 @@ impl<'a> Adjoint<'a> {
         kwargs: &[Keyword],
         n: usize,
     ) -> LResult<Vec<VarId>> {
-        let (Callee::Builtin(name) | Callee::User(name)) = self.resolve_callee(func)?;
+        let name = match self.resolve_callee(func)? {
+            Callee::Builtin(name) | Callee::User(name) => name,
+            Callee::Constructor(v) => v.to_string(),
+        };
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }
@@ -1386,6 +1490,22 @@ impl<'a> Adjoint<'a> {
 
     fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> LResult<Option<VarId>> {
         let name = match self.resolve_callee(func)? {
+            Callee::Constructor(target) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
+                self.builtins_used.insert(target.to_string());
+                return self.emit_call(ov, &vals);
+            }
+            Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
+                return self.templated_constant(&name, args, kwargs).map(Some);
+            }
             Callee::Builtin(name) => name,
             Callee::User(name) => {
                 if !kwargs.is_empty() {
@@ -1429,15 +1549,67 @@ impl<'a> Adjoint<'a> {
         self.add_call(native, &vals)
     }
 
-    /// Scalar type names this function uses (arguments and locals).
-    pub fn dtypes(&self) -> BTreeSet<&'static str> {
+    /// `wp.identity(n=N, dtype=T)` and `wp.quat_identity(dtype=T)`: the type
+    /// arguments become C++ template arguments of an argument-less call.
+    fn templated_constant(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<VarId> {
+        if !args.is_empty() {
+            return Err(self.err(format!(
+                "{name}() takes keyword arguments only (n=..., dtype=...)"
+            )));
+        }
+        let mut n = None;
+        let mut dtype = Scalar::Float32;
+        for kw in kwargs {
+            match (kw.arg.as_deref(), &kw.value.kind) {
+                (Some("n"), ExprKind::Constant(Constant::Int(v)))
+                    if name == "identity" && (2..=4).contains(v) =>
+                {
+                    // warp evaluates the keyword argument: the literal becomes a constant.
+                    self.add_constant(ConstVal::Int(*v));
+                    n = Some(*v as u8)
+                }
+                (Some("dtype"), _) => {
+                    dtype = match self.scope.annotation_type(&kw.value)? {
+                        Type::Scalar(s) if s.is_float() => s,
+                        _ => return Err(self.err(format!("{name}() needs a float dtype"))),
+                    }
+                }
+                _ => return Err(self.err(format!("unsupported argument to {name}()"))),
+            }
+        }
+        self.builtins_used.insert(name.to_string());
+        let (native, ret) = if name == "identity" {
+            let n = n.ok_or_else(|| self.err("identity() needs n=2, 3 or 4"))?;
+            (
+                format!("identity<{n}, {}>", dtype.ctype()),
+                Type::Matrix(n, n, dtype),
+            )
+        } else {
+            (
+                format!("quat_identity<{}>", dtype.ctype()),
+                Type::Quat(dtype),
+            )
+        };
+        let out = self.add_var(ret, None);
+        let s = format!("{} = wp::{native}();", self.emit(out));
+        self.add_forward_plain(s);
+        Ok(out)
+    }
+
+    /// Warp type names this function uses (arguments and locals): `float32`, `vec3f`, ...
+    pub fn dtypes(&self) -> BTreeSet<String> {
         self.vars
             .iter()
-            .filter_map(|v| match &v.ty {
-                Type::Scalar(s) | Type::Ref(s) | Type::Array { dtype: s, .. } => Some(*s),
+            .filter_map(|v| match v.ty {
+                Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
                 Type::Range => None,
+                t => Some(t.to_string()),
             })
-            .map(Scalar::name)
             .collect()
     }
 }

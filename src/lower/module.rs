@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::templates::*;
-use super::types::{Scalar, Type};
+use super::types::{Scalar, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -105,6 +105,21 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// The scalar, vector, matrix or quaternion type an expression names.
+    fn value_type(&self, expr: &Expr) -> Option<Value> {
+        if let Some(s) = self.scalar_type(expr) {
+            return Some(Value::Scalar(s));
+        }
+        let name = match &expr.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
+                a.as_str()
+            }
+            _ => return None,
+        };
+        composite_type(name)
+    }
+
     fn scalar_type(&self, expr: &Expr) -> Option<Scalar> {
         let name = match &expr.kind {
             ExprKind::Name(n) => match n.as_str() {
@@ -127,8 +142,8 @@ impl<'a> Scope<'a> {
 
     /// The type a parameter annotation denotes.
     pub fn annotation_type(&self, expr: &Expr) -> LResult<Type> {
-        if let Some(s) = self.scalar_type(expr) {
-            return Ok(Type::Scalar(s));
+        if let Some(v) = self.value_type(expr) {
+            return Ok(v.to_type());
         }
         if let ExprKind::Call(func, args, kwargs) = &expr.kind {
             let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
@@ -177,7 +192,7 @@ impl<'a> Scope<'a> {
                 }
                 let dtype =
                     dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
-                let scalar = self.scalar_type(dtype).ok_or_else(|| {
+                let scalar = self.value_type(dtype).ok_or_else(|| {
                     err_at(
                         dtype.pos,
                         "arrays of this dtype are not supported by this version of the lowering",

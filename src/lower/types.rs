@@ -72,15 +72,124 @@ impl Scalar {
     }
 }
 
+/// A value type that can live in a variable or an array element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    Scalar(Scalar),
+    /// `wp.vecN`: length, component type.
+    Vector(u8, Scalar),
+    /// `wp.matNM`: rows, columns, component type.
+    Matrix(u8, u8, Scalar),
+    Quat(Scalar),
+}
+
+impl Value {
+    pub fn ctype(self) -> String {
+        match self {
+            Value::Scalar(s) => s.ctype(),
+            Value::Vector(n, s) => format!("wp::vec_t<{n}, {}>", s.ctype()),
+            Value::Matrix(r, c, s) => format!("wp::mat_t<{r}, {c}, {}>", s.ctype()),
+            Value::Quat(s) => format!("wp::quat_t<{}>", s.ctype()),
+        }
+    }
+
+    /// The component (scalar) type.
+    pub fn dtype(self) -> Scalar {
+        match self {
+            Value::Scalar(s) | Value::Vector(_, s) | Value::Matrix(_, _, s) | Value::Quat(s) => s,
+        }
+    }
+
+    pub fn to_type(self) -> Type {
+        match self {
+            Value::Scalar(s) => Type::Scalar(s),
+            Value::Vector(n, s) => Type::Vector(n, s),
+            Value::Matrix(r, c, s) => Type::Matrix(r, c, s),
+            Value::Quat(s) => Type::Quat(s),
+        }
+    }
+}
+
+fn type_suffix(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Float16 => "h",
+        Scalar::Float32 => "f",
+        Scalar::Float64 => "d",
+        Scalar::Int16 => "s",
+        Scalar::Int32 => "i",
+        Scalar::Int64 => "l",
+        Scalar::Int8 => "b",
+        Scalar::UInt8 => "ub",
+        Scalar::UInt16 => "us",
+        Scalar::UInt32 => "ui",
+        Scalar::UInt64 => "ul",
+        Scalar::Bool => "bool",
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Value::Scalar(s) => f.write_str(s.name()),
+            Value::Vector(n, s) => write!(f, "vec{n}{}", type_suffix(s)),
+            Value::Matrix(r, c, s) => write!(f, "mat{r}{c}{}", type_suffix(s)),
+            Value::Quat(s) => write!(f, "quat{}", type_suffix(s)),
+        }
+    }
+}
+
+/// Warp's built-in vector, matrix and quaternion type names (`vec3`, `mat33d`, `quatf`).
+pub fn composite_type(name: &str) -> Option<Value> {
+    let (base, suffix) = if let Some(rest) = name.strip_prefix("vec") {
+        let n = rest.chars().next()?.to_digit(10)? as u8;
+        (Value::Vector(n, Scalar::Float32), &rest[1..])
+    } else if let Some(rest) = name.strip_prefix("mat") {
+        let mut ds = rest.chars();
+        let r = ds.next()?.to_digit(10)? as u8;
+        let c = ds.next()?.to_digit(10)? as u8;
+        (Value::Matrix(r, c, Scalar::Float32), &rest[2..])
+    } else if let Some(rest) = name.strip_prefix("quat") {
+        (Value::Quat(Scalar::Float32), rest)
+    } else {
+        return None;
+    };
+    let dtype = match suffix {
+        "" | "f" => Scalar::Float32,
+        "d" => Scalar::Float64,
+        "h" => Scalar::Float16,
+        "i" => Scalar::Int32,
+        "ui" => Scalar::UInt32,
+        "l" => Scalar::Int64,
+        "ul" => Scalar::UInt64,
+        "s" => Scalar::Int16,
+        "us" => Scalar::UInt16,
+        "b" => Scalar::Int8,
+        "ub" => Scalar::UInt8,
+        _ => return None,
+    };
+    let ok_dims = |n: u8| (2..=4).contains(&n);
+    match base {
+        Value::Vector(n, _) if ok_dims(n) => Some(Value::Vector(n, dtype)),
+        Value::Matrix(r, c, _) if ok_dims(r) && r == c && dtype.is_float() => {
+            Some(Value::Matrix(r, c, dtype))
+        }
+        Value::Quat(_) if dtype.is_float() => Some(Value::Quat(dtype)),
+        _ => None,
+    }
+}
+
 /// A kernel value's type. References are pointers into arrays (`a[i]` before it is loaded).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Type {
     Scalar(Scalar),
+    Vector(u8, Scalar),
+    Matrix(u8, u8, Scalar),
+    Quat(Scalar),
     Array {
-        dtype: Scalar,
+        dtype: Value,
         ndim: usize,
     },
-    Ref(Scalar),
+    Ref(Value),
     /// `range()` iterator state.
     Range,
 }
@@ -92,20 +201,20 @@ impl Type {
 
     /// The C++ type of a variable holding this value (`value_type` strips references).
     pub fn ctype(&self, value_type: bool) -> String {
-        match self {
-            Type::Scalar(s) => s.ctype(),
+        match *self {
             Type::Array { dtype, .. } => format!("wp::array_t<{}>", dtype.ctype()),
-            Type::Ref(s) if value_type => s.ctype(),
-            Type::Ref(s) => format!("{}*", s.ctype()),
+            Type::Ref(v) if value_type => v.ctype(),
+            Type::Ref(v) => format!("{}*", v.ctype()),
             Type::Range => "wp::range_t".to_string(),
+            t => t.value().map(Value::ctype).unwrap_or_default(),
         }
     }
 
     /// The value type behind a reference; other types unchanged.
     pub fn strip_ref(&self) -> Type {
-        match self {
-            Type::Ref(s) => Type::Scalar(*s),
-            t => t.clone(),
+        match *self {
+            Type::Ref(v) => v.to_type(),
+            t => t,
         }
     }
 
@@ -119,15 +228,26 @@ impl Type {
             _ => None,
         }
     }
+
+    /// The value type, for scalars, vectors, matrices and quaternions.
+    pub fn value(&self) -> Option<Value> {
+        match *self {
+            Type::Scalar(s) => Some(Value::Scalar(s)),
+            Type::Vector(n, s) => Some(Value::Vector(n, s)),
+            Type::Matrix(r, c, s) => Some(Value::Matrix(r, c, s)),
+            Type::Quat(s) => Some(Value::Quat(s)),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Scalar(s) => f.write_str(s.name()),
-            Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={})", dtype.name()),
-            Type::Ref(s) => write!(f, "Reference[{}]", s.name()),
+            Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
+            Type::Ref(v) => write!(f, "Reference[{v}]"),
             Type::Range => f.write_str("range_t"),
+            t => write!(f, "{}", t.value().expect("value type")),
         }
     }
 }
