@@ -138,13 +138,17 @@ def load_columns_json(path: Path | None = None) -> dict[str, tuple]:
 # --- a synthetic run, following CONTRACT.md ---------------------------------
 
 
-def contract_schema():
-    """The columns of CONTRACT.md as a pyarrow schema (for synthetic runs only;
-    the tests compare real shards against schemas/columns.json)."""
+def synthetic_schema():
+    """Columns for a synthetic run: schemas/columns.json when the checkout has
+    it, else the list in CONTRACT.md."""
     import pyarrow as pa
 
+    path = ROOT / "schemas" / "columns.json"
+    if path.is_file():
+        return pa.schema([pa.field(n, t, null) for n, (t, null) in load_columns_json(path).items()])
     fields = [
         pa.field("id", pa.string(), False),
+        pa.field("index", pa.uint64(), False),
         pa.field("split", pa.string(), False),
         pa.field("category", pa.string(), False),
         pa.field("kernel_name", pa.string(), False),
@@ -166,9 +170,9 @@ def contract_schema():
     return pa.schema(fields)
 
 
-def rust_lines(s: str) -> int:
-    """Rust's `str::lines().count()`: split on \\n, no empty last line."""
-    return 0 if not s else s.count("\n") + (0 if s.endswith("\n") else 1)
+def count_lines(s: str) -> int:
+    """Lines as the `*_lines` columns count them (schemas/columns.json): Python's splitlines."""
+    return len(s.splitlines())
 
 
 def write_synthetic_run(
@@ -191,7 +195,7 @@ def write_synthetic_run(
 
     rng = random.Random(seed)
     categories = ["arithmetic", "math", "control_flow", "atomic", "scalar_param"]
-    schema = contract_schema()
+    schema = synthetic_schema()
     by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
     for i in range(rows):
         cat = categories[i % len(categories)]
@@ -209,6 +213,7 @@ def write_synthetic_run(
         )
         row = {
             "id": f"{seed:x}-{i:08d}",
+            "index": i,
             "split": split,
             "category": cat,
             "kernel_name": name,
@@ -227,7 +232,7 @@ def write_synthetic_run(
         for column, prefix in TEXT_PREFIXES.items():
             s = row[column]
             row[f"{prefix}_chars"] = None if s is None else len(s)
-            row[f"{prefix}_lines"] = None if s is None else rust_lines(s)
+            row[f"{prefix}_lines"] = None if s is None else count_lines(s)
             text += 0 if s is None else len(s.encode())
         row["text_bytes"] = text
         by_split[split].append(row)

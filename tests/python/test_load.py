@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import ROOT, SPLITS, TEXT_PREFIXES, load_columns_json, rust_lines, write_synthetic_run
+from conftest import ROOT, SPLITS, TEXT_PREFIXES, count_lines, load_columns_json, write_synthetic_run
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +188,7 @@ def test_ir_columns_follow_the_config(manifest, table):
 
 def test_size_columns_describe_the_text(table):
     """The report trusts the size columns instead of reading text: they must be
-    right. chars = Unicode scalar values, lines = Rust's str::lines().count()."""
+    right. chars = Unicode scalar values, lines = len(str.splitlines())."""
     text_bytes = [0] * table.num_rows
     for column, prefix in TEXT_PREFIXES.items():
         texts = table[column].to_pylist()
@@ -199,7 +199,7 @@ def test_size_columns_describe_the_text(table):
                 assert chars[i] is None and lines[i] is None, (column, i)
                 continue
             assert chars[i] == len(s), (column, i)
-            assert lines[i] == rust_lines(s), (column, i)
+            assert lines[i] == count_lines(s), (column, i)
             text_bytes[i] += len(s.encode())
     assert table["text_bytes"].to_pylist() == text_bytes
 
