@@ -478,7 +478,7 @@ fn total_of(dir: &Path, sections: &[Section], all: &DataFrame) -> Result<Section
     let shards = sections.iter().map(|s| s.storage.shards).sum();
     let disk_bytes = sections.iter().map(|s| s.storage.disk_bytes).sum();
     let mut total = summarize(
-        format!("total ({} runs)", sections.len()),
+        format!("total of {} runs", sections.len()),
         dir.display().to_string(),
         all,
         shards,

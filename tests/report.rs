@@ -420,7 +420,7 @@ fn several_runs_and_a_total() {
     assert!(close(c["seconds"].as_f64().unwrap(), 3.0));
 
     let md = pairpipe::report::run(tmp.path(), false).unwrap();
-    assert!(md.contains("## total (2 runs)"), "{md}");
+    assert!(md.contains("## total of 2 runs ("), "{md}");
     assert!(
         md.contains("> warning: manifest says 4 rows written"),
         "{md}"
