@@ -447,6 +447,10 @@ fn one_line_toml_error(text: &str, e: &toml::de::Error) -> String {
         .map(str::trim)
         .find(|l| l.starts_with('[') && !l.starts_with("[["))
         .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    if line.trim_start().starts_with('[') {
+        // The header itself is wrong (an unknown table): name it as written.
+        return format!("{line_no}:{col}: {}: {msg}", line.trim());
+    }
     let key = line
         .split_once('=')
         .map(|(k, _)| k.trim().trim_matches('"').to_string())
@@ -530,6 +534,12 @@ false_positive_rate = 0.01
             e.starts_with("5:1: run.workerz: unknown field `workerz`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn unknown_table_names_itself() {
+        let e = err(&GOOD.replace("[dedup]", "[dedupe]"));
+        assert!(e.contains("[dedupe]: unknown field `dedupe`"), "{e}");
     }
 
     #[test]
