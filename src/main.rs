@@ -147,7 +147,9 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
                 matches!(target, TargetArg::Cpu),
                 matches!(target, TargetArg::Cuda),
             );
-            let lowered = lower::lower(&source, cpu, cuda)
+            // warp prints the path a module was imported from in the comments
+            // above @wp.func definitions; the path as given stands in for it.
+            let lowered = lower::lower_file(&source, &file.to_string_lossy(), cpu, cuda)
                 .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
             let module = if cpu { lowered.cpu } else { lowered.cuda };
             print_stdout(&module.map(|m| m.module).unwrap_or_default())

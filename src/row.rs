@@ -36,6 +36,8 @@ impl Row {
             &self.cuda_module,
         ];
         self.python_source.len() as u64
-            + ir.iter().map(|c| c.as_ref().map_or(0, |s| s.len() as u64)).sum::<u64>()
+            + ir.iter()
+                .map(|c| c.as_ref().map_or(0, |s| s.len() as u64))
+                .sum::<u64>()
     }
 }

@@ -1,1 +1,8 @@
 //! Lexer and parser for Python (Warp's kernel dialect), with line/column spans.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+
+pub use lexer::{Token, TokenKind, tokenize};
+pub use parser::parse_module;

@@ -6,6 +6,14 @@
 
 use std::fmt;
 
+mod adjoint;
+pub mod builtins;
+mod module;
+mod templates;
+pub mod types;
+
+pub use module::Scope;
+
 /// Code generation target, as warp's `device` ("cpu" or "cuda").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -62,6 +70,20 @@ impl std::error::Error for LowerError {}
 
 /// Lower every module-level `@wp.kernel` of `source` for the requested targets.
 pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError> {
-    let _ = (source, cpu, cuda);
-    Err(LowerError { line: 1, col: 1, message: "lowering not implemented yet".into() })
+    module::lower_module(source, DEFAULT_FILENAME, cpu, cuda)
+}
+
+/// The file name used in `// file:line` comments when the source has no file
+/// of its own (synthesized samples).
+pub const DEFAULT_FILENAME: &str = "kernel.py";
+
+/// Like [`lower`], for a file: `filename` appears in the comments above
+/// `@wp.func`s, as warp prints the path the module was imported from.
+pub fn lower_file(
+    source: &str,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+) -> Result<Lowered, LowerError> {
+    module::lower_module(source, filename, cpu, cuda)
 }

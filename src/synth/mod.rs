@@ -13,7 +13,13 @@ pub struct Sample {
 }
 
 /// Every category this version of the synthesizer knows.
-pub const CATEGORIES: &[&str] = &["arithmetic", "math", "control_flow", "scalar_param", "atomic"];
+pub const CATEGORIES: &[&str] = &[
+    "arithmetic",
+    "math",
+    "control_flow",
+    "scalar_param",
+    "atomic",
+];
 
 /// The generator for sample `index` of a run with `seed`.
 pub fn sample_rng(seed: u64, index: u64) -> Pcg64Mcg {

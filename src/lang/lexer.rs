@@ -1,0 +1,471 @@
+//! Python tokenizer: the whole lexical grammar (so any real file tokenizes), with
+//! INDENT/DEDENT synthesized from leading whitespace as CPython's tokenizer does.
+//! Comments and blank lines are dropped; NEWLINE is only emitted at the end of a
+//! logical line (never inside brackets or after a backslash continuation).
+
+use crate::lower::LowerError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    Name,
+    Number,
+    String,
+    Op,
+    Newline,
+    Indent,
+    Dedent,
+    EndMarker,
+}
+
+/// A token borrowing its text from the source. `line` and `col` are 1-based;
+/// `col` counts characters (not bytes) like Python's `ast` col_offset + 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub kind: TokenKind,
+    pub text: &'a str,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// Operators, longest first so that maximal munch is a linear scan.
+const OPERATORS: &[&str] = &[
+    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+    "@=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "@", "&", "|",
+    "^", "~", "<", ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
+];
+
+fn err(line: usize, col: usize, message: impl Into<String>) -> LowerError {
+    LowerError {
+        line,
+        col,
+        message: message.into(),
+    }
+}
+
+struct Lexer<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    line: usize,
+    line_start: usize,
+    tokens: Vec<Token<'a>>,
+    indents: Vec<usize>,
+    depth: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn col_of(&self, pos: usize) -> usize {
+        self.src[self.line_start..pos].chars().count() + 1
+    }
+
+    fn push(&mut self, kind: TokenKind, start: usize, end: usize, line: usize, col: usize) {
+        self.tokens.push(Token {
+            kind,
+            text: &self.src[start..end],
+            line,
+            col,
+        });
+    }
+
+    fn newline_at(&mut self, pos: usize) {
+        self.line += 1;
+        self.line_start = pos + 1;
+    }
+
+    /// Handles the indentation at the start of a logical line. Returns false at EOF.
+    fn start_line(&mut self) -> Result<bool, LowerError> {
+        loop {
+            let mut width = 0usize;
+            let mut p = self.pos;
+            while p < self.bytes.len() {
+                match self.bytes[p] {
+                    b' ' => width += 1,
+                    b'\t' => width = (width / 8 + 1) * 8,
+                    b'\x0c' => width = 0,
+                    _ => break,
+                }
+                p += 1;
+            }
+            if p >= self.bytes.len() {
+                self.pos = p;
+                return Ok(false);
+            }
+            match self.bytes[p] {
+                b'#' => {
+                    while p < self.bytes.len() && self.bytes[p] != b'\n' {
+                        p += 1;
+                    }
+                    if p < self.bytes.len() {
+                        self.newline_at(p);
+                        p += 1;
+                    }
+                    self.pos = p;
+                }
+                b'\n' => {
+                    self.newline_at(p);
+                    self.pos = p + 1;
+                }
+                b'\r' => {
+                    self.pos = p + 1;
+                }
+                b'\\' if self.bytes.get(p + 1) == Some(&b'\n') => {
+                    // A continuation on an otherwise blank line joins it with the next.
+                    self.newline_at(p + 1);
+                    self.pos = p + 2;
+                }
+                _ => {
+                    self.pos = p;
+                    let col = self.col_of(p);
+                    let top = *self.indents.last().unwrap_or(&0);
+                    if width > top {
+                        self.indents.push(width);
+                        self.push(TokenKind::Indent, p, p, self.line, col);
+                    } else {
+                        while width < *self.indents.last().unwrap_or(&0) {
+                            self.indents.pop();
+                            self.push(TokenKind::Dedent, p, p, self.line, col);
+                        }
+                        if width != *self.indents.last().unwrap_or(&0) {
+                            return Err(err(
+                                self.line,
+                                col,
+                                "unindent does not match any outer indentation level",
+                            ));
+                        }
+                    }
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    fn run(mut self) -> Result<Vec<Token<'a>>, LowerError> {
+        let mut at_line_start = true;
+        loop {
+            if at_line_start {
+                if !self.start_line()? {
+                    break;
+                }
+                at_line_start = false;
+            }
+            if self.pos >= self.bytes.len() {
+                break;
+            }
+            let c = self.bytes[self.pos];
+            let start = self.pos;
+            let line = self.line;
+            match c {
+                b' ' | b'\t' | b'\x0c' | b'\r' => self.pos += 1,
+                b'#' => {
+                    while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                b'\n' => {
+                    if self.depth == 0 {
+                        let col = self.col_of(start);
+                        self.push(TokenKind::Newline, start, start + 1, line, col);
+                        at_line_start = true;
+                    }
+                    self.newline_at(start);
+                    self.pos += 1;
+                }
+                b'\\' => {
+                    if self.bytes.get(start + 1) == Some(&b'\n') {
+                        self.newline_at(start + 1);
+                        self.pos += 2;
+                    } else if self.bytes.get(start + 1) == Some(&b'\r')
+                        && self.bytes.get(start + 2) == Some(&b'\n')
+                    {
+                        self.newline_at(start + 2);
+                        self.pos += 3;
+                    } else {
+                        return Err(err(
+                            line,
+                            self.col_of(start),
+                            "unexpected character after line continuation",
+                        ));
+                    }
+                }
+                b'0'..=b'9' => self.number(start)?,
+                b'.' if self.bytes.get(start + 1).is_some_and(u8::is_ascii_digit) => {
+                    self.number(start)?
+                }
+                b'"' | b'\'' => self.string(start, start)?,
+                _ if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
+                    let mut p = start;
+                    while p < self.bytes.len() {
+                        let b = self.bytes[p];
+                        if b == b'_' || b.is_ascii_alphanumeric() {
+                            p += 1;
+                        } else if b >= 0x80 {
+                            let ch = self.src[p..].chars().next().unwrap_or(' ');
+                            if ch.is_alphanumeric() {
+                                p += ch.len_utf8();
+                            } else {
+                                break;
+                            }
+                        } else {
+                            break;
+                        }
+                    }
+                    if p == start {
+                        let ch = self.src[p..].chars().next().unwrap_or('?');
+                        return Err(err(
+                            line,
+                            self.col_of(start),
+                            format!("invalid character '{ch}'"),
+                        ));
+                    }
+                    // String prefixes: r, b, u, f, rb, br, fr, rf (any case).
+                    if p < self.bytes.len()
+                        && (self.bytes[p] == b'"' || self.bytes[p] == b'\'')
+                        && p - start <= 2
+                    {
+                        let prefix = self.src[start..p].to_ascii_lowercase();
+                        if matches!(
+                            prefix.as_str(),
+                            "r" | "b" | "u" | "f" | "rb" | "br" | "fr" | "rf" | "t" | "rt" | "tr"
+                        ) {
+                            self.string(start, p)?;
+                            continue;
+                        }
+                    }
+                    let col = self.col_of(start);
+                    self.push(TokenKind::Name, start, p, line, col);
+                    self.pos = p;
+                }
+                _ => {
+                    let rest = &self.src[start..];
+                    let Some(op) = OPERATORS.iter().find(|op| rest.starts_with(**op)) else {
+                        let ch = rest.chars().next().unwrap_or('?');
+                        return Err(err(
+                            line,
+                            self.col_of(start),
+                            format!("invalid character '{ch}'"),
+                        ));
+                    };
+                    match op.as_bytes()[0] {
+                        b'(' | b'[' | b'{' => self.depth += 1,
+                        b')' | b']' | b'}' => {
+                            if self.depth == 0 {
+                                return Err(err(
+                                    line,
+                                    self.col_of(start),
+                                    format!("unmatched '{op}'"),
+                                ));
+                            }
+                            self.depth -= 1
+                        }
+                        _ => {}
+                    }
+                    let col = self.col_of(start);
+                    self.push(TokenKind::Op, start, start + op.len(), line, col);
+                    self.pos = start + op.len();
+                }
+            }
+        }
+        if self.depth > 0 {
+            return Err(err(self.line, 1, "unexpected end of file inside brackets"));
+        }
+        let end = self.bytes.len();
+        let col = self.col_of(end.max(self.line_start));
+        if !at_line_start
+            && self
+                .tokens
+                .last()
+                .is_some_and(|t| t.kind != TokenKind::Newline)
+        {
+            self.push(TokenKind::Newline, end, end, self.line, col);
+        }
+        while self.indents.len() > 1 {
+            self.indents.pop();
+            self.push(TokenKind::Dedent, end, end, self.line, col);
+        }
+        self.push(TokenKind::EndMarker, end, end, self.line, col);
+        Ok(self.tokens)
+    }
+
+    fn number(&mut self, start: usize) -> Result<(), LowerError> {
+        let b = self.bytes;
+        let mut p = start;
+        let radix_prefix =
+            b[p] == b'0' && matches!(b.get(p + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'));
+        if radix_prefix {
+            p += 2;
+            while p < b.len() && (b[p].is_ascii_hexdigit() || b[p] == b'_') {
+                p += 1;
+            }
+        } else {
+            let digits = |p: &mut usize| {
+                while *p < b.len() && (b[*p].is_ascii_digit() || b[*p] == b'_') {
+                    *p += 1;
+                }
+            };
+            digits(&mut p);
+            if p < b.len() && b[p] == b'.' {
+                p += 1;
+                digits(&mut p);
+            }
+            if p < b.len() && (b[p] == b'e' || b[p] == b'E') {
+                let mut q = p + 1;
+                if q < b.len() && (b[q] == b'+' || b[q] == b'-') {
+                    q += 1;
+                }
+                if q < b.len() && b[q].is_ascii_digit() {
+                    p = q;
+                    digits(&mut p);
+                }
+            }
+            if p < b.len() && (b[p] == b'j' || b[p] == b'J') {
+                p += 1;
+            }
+        }
+        if p < b.len() && (b[p] == b'_' || b[p].is_ascii_alphabetic()) {
+            return Err(err(self.line, self.col_of(p), "invalid number literal"));
+        }
+        let col = self.col_of(start);
+        self.push(TokenKind::Number, start, p, self.line, col);
+        self.pos = p;
+        Ok(())
+    }
+
+    /// A string literal whose prefix starts at `start` and whose quote is at `quote`.
+    fn string(&mut self, start: usize, quote: usize) -> Result<(), LowerError> {
+        let b = self.bytes;
+        let q = b[quote];
+        let triple = b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q);
+        let line = self.line;
+        let col = self.col_of(start);
+        let mut p = quote + if triple { 3 } else { 1 };
+        loop {
+            if p >= b.len() {
+                return Err(err(line, col, "unterminated string literal"));
+            }
+            match b[p] {
+                b'\\' => {
+                    if b.get(p + 1) == Some(&b'\n') {
+                        self.newline_at(p + 1);
+                    }
+                    p += 2;
+                }
+                b'\n' => {
+                    if !triple {
+                        return Err(err(line, col, "unterminated string literal"));
+                    }
+                    self.newline_at(p);
+                    p += 1;
+                }
+                c if c == q => {
+                    if !triple {
+                        p += 1;
+                        break;
+                    }
+                    if b.get(p + 1) == Some(&q) && b.get(p + 2) == Some(&q) {
+                        p += 3;
+                        break;
+                    }
+                    p += 1;
+                }
+                _ => p += 1,
+            }
+        }
+        self.tokens.push(Token {
+            kind: TokenKind::String,
+            text: &self.src[start..p],
+            line,
+            col,
+        });
+        self.pos = p;
+        Ok(())
+    }
+}
+
+/// Tokenize a whole Python source file.
+pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, LowerError> {
+    Lexer {
+        src,
+        bytes: src.as_bytes(),
+        pos: 0,
+        line: 1,
+        line_start: 0,
+        tokens: Vec::with_capacity(src.len() / 3),
+        indents: vec![0],
+        depth: 0,
+    }
+    .run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(TokenKind, String)> {
+        tokenize(src)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.kind, t.text.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn indent_dedent_and_newlines() {
+        let toks = kinds("def f(a,\n      b):\n    x = 1  # c\n\n    return x\ny = 2\n");
+        let ks: Vec<TokenKind> = toks.iter().map(|t| t.0).collect();
+        use TokenKind::*;
+        assert_eq!(
+            ks,
+            vec![
+                Name, Name, Op, Name, Op, Name, Op, Op, Newline, Indent, Name, Op, Number, Newline,
+                Name, Name, Newline, Dedent, Name, Op, Number, Newline, EndMarker
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_strings_operators() {
+        let toks = kinds("x = 1.5e-3 + 0x1F // 2 ** .5\ns = rb'a\\'b' + \"\"\"q\n\"\"\"\n");
+        let texts: Vec<&str> = toks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "x",
+                "=",
+                "1.5e-3",
+                "+",
+                "0x1F",
+                "//",
+                "2",
+                "**",
+                ".5",
+                "\n",
+                "s",
+                "=",
+                "rb'a\\'b'",
+                "+",
+                "\"\"\"q\n\"\"\"",
+                "\n",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let toks = tokenize("a = 1\n  \n    \nif a:\n    b = 2\n").unwrap();
+        let b = toks.iter().find(|t| t.text == "b").unwrap();
+        assert_eq!((b.line, b.col), (5, 5));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = tokenize("x = (1\n").unwrap_err();
+        assert!(e.message.contains("brackets"));
+        let e = tokenize("if x:\n        a\n    b\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = tokenize("x = 'abc\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 5));
+        let e = tokenize("x = 1 $ 2").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 7));
+    }
+}

@@ -1,0 +1,1482 @@
+//! Recursive-descent parser for Python over the token stream of `lexer`.
+//!
+//! Everything a kernel body may contain is parsed into `ast` nodes with
+//! CPython's positions (an operator node starts where its left operand starts;
+//! parentheses are not part of an expression's position). Top-level statements
+//! that are not function definitions (imports, classes, `if __name__ ...`,
+//! test code) are passed over as balanced token runs, so any real module
+//! parses whatever it holds around its kernels.
+
+use super::ast::*;
+use super::lexer::{Token, TokenKind, tokenize};
+use crate::lower::LowerError;
+
+type PResult<T> = Result<T, LowerError>;
+
+struct Parser<'a> {
+    toks: Vec<Token<'a>>,
+    i: usize,
+}
+
+const COMPOUND_KEYWORDS: &[&str] = &["if", "while", "for", "try", "with", "def", "class", "async"];
+
+fn pos_of(t: &Token<'_>) -> Pos {
+    Pos {
+        line: t.line,
+        col: t.col,
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token<'a> {
+        &self.toks[self.i]
+    }
+
+    fn peek_at(&self, k: usize) -> &Token<'a> {
+        &self.toks[(self.i + k).min(self.toks.len() - 1)]
+    }
+
+    fn bump(&mut self) -> Token<'a> {
+        let t = self.toks[self.i];
+        if self.i + 1 < self.toks.len() {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn is_op(&self, op: &str) -> bool {
+        let t = self.peek();
+        t.kind == TokenKind::Op && t.text == op
+    }
+
+    fn is_kw(&self, kw: &str) -> bool {
+        let t = self.peek();
+        t.kind == TokenKind::Name && t.text == kw
+    }
+
+    fn eat_op(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn error_here(&self, message: impl Into<String>) -> LowerError {
+        let t = self.peek();
+        LowerError {
+            line: t.line,
+            col: t.col,
+            message: message.into(),
+        }
+    }
+
+    fn unexpected(&self) -> LowerError {
+        let t = self.peek();
+        let what = match t.kind {
+            TokenKind::Newline => "end of line".to_string(),
+            TokenKind::Indent => "indent".to_string(),
+            TokenKind::Dedent => "dedent".to_string(),
+            TokenKind::EndMarker => "end of file".to_string(),
+            _ => format!("'{}'", t.text),
+        };
+        self.error_here(format!("invalid syntax: unexpected {what}"))
+    }
+
+    fn expect_op(&mut self, op: &str) -> PResult<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(self.error_here(format!("invalid syntax: expected '{op}'")))
+        }
+    }
+
+    fn expect_kw(&mut self, kw: &str) -> PResult<()> {
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            Err(self.error_here(format!("invalid syntax: expected '{kw}'")))
+        }
+    }
+
+    fn expect_name(&mut self) -> PResult<String> {
+        let t = *self.peek();
+        if t.kind == TokenKind::Name && !is_keyword(t.text) {
+            self.bump();
+            Ok(t.text.to_string())
+        } else {
+            Err(self.error_here("invalid syntax: expected a name"))
+        }
+    }
+
+    fn expect_newline(&mut self) -> PResult<()> {
+        match self.peek().kind {
+            TokenKind::Newline => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::EndMarker | TokenKind::Dedent => Ok(()),
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    // ---------------------------------------------------------------- module
+
+    fn module(&mut self) -> PResult<Module> {
+        let mut body = Vec::new();
+        loop {
+            match self.peek().kind {
+                TokenKind::EndMarker => break,
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => return Err(self.error_here("unexpected indent")),
+                _ => {
+                    if self.is_op("@") || self.is_kw("def") {
+                        let start = self.i;
+                        match self.decorated_or_def() {
+                            Ok(stmt) => body.push(stmt),
+                            // A plain Python function may use syntax the kernel parser does not
+                            // model; only Warp functions have to parse.
+                            Err(e) if self.is_warp_definition(start) => return Err(e),
+                            Err(_) => {
+                                self.i = start;
+                                while self.is_op("@") {
+                                    self.skip_statement()?;
+                                }
+                                body.push(self.skip_statement()?);
+                            }
+                        }
+                    } else {
+                        body.push(self.skip_statement()?);
+                    }
+                }
+            }
+        }
+        Ok(Module { body })
+    }
+
+    /// Whether the decorators starting at token `start` mark a Warp kernel or function.
+    fn is_warp_definition(&self, start: usize) -> bool {
+        let mut k = start;
+        while k < self.toks.len()
+            && !(self.toks[k].kind == TokenKind::Name && self.toks[k].text == "def")
+        {
+            if self.toks[k].kind == TokenKind::Name
+                && matches!(self.toks[k].text, "kernel" | "func")
+            {
+                return true;
+            }
+            k += 1;
+        }
+        false
+    }
+
+    /// Passes over one top-level statement that is not a function definition,
+    /// keeping only its kind (for imports, which the lowering reads) and position.
+    fn skip_statement(&mut self) -> PResult<Stmt> {
+        let start = *self.peek();
+        if start.kind == TokenKind::Name && (start.text == "import" || start.text == "from") {
+            let save = self.i;
+            if let Ok(stmt) = self.import_statement() {
+                if self.expect_newline().is_ok() {
+                    return Ok(stmt);
+                }
+            }
+            self.i = save;
+        }
+        let kind = match start.text {
+            "import" => "Import",
+            "from" => "ImportFrom",
+            "class" => "ClassDef",
+            _ if start.kind == TokenKind::Name && COMPOUND_KEYWORDS.contains(&start.text) => {
+                "Compound"
+            }
+            _ => "Statement",
+        };
+        let mut last = start;
+        while !matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) {
+            last = self.bump();
+        }
+        self.bump();
+        if last.kind == TokenKind::Op && last.text == ":" && self.peek().kind == TokenKind::Indent {
+            self.skip_block();
+        }
+        Ok(Stmt {
+            kind: StmtKind::Other(kind),
+            pos: pos_of(&start),
+        })
+    }
+
+    fn dotted_name(&mut self) -> PResult<String> {
+        let mut name = self.expect_name()?;
+        while self.eat_op(".") {
+            name.push('.');
+            name.push_str(&self.expect_name()?);
+        }
+        Ok(name)
+    }
+
+    fn alias(&mut self) -> PResult<Option<String>> {
+        if self.eat_kw("as") {
+            Ok(Some(self.expect_name()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `import a.b as c, d` or `from a import (b as c, d)`.
+    fn import_statement(&mut self) -> PResult<Stmt> {
+        let t = self.bump();
+        if t.text == "import" {
+            let mut names = Vec::new();
+            loop {
+                let module = self.dotted_name()?;
+                names.push((module, self.alias()?));
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            return Ok(Stmt {
+                kind: StmtKind::Import(names),
+                pos: pos_of(&t),
+            });
+        }
+        let mut module = String::new();
+        while self.is_op(".") || self.is_op("...") {
+            module.push_str(self.bump().text);
+        }
+        if !self.is_kw("import") {
+            module.push_str(&self.dotted_name()?);
+        }
+        self.expect_kw("import")?;
+        let paren = self.eat_op("(");
+        let mut names = Vec::new();
+        loop {
+            if self.eat_op("*") {
+                names.push(("*".to_string(), None));
+            } else {
+                let name = self.expect_name()?;
+                names.push((name, self.alias()?));
+            }
+            if !self.eat_op(",") || (paren && self.is_op(")")) {
+                break;
+            }
+        }
+        if paren {
+            self.expect_op(")")?;
+        }
+        Ok(Stmt {
+            kind: StmtKind::ImportFrom(module, names),
+            pos: pos_of(&t),
+        })
+    }
+
+    /// Skips an INDENT ... DEDENT block including nested blocks.
+    fn skip_block(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.bump().kind {
+                TokenKind::Indent => depth += 1,
+                TokenKind::Dedent => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                TokenKind::EndMarker => return,
+                _ => {}
+            }
+        }
+    }
+
+    fn decorated_or_def(&mut self) -> PResult<Stmt> {
+        let first = *self.peek();
+        let mut decorators = Vec::new();
+        while self.eat_op("@") {
+            decorators.push(self.namedexpr_test()?);
+            self.expect_newline()?;
+        }
+        if self.is_kw("def") {
+            self.funcdef(decorators, first.line)
+        } else if self.is_kw("class") || self.is_kw("async") {
+            let mut s = self.skip_statement()?;
+            s.pos = pos_of(&first);
+            Ok(s)
+        } else {
+            Err(self.error_here("invalid syntax: expected 'def' or 'class' after decorator"))
+        }
+    }
+
+    fn funcdef(&mut self, decorators: Vec<Expr>, first_line: usize) -> PResult<Stmt> {
+        let def = self.bump();
+        let name = self.expect_name()?;
+        self.expect_op("(")?;
+        let mut args = Vec::new();
+        let mut has_complex_args = false;
+        while !self.is_op(")") {
+            if self.eat_op("*") || self.eat_op("**") {
+                has_complex_args = true;
+                if self.is_op(",") || self.is_op(")") {
+                    // bare `*` separator
+                } else {
+                    self.expect_name()?;
+                    if self.eat_op(":") {
+                        self.test()?;
+                    }
+                }
+            } else if self.eat_op("/") {
+                has_complex_args = true;
+            } else {
+                let t = *self.peek();
+                let arg_name = self.expect_name()?;
+                let annotation = if self.eat_op(":") {
+                    Some(self.test()?)
+                } else {
+                    None
+                };
+                if self.eat_op("=") {
+                    has_complex_args = true;
+                    self.test()?;
+                }
+                args.push(Arg {
+                    name: arg_name,
+                    annotation,
+                    pos: pos_of(&t),
+                });
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")")?;
+        let returns = if self.eat_op("->") {
+            Some(self.test()?)
+        } else {
+            None
+        };
+        self.expect_op(":")?;
+        let body = self.suite()?;
+        let end_line = self.peek().line;
+        Ok(Stmt {
+            kind: StmtKind::FunctionDef(Box::new(FunctionDef {
+                name,
+                args,
+                has_complex_args,
+                returns,
+                decorators,
+                body,
+                first_line,
+                end_line,
+            })),
+            pos: pos_of(&def),
+        })
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn suite(&mut self) -> PResult<Vec<Stmt>> {
+        if self.peek().kind == TokenKind::Newline {
+            self.bump();
+            if self.peek().kind != TokenKind::Indent {
+                return Err(self.error_here("expected an indented block"));
+            }
+            self.bump();
+            let mut body = Vec::new();
+            while !matches!(self.peek().kind, TokenKind::Dedent | TokenKind::EndMarker) {
+                body.extend(self.statement()?);
+            }
+            self.bump();
+            Ok(body)
+        } else {
+            self.simple_statements()
+        }
+    }
+
+    fn statement(&mut self) -> PResult<Vec<Stmt>> {
+        let t = *self.peek();
+        if t.kind == TokenKind::Indent {
+            return Err(self.error_here("unexpected indent"));
+        }
+        if t.kind == TokenKind::Op && t.text == "@" {
+            return Ok(vec![self.decorated_or_def()?]);
+        }
+        if t.kind == TokenKind::Name {
+            match t.text {
+                "if" => return Ok(vec![self.if_stmt()?]),
+                "while" => {
+                    self.bump();
+                    let test = self.namedexpr_test()?;
+                    self.expect_op(":")?;
+                    let body = self.suite()?;
+                    let orelse = self.else_clause()?;
+                    return Ok(vec![Stmt {
+                        kind: StmtKind::While(test, body, orelse),
+                        pos: pos_of(&t),
+                    }]);
+                }
+                "for" => {
+                    self.bump();
+                    let target = self.target_list()?;
+                    self.expect_kw("in")?;
+                    let iter = self.testlist()?;
+                    self.expect_op(":")?;
+                    let body = self.suite()?;
+                    let orelse = self.else_clause()?;
+                    return Ok(vec![Stmt {
+                        kind: StmtKind::For(target, iter, body, orelse),
+                        pos: pos_of(&t),
+                    }]);
+                }
+                "def" => return Ok(vec![self.funcdef(Vec::new(), t.line)?]),
+                "try" | "with" | "class" | "async" => return Ok(vec![self.other_compound()?]),
+                "match" if self.looks_like_match() => return Ok(vec![self.other_compound()?]),
+                _ => {}
+            }
+        }
+        self.simple_statements()
+    }
+
+    /// `match` is a soft keyword: a statement starting with it is a match
+    /// statement only when its line ends with ':'.
+    fn looks_like_match(&self) -> bool {
+        let next = self.peek_at(1);
+        if next.kind == TokenKind::Op && (next.text == "=" || next.text == "." || next.text == "(")
+        {
+            // `match = ...`, `match.group()`, `match(...)` — most likely a call or assignment
+            let mut k = 1;
+            while !matches!(
+                self.peek_at(k).kind,
+                TokenKind::Newline | TokenKind::EndMarker
+            ) {
+                k += 1;
+            }
+            let last = self.peek_at(k - 1);
+            return last.kind == TokenKind::Op && last.text == ":" && next.text == "(";
+        }
+        let mut k = 1;
+        while !matches!(
+            self.peek_at(k).kind,
+            TokenKind::Newline | TokenKind::EndMarker
+        ) {
+            k += 1;
+        }
+        let last = self.peek_at(k - 1);
+        last.kind == TokenKind::Op && last.text == ":"
+    }
+
+    /// try/with/class/async/match and their clauses: kept as `Other`, body skipped.
+    fn other_compound(&mut self) -> PResult<Stmt> {
+        let start = *self.peek();
+        let kind = match start.text {
+            "try" => "Try",
+            "with" => "With",
+            "class" => "ClassDef",
+            "async" => "AsyncFunctionDef",
+            _ => "Match",
+        };
+        self.skip_clause()?;
+        // Sibling clauses of try (except/else/finally) and match cases.
+        while self.is_kw("except") || self.is_kw("else") || self.is_kw("finally") {
+            self.skip_clause()?;
+        }
+        Ok(Stmt {
+            kind: StmtKind::Other(kind),
+            pos: pos_of(&start),
+        })
+    }
+
+    fn skip_clause(&mut self) -> PResult<()> {
+        let mut last = *self.peek();
+        while !matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) {
+            last = self.bump();
+        }
+        self.bump();
+        if last.kind == TokenKind::Op && last.text == ":" {
+            if self.peek().kind != TokenKind::Indent {
+                return Err(self.error_here("expected an indented block"));
+            }
+            self.skip_block();
+        }
+        Ok(())
+    }
+
+    fn else_clause(&mut self) -> PResult<Vec<Stmt>> {
+        if self.eat_kw("else") {
+            self.expect_op(":")?;
+            self.suite()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn if_stmt(&mut self) -> PResult<Stmt> {
+        let t = self.bump(); // `if` or `elif`
+        let test = self.namedexpr_test()?;
+        self.expect_op(":")?;
+        let body = self.suite()?;
+        let orelse = if self.is_kw("elif") {
+            vec![self.if_stmt()?]
+        } else {
+            self.else_clause()?
+        };
+        Ok(Stmt {
+            kind: StmtKind::If(test, body, orelse),
+            pos: pos_of(&t),
+        })
+    }
+
+    fn simple_statements(&mut self) -> PResult<Vec<Stmt>> {
+        let mut out = vec![self.small_statement()?];
+        while self.eat_op(";") {
+            if matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) {
+                break;
+            }
+            out.push(self.small_statement()?);
+        }
+        self.expect_newline()?;
+        Ok(out)
+    }
+
+    fn small_statement(&mut self) -> PResult<Stmt> {
+        let t = *self.peek();
+        let pos = pos_of(&t);
+        if t.kind == TokenKind::Name {
+            let simple = |kind| Ok(Stmt { kind, pos });
+            match t.text {
+                "pass" => {
+                    self.bump();
+                    return simple(StmtKind::Pass);
+                }
+                "break" => {
+                    self.bump();
+                    return simple(StmtKind::Break);
+                }
+                "continue" => {
+                    self.bump();
+                    return simple(StmtKind::Continue);
+                }
+                "return" => {
+                    self.bump();
+                    let value = if self.at_statement_end() {
+                        None
+                    } else {
+                        Some(self.testlist_star()?)
+                    };
+                    return simple(StmtKind::Return(value));
+                }
+                "assert" => {
+                    self.bump();
+                    let test = self.test()?;
+                    let msg = if self.eat_op(",") {
+                        Some(self.test()?)
+                    } else {
+                        None
+                    };
+                    return simple(StmtKind::Assert(test, msg));
+                }
+                "import" | "from" | "global" | "nonlocal" | "del" | "raise" => {
+                    let kind = match t.text {
+                        "import" => "Import",
+                        "from" => "ImportFrom",
+                        "global" => "Global",
+                        "nonlocal" => "Nonlocal",
+                        "del" => "Delete",
+                        _ => "Raise",
+                    };
+                    while !self.at_statement_end() {
+                        self.bump();
+                    }
+                    return simple(StmtKind::Other(kind));
+                }
+                _ => {}
+            }
+        }
+        let first = self.testlist_star()?;
+        if self.eat_op(":") {
+            let annotation = self.test()?;
+            let value = if self.eat_op("=") {
+                Some(self.testlist_star()?)
+            } else {
+                None
+            };
+            return Ok(Stmt {
+                kind: StmtKind::AnnAssign(first, annotation, value),
+                pos,
+            });
+        }
+        if let Some(op) = self.augassign_op() {
+            self.bump();
+            let value = if self.is_kw("yield") {
+                self.yield_expr()?
+            } else {
+                self.testlist()?
+            };
+            return Ok(Stmt {
+                kind: StmtKind::AugAssign(first, op, value),
+                pos,
+            });
+        }
+        if self.is_op("=") {
+            let mut targets = vec![first];
+            let mut value;
+            loop {
+                self.bump();
+                value = if self.is_kw("yield") {
+                    self.yield_expr()?
+                } else {
+                    self.testlist_star()?
+                };
+                if !self.is_op("=") {
+                    break;
+                }
+                targets.push(value);
+            }
+            return Ok(Stmt {
+                kind: StmtKind::Assign(targets, value),
+                pos,
+            });
+        }
+        Ok(Stmt {
+            kind: StmtKind::Expr(first),
+            pos,
+        })
+    }
+
+    fn at_statement_end(&self) -> bool {
+        matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) || self.is_op(";")
+    }
+
+    fn augassign_op(&self) -> Option<BinOp> {
+        let t = self.peek();
+        if t.kind != TokenKind::Op {
+            return None;
+        }
+        Some(match t.text {
+            "+=" => BinOp::Add,
+            "-=" => BinOp::Sub,
+            "*=" => BinOp::Mult,
+            "/=" => BinOp::Div,
+            "//=" => BinOp::FloorDiv,
+            "%=" => BinOp::Mod,
+            "**=" => BinOp::Pow,
+            "@=" => BinOp::MatMult,
+            "<<=" => BinOp::LShift,
+            ">>=" => BinOp::RShift,
+            "&=" => BinOp::BitAnd,
+            "|=" => BinOp::BitOr,
+            "^=" => BinOp::BitXor,
+            _ => return None,
+        })
+    }
+
+    // ----------------------------------------------------------- expressions
+
+    fn yield_expr(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        if self.eat_kw("from") {
+            self.test()?;
+        } else if !self.at_statement_end() && !self.is_op(")") && !self.is_op("=") {
+            self.testlist_star()?;
+        }
+        Ok(Expr {
+            kind: ExprKind::Other("Yield"),
+            pos: pos_of(&t),
+        })
+    }
+
+    /// A comma-separated list of expressions (and starred ones); a tuple when
+    /// there is a comma.
+    fn testlist_star(&mut self) -> PResult<Expr> {
+        let first = self.test_or_star()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut elts = vec![first];
+        while self.eat_op(",") {
+            if self.at_expr_list_end() {
+                break;
+            }
+            elts.push(self.test_or_star()?);
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            pos,
+        })
+    }
+
+    fn testlist(&mut self) -> PResult<Expr> {
+        self.testlist_star()
+    }
+
+    fn at_expr_list_end(&self) -> bool {
+        let t = self.peek();
+        matches!(t.kind, TokenKind::Newline | TokenKind::EndMarker)
+            || (t.kind == TokenKind::Op && matches!(t.text, "=" | ")" | "]" | "}" | ":" | ";"))
+            || self.augassign_op().is_some()
+            || (t.kind == TokenKind::Name && t.text == "in")
+    }
+
+    fn target_list(&mut self) -> PResult<Expr> {
+        let first = self.target()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut elts = vec![first];
+        while self.eat_op(",") {
+            if self.is_kw("in") || self.is_op("=") {
+                break;
+            }
+            elts.push(self.target()?);
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            pos,
+        })
+    }
+
+    fn target(&mut self) -> PResult<Expr> {
+        if self.is_op("*") {
+            let t = self.bump();
+            let e = self.or_expr()?;
+            return Ok(Expr {
+                kind: ExprKind::Starred(Box::new(e)),
+                pos: pos_of(&t),
+            });
+        }
+        self.or_expr()
+    }
+
+    fn test_or_star(&mut self) -> PResult<Expr> {
+        if self.is_op("*") {
+            let t = self.bump();
+            let e = self.or_expr()?;
+            return Ok(Expr {
+                kind: ExprKind::Starred(Box::new(e)),
+                pos: pos_of(&t),
+            });
+        }
+        self.namedexpr_test()
+    }
+
+    fn namedexpr_test(&mut self) -> PResult<Expr> {
+        let e = self.test()?;
+        if self.is_op(":=") {
+            self.bump();
+            self.test()?;
+            return Ok(Expr {
+                kind: ExprKind::Other("NamedExpr"),
+                pos: e.pos,
+            });
+        }
+        Ok(e)
+    }
+
+    fn test(&mut self) -> PResult<Expr> {
+        if self.is_kw("lambda") {
+            let t = self.bump();
+            // Parameters: names, defaults, stars — skipped up to the ':'.
+            let mut depth = 0usize;
+            while !(depth == 0 && self.is_op(":")) {
+                if self.peek().kind == TokenKind::Newline
+                    || self.peek().kind == TokenKind::EndMarker
+                {
+                    return Err(self.unexpected());
+                }
+                let tok = self.bump();
+                if tok.kind == TokenKind::Op {
+                    match tok.text {
+                        "(" | "[" | "{" => depth += 1,
+                        ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+            }
+            self.bump();
+            self.test()?;
+            return Ok(Expr {
+                kind: ExprKind::Other("Lambda"),
+                pos: pos_of(&t),
+            });
+        }
+        let body = self.or_test()?;
+        if self.is_kw("if") {
+            self.bump();
+            let test = self.or_test()?;
+            self.expect_kw("else")?;
+            let orelse = self.test()?;
+            let pos = body.pos;
+            return Ok(Expr {
+                kind: ExprKind::IfExp(Box::new(test), Box::new(body), Box::new(orelse)),
+                pos,
+            });
+        }
+        Ok(body)
+    }
+
+    fn test_nocond(&mut self) -> PResult<Expr> {
+        self.or_test()
+    }
+
+    fn or_test(&mut self) -> PResult<Expr> {
+        self.bool_chain("or", false)
+    }
+
+    fn bool_chain(&mut self, kw: &str, is_and: bool) -> PResult<Expr> {
+        let first = if is_and {
+            self.not_test()?
+        } else {
+            self.bool_chain("and", true)?
+        };
+        if !self.is_kw(kw) {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut values = vec![first];
+        while self.eat_kw(kw) {
+            values.push(if is_and {
+                self.not_test()?
+            } else {
+                self.bool_chain("and", true)?
+            });
+        }
+        Ok(Expr {
+            kind: ExprKind::BoolOp(is_and, values),
+            pos,
+        })
+    }
+
+    fn not_test(&mut self) -> PResult<Expr> {
+        if self.is_kw("not") {
+            let t = self.bump();
+            let operand = self.not_test()?;
+            return Ok(Expr {
+                kind: ExprKind::UnaryOp(UnaryOp::Not, Box::new(operand)),
+                pos: pos_of(&t),
+            });
+        }
+        self.comparison()
+    }
+
+    fn comp_op(&mut self) -> Option<CmpOp> {
+        let t = *self.peek();
+        let op = match (t.kind, t.text) {
+            (TokenKind::Op, "<") => CmpOp::Lt,
+            (TokenKind::Op, "<=") => CmpOp::LtE,
+            (TokenKind::Op, ">") => CmpOp::Gt,
+            (TokenKind::Op, ">=") => CmpOp::GtE,
+            (TokenKind::Op, "==") => CmpOp::Eq,
+            (TokenKind::Op, "!=") => CmpOp::NotEq,
+            (TokenKind::Name, "in") => CmpOp::In,
+            (TokenKind::Name, "is") => {
+                self.bump();
+                return Some(if self.eat_kw("not") {
+                    CmpOp::IsNot
+                } else {
+                    CmpOp::Is
+                });
+            }
+            (TokenKind::Name, "not") if self.peek_at(1).text == "in" => {
+                self.bump();
+                self.bump();
+                return Some(CmpOp::NotIn);
+            }
+            _ => return None,
+        };
+        self.bump();
+        Some(op)
+    }
+
+    fn comparison(&mut self) -> PResult<Expr> {
+        let left = self.or_expr()?;
+        let mut comps = Vec::new();
+        while let Some(op) = self.comp_op() {
+            comps.push((op, self.or_expr()?));
+        }
+        if comps.is_empty() {
+            return Ok(left);
+        }
+        let pos = left.pos;
+        Ok(Expr {
+            kind: ExprKind::Compare(Box::new(left), comps),
+            pos,
+        })
+    }
+
+    fn binary_level(&mut self, level: usize) -> PResult<Expr> {
+        const LEVELS: &[&[(&str, BinOp)]] = &[
+            &[("|", BinOp::BitOr)],
+            &[("^", BinOp::BitXor)],
+            &[("&", BinOp::BitAnd)],
+            &[("<<", BinOp::LShift), (">>", BinOp::RShift)],
+            &[("+", BinOp::Add), ("-", BinOp::Sub)],
+            &[
+                ("*", BinOp::Mult),
+                ("/", BinOp::Div),
+                ("//", BinOp::FloorDiv),
+                ("%", BinOp::Mod),
+                ("@", BinOp::MatMult),
+            ],
+        ];
+        if level == LEVELS.len() {
+            return self.factor();
+        }
+        let mut left = self.binary_level(level + 1)?;
+        loop {
+            let t = *self.peek();
+            let Some(&(_, op)) = LEVELS[level]
+                .iter()
+                .find(|(s, _)| t.kind == TokenKind::Op && t.text == *s)
+            else {
+                return Ok(left);
+            };
+            self.bump();
+            let right = self.binary_level(level + 1)?;
+            let pos = left.pos;
+            left = Expr {
+                kind: ExprKind::BinOp(Box::new(left), op, Box::new(right)),
+                pos,
+            };
+        }
+    }
+
+    fn or_expr(&mut self) -> PResult<Expr> {
+        self.binary_level(0)
+    }
+
+    fn factor(&mut self) -> PResult<Expr> {
+        let t = *self.peek();
+        let op = match (t.kind, t.text) {
+            (TokenKind::Op, "-") => UnaryOp::Neg,
+            (TokenKind::Op, "+") => UnaryOp::Pos,
+            (TokenKind::Op, "~") => UnaryOp::Invert,
+            _ => return self.power(),
+        };
+        self.bump();
+        let operand = self.factor()?;
+        Ok(Expr {
+            kind: ExprKind::UnaryOp(op, Box::new(operand)),
+            pos: pos_of(&t),
+        })
+    }
+
+    fn power(&mut self) -> PResult<Expr> {
+        if self.is_kw("await") {
+            let t = self.bump();
+            self.primary()?;
+            return Ok(Expr {
+                kind: ExprKind::Other("Await"),
+                pos: pos_of(&t),
+            });
+        }
+        let base = self.primary()?;
+        if self.eat_op("**") {
+            let exp = self.factor()?;
+            let pos = base.pos;
+            return Ok(Expr {
+                kind: ExprKind::BinOp(Box::new(base), BinOp::Pow, Box::new(exp)),
+                pos,
+            });
+        }
+        Ok(base)
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let mut e = self.atom()?;
+        loop {
+            if self.eat_op("(") {
+                let (args, keywords) = self.call_args()?;
+                let pos = e.pos;
+                e = Expr {
+                    kind: ExprKind::Call(Box::new(e), args, keywords),
+                    pos,
+                };
+            } else if self.eat_op("[") {
+                let slice = self.subscript_list()?;
+                self.expect_op("]")?;
+                let pos = e.pos;
+                e = Expr {
+                    kind: ExprKind::Subscript(Box::new(e), Box::new(slice)),
+                    pos,
+                };
+            } else if self.eat_op(".") {
+                let attr = self.expect_name_or_keyword()?;
+                let pos = e.pos;
+                e = Expr {
+                    kind: ExprKind::Attribute(Box::new(e), attr),
+                    pos,
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn expect_name_or_keyword(&mut self) -> PResult<String> {
+        let t = *self.peek();
+        if t.kind == TokenKind::Name {
+            self.bump();
+            Ok(t.text.to_string())
+        } else {
+            Err(self.error_here("invalid syntax: expected an attribute name"))
+        }
+    }
+
+    fn call_args(&mut self) -> PResult<(Vec<Expr>, Vec<Keyword>)> {
+        let mut args = Vec::new();
+        let mut keywords = Vec::new();
+        while !self.is_op(")") {
+            if self.eat_op("**") {
+                let value = self.test()?;
+                keywords.push(Keyword { arg: None, value });
+            } else if self.is_op("*") {
+                let t = self.bump();
+                let value = self.test()?;
+                args.push(Expr {
+                    kind: ExprKind::Starred(Box::new(value)),
+                    pos: pos_of(&t),
+                });
+            } else if self.peek().kind == TokenKind::Name
+                && self.peek_at(1).kind == TokenKind::Op
+                && self.peek_at(1).text == "="
+            {
+                let name = self.expect_name()?;
+                self.bump();
+                let value = self.test()?;
+                keywords.push(Keyword {
+                    arg: Some(name),
+                    value,
+                });
+            } else {
+                let e = self.namedexpr_test()?;
+                if self.is_kw("for") || self.is_kw("async") {
+                    let pos = e.pos;
+                    self.comp_for()?;
+                    args.push(Expr {
+                        kind: ExprKind::Other("GeneratorExp"),
+                        pos,
+                    });
+                } else {
+                    args.push(e);
+                }
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")")?;
+        Ok((args, keywords))
+    }
+
+    fn comp_for(&mut self) -> PResult<()> {
+        loop {
+            self.eat_kw("async");
+            if !self.eat_kw("for") {
+                return Ok(());
+            }
+            self.target_list()?;
+            self.expect_kw("in")?;
+            self.or_test()?;
+            while self.eat_kw("if") {
+                self.test_nocond()?;
+            }
+        }
+    }
+
+    fn subscript_list(&mut self) -> PResult<Expr> {
+        let first = self.subscript()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut elts = vec![first];
+        while self.eat_op(",") {
+            if self.is_op("]") {
+                break;
+            }
+            elts.push(self.subscript()?);
+        }
+        Ok(Expr {
+            kind: ExprKind::Tuple(elts),
+            pos,
+        })
+    }
+
+    fn subscript(&mut self) -> PResult<Expr> {
+        let pos = pos_of(self.peek());
+        let lower = if self.is_op(":") {
+            None
+        } else {
+            Some(self.test_or_star()?)
+        };
+        if !self.is_op(":") {
+            return lower.ok_or_else(|| self.unexpected());
+        }
+        self.bump();
+        let bound = |p: &mut Self| -> PResult<Option<Box<Expr>>> {
+            if p.is_op(":") || p.is_op("]") || p.is_op(",") {
+                Ok(None)
+            } else {
+                Ok(Some(Box::new(p.test()?)))
+            }
+        };
+        let upper = bound(self)?;
+        let step = if self.eat_op(":") { bound(self)? } else { None };
+        Ok(Expr {
+            kind: ExprKind::Slice(lower.map(Box::new), upper, step),
+            pos,
+        })
+    }
+
+    fn atom(&mut self) -> PResult<Expr> {
+        let t = *self.peek();
+        let pos = pos_of(&t);
+        match t.kind {
+            TokenKind::Name => {
+                let kind = match t.text {
+                    "True" => ExprKind::Constant(Constant::Bool(true)),
+                    "False" => ExprKind::Constant(Constant::Bool(false)),
+                    "None" => ExprKind::Constant(Constant::None),
+                    "yield" => return self.yield_expr(),
+                    kw if is_keyword(kw) => return Err(self.unexpected()),
+                    name => ExprKind::Name(name.to_string()),
+                };
+                self.bump();
+                Ok(Expr { kind, pos })
+            }
+            TokenKind::Number => {
+                self.bump();
+                Ok(Expr {
+                    kind: ExprKind::Constant(
+                        parse_number(t.text).map_err(|m| self.error_at(&t, m))?,
+                    ),
+                    pos,
+                })
+            }
+            TokenKind::String => {
+                let mut text = String::new();
+                let mut other = None;
+                while self.peek().kind == TokenKind::String {
+                    let s = self.bump();
+                    match parse_string(s.text) {
+                        Ok(v) => text.push_str(&v),
+                        Err(kind) => other = Some(kind),
+                    }
+                }
+                let kind = match other {
+                    Some(kind) => ExprKind::Other(kind),
+                    None => ExprKind::Constant(Constant::Str(text)),
+                };
+                Ok(Expr { kind, pos })
+            }
+            TokenKind::Op => match t.text {
+                "(" => {
+                    self.bump();
+                    if self.eat_op(")") {
+                        return Ok(Expr {
+                            kind: ExprKind::Tuple(Vec::new()),
+                            pos,
+                        });
+                    }
+                    if self.is_kw("yield") {
+                        let e = self.yield_expr()?;
+                        self.expect_op(")")?;
+                        return Ok(e);
+                    }
+                    let first = self.test_or_star()?;
+                    if self.is_kw("for") || self.is_kw("async") {
+                        self.comp_for()?;
+                        self.expect_op(")")?;
+                        return Ok(Expr {
+                            kind: ExprKind::Other("GeneratorExp"),
+                            pos,
+                        });
+                    }
+                    if self.eat_op(")") {
+                        return Ok(first);
+                    }
+                    let mut elts = vec![first];
+                    while self.eat_op(",") {
+                        if self.is_op(")") {
+                            break;
+                        }
+                        elts.push(self.test_or_star()?);
+                    }
+                    self.expect_op(")")?;
+                    Ok(Expr {
+                        kind: ExprKind::Tuple(elts),
+                        pos,
+                    })
+                }
+                "[" => {
+                    self.bump();
+                    let mut elts = Vec::new();
+                    while !self.is_op("]") {
+                        let e = self.test_or_star()?;
+                        if self.is_kw("for") || self.is_kw("async") {
+                            self.comp_for()?;
+                            self.expect_op("]")?;
+                            return Ok(Expr {
+                                kind: ExprKind::Other("ListComp"),
+                                pos,
+                            });
+                        }
+                        elts.push(e);
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                    self.expect_op("]")?;
+                    Ok(Expr {
+                        kind: ExprKind::List(elts),
+                        pos,
+                    })
+                }
+                "{" => {
+                    self.bump();
+                    let mut kind = "Set";
+                    let mut first = true;
+                    while !self.is_op("}") {
+                        if self.eat_op("**") {
+                            kind = "Dict";
+                            self.or_expr()?;
+                        } else {
+                            self.test_or_star()?;
+                            if self.eat_op(":") {
+                                kind = "Dict";
+                                self.test()?;
+                            }
+                        }
+                        if first && (self.is_kw("for") || self.is_kw("async")) {
+                            self.comp_for()?;
+                            kind = if kind == "Dict" {
+                                "DictComp"
+                            } else {
+                                "SetComp"
+                            };
+                            break;
+                        }
+                        first = false;
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                    self.expect_op("}")?;
+                    Ok(Expr {
+                        kind: ExprKind::Other(kind),
+                        pos,
+                    })
+                }
+                "..." => {
+                    self.bump();
+                    Ok(Expr {
+                        kind: ExprKind::Constant(Constant::Ellipsis),
+                        pos,
+                    })
+                }
+                _ => Err(self.unexpected()),
+            },
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    fn error_at(&self, t: &Token<'_>, message: String) -> LowerError {
+        LowerError {
+            line: t.line,
+            col: t.col,
+            message,
+        }
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Python's hard keywords (soft keywords like `match` are ordinary names).
+pub fn is_keyword(s: &str) -> bool {
+    KEYWORDS.contains(&s)
+}
+
+/// A number literal's value, as Python reads it.
+fn parse_number(text: &str) -> Result<Constant, String> {
+    let clean: String = text.chars().filter(|&c| c != '_').collect();
+    let lower = clean.to_ascii_lowercase();
+    if lower.ends_with('j') {
+        return Ok(Constant::Other("complex"));
+    }
+    let radix = |digits: &str, r: u32| {
+        i128::from_str_radix(digits, r)
+            .map(Constant::Int)
+            .map_err(|_| format!("integer literal too large: {text}"))
+    };
+    if let Some(d) = lower.strip_prefix("0x") {
+        return radix(d, 16);
+    }
+    if let Some(d) = lower.strip_prefix("0o") {
+        return radix(d, 8);
+    }
+    if let Some(d) = lower.strip_prefix("0b") {
+        return radix(d, 2);
+    }
+    if lower.contains(['.', 'e']) {
+        return lower
+            .parse::<f64>()
+            .map(Constant::Float)
+            .map_err(|_| format!("invalid float literal: {text}"));
+    }
+    if lower.len() > 1 && lower.starts_with('0') && lower.bytes().any(|b| b != b'0') {
+        return Err("leading zeros in decimal integer literals are not permitted".into());
+    }
+    radix(&lower, 10)
+}
+
+/// The value of a plain string literal; `Err(kind)` for bytes and f-strings.
+fn parse_string(text: &str) -> Result<String, &'static str> {
+    let quote_at = text.find(['"', '\'']).unwrap_or(0);
+    let prefix = text[..quote_at].to_ascii_lowercase();
+    if prefix.contains('b') {
+        return Err("Bytes");
+    }
+    if prefix.contains('f') || prefix.contains('t') {
+        return Err("JoinedStr");
+    }
+    let body = &text[quote_at..];
+    let q = if body.starts_with("\"\"\"") || body.starts_with("'''") {
+        3
+    } else {
+        1
+    };
+    let inner = &body[q..body.len() - q];
+    if prefix.contains('r') {
+        return Ok(inner.to_string());
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('\n') => {}
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    Ok(out)
+}
+
+/// Parse a whole Python module.
+pub fn parse_module(src: &str) -> Result<Module, LowerError> {
+    let toks = tokenize(src)?;
+    Parser { toks, i: 0 }.module()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(src: &str) -> FunctionDef {
+        let m = parse_module(src).unwrap();
+        m.body
+            .into_iter()
+            .find_map(|s| match s.kind {
+                StmtKind::FunctionDef(f) => Some(*f),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn parses_kernel_with_positions() {
+        let f = kernel(
+            "import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float), s: float):\n    i = wp.tid()\n    a[i] = -a[i] * s + 2.0 ** 3\n",
+        );
+        assert_eq!(f.name, "k");
+        assert_eq!(f.first_line, 4);
+        assert_eq!(f.args.len(), 2);
+        assert_eq!(f.body.len(), 2);
+        let StmtKind::Assign(targets, value) = &f.body[1].kind else {
+            panic!()
+        };
+        assert!(matches!(targets[0].kind, ExprKind::Subscript(..)));
+        // `-a[i] * s + 2.0 ** 3` is Add(Mult(Neg(a[i]), s), Pow(2.0, 3)), starting at column 12.
+        let ExprKind::BinOp(l, BinOp::Add, r) = &value.kind else {
+            panic!("{value:?}")
+        };
+        assert_eq!(value.pos, Pos { line: 7, col: 12 });
+        assert!(matches!(l.kind, ExprKind::BinOp(_, BinOp::Mult, _)));
+        assert!(matches!(r.kind, ExprKind::BinOp(_, BinOp::Pow, _)));
+    }
+
+    #[test]
+    fn elif_chain_nests_like_cpython() {
+        let f = kernel(
+            "def k():\n    if a:\n        x = 1\n    elif b:\n        x = 2\n    else:\n        x = 3\n",
+        );
+        let StmtKind::If(_, _, orelse) = &f.body[0].kind else {
+            panic!()
+        };
+        assert_eq!(orelse.len(), 1);
+        assert_eq!(orelse[0].pos.line, 4);
+        let StmtKind::If(_, _, inner_else) = &orelse[0].kind else {
+            panic!()
+        };
+        assert_eq!(inner_else.len(), 1);
+    }
+
+    #[test]
+    fn accepts_arbitrary_python_around_kernels() {
+        let src = "import warp as wp\nfrom x import (a,\n  b)\nclass C:\n    def m(self):\n        return {k: v for k, v in d.items()}\ntry:\n    pass\nexcept Exception as e:\n    raise\nelse:\n    x = [i async for i in y]\nfinally:\n    y = lambda q, r=1: q\nif __name__ == '__main__':\n    with open('f') as f, g():\n        print(f'{x!r}')\n@wp.kernel\ndef k():\n    pass\n";
+        let m = parse_module(src).unwrap();
+        let defs = m
+            .body
+            .iter()
+            .filter(|s| matches!(s.kind, StmtKind::FunctionDef(_)))
+            .count();
+        assert_eq!(defs, 1);
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number("1_000").unwrap(), Constant::Int(1000));
+        assert_eq!(parse_number("0x1F").unwrap(), Constant::Int(31));
+        assert_eq!(parse_number("1e-5").unwrap(), Constant::Float(1e-5));
+        assert_eq!(parse_number(".5").unwrap(), Constant::Float(0.5));
+        assert!(parse_number("007").is_err());
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let e = parse_module("def k(:\n    pass\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 7));
+        let e = parse_module("def k():\n    x = = 1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+    }
+}

@@ -1,0 +1,1816 @@
+//! Lowering of one kernel body to warp's forward / replay / reverse statement
+//! lists. This follows warp's `Adjoint` visitor step for step — the order in
+//! which it allocates variables, loads references and emits comments is what
+//! makes the output byte-identical, so every `emit_*` here mirrors the
+//! corresponding visitor of warp 1.19.0's codegen.
+
+use std::collections::BTreeSet;
+
+use super::builtins::{self, Overload};
+use super::types::{ConstVal, Scalar, Type};
+use super::{LowerError, Scope};
+use crate::lang::ast::*;
+use std::cell::RefCell;
+
+/// Index of a variable in `Adjoint::vars`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VarId(usize);
+
+#[derive(Debug, Clone)]
+pub struct VarInfo {
+    /// Argument name, or the local's index: emitted as `var_{label}` / `adj_{label}`.
+    pub label: String,
+    pub ty: Type,
+    pub constant: Option<ConstVal>,
+}
+
+#[derive(Debug, Default)]
+struct Block {
+    vars: Vec<VarId>,
+    forward: Vec<String>,
+    replay: Vec<String>,
+    reverse: Vec<String>,
+}
+
+/// How a `for` loop over `range()` is lowered (warp's `get_unroll_range`).
+enum LoopRange {
+    /// Constant bounds within `max_unroll` iterations: the body is repeated.
+    Unrolled(Vec<i128>),
+    /// Constant bounds, too many iterations: a counted loop.
+    Counted { start: i128, stop: i128, step: i128 },
+    /// A `range_t` value iterated at run time.
+    Dynamic(VarId),
+}
+
+/// warp's default `max_unroll` module option.
+const MAX_UNROLL: usize = 16;
+
+/// What a callee expression names.
+enum Callee {
+    Builtin(String),
+    /// A vector, matrix or quaternion type called as a constructor.
+    Constructor(super::types::Value),
+    /// A module-level `@wp.func`, by name.
+    User(String),
+}
+
+/// A `@wp.func` lowered once and shared by every caller in the module.
+#[derive(Debug, Clone)]
+pub struct BuiltFunc {
+    /// C++ name: the Python name plus its overload index (`lerp_0`).
+    pub native: String,
+    pub params: Vec<Type>,
+    pub ret: Option<Type>,
+    /// Indices (in `FuncTable::built`) of the user functions it calls.
+    pub callees: Vec<usize>,
+    /// Reached from a kernel that has a backward pass: its adjoint body is generated.
+    pub used_by_backward: bool,
+    pub forward_args: Vec<String>,
+    pub reverse_args: Vec<String>,
+    pub forward_body: String,
+    pub reverse_body: String,
+    /// Line of the function's first decorator (printed in the `// file:line` comment).
+    pub first_line: usize,
+}
+
+/// The user functions of a module in warp's build order (callees before callers).
+#[derive(Debug, Default)]
+pub struct FuncTable {
+    pub built: Vec<(String, BuiltFunc)>,
+    building: Vec<String>,
+}
+
+type LResult<T> = Result<T, LowerError>;
+
+pub struct Adjoint<'a> {
+    scope: &'a Scope<'a>,
+    funcs: &'a RefCell<FuncTable>,
+    /// A `@wp.func` (not a kernel): returns values, has no tid.
+    is_function: bool,
+    /// The variables of the return statements seen so far (warp's `return_var`).
+    pub return_var: Option<Vec<VarId>>,
+    /// User functions this body calls (indices into the function table).
+    pub called: Vec<usize>,
+    /// Line of the function's first decorator: warp's `fun_lineno`.
+    fun_lineno: usize,
+    pub vars: Vec<VarInfo>,
+    pub args: Vec<VarId>,
+    pub locals: Vec<VarId>,
+    symbols: Vec<(String, VarId)>,
+    /// Statement blocks; loops lower their condition and body into blocks of their own.
+    blocks: Vec<Block>,
+    /// Labels of the enclosing loops' condition blocks (for break/continue).
+    loop_blocks: Vec<String>,
+    /// Symbols at the start of each enclosing dynamic loop.
+    loop_symbols: Vec<Vec<(String, VarId)>>,
+    /// Iterator names of unrolled loops (their constants may be redefined).
+    loop_const_iter_symbols: Vec<String>,
+    /// The `wp.tid()` dimension (warp's `kernel_dim`).
+    pub kernel_dim: usize,
+    indentation: String,
+    label_count: usize,
+    /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
+    lineno: Option<usize>,
+    /// Position of the node being lowered, for error messages.
+    pos: Pos,
+    pub builtins_used: BTreeSet<String>,
+}
+
+impl<'a> Adjoint<'a> {
+    pub fn new(
+        scope: &'a Scope<'a>,
+        funcs: &'a RefCell<FuncTable>,
+        def: &FunctionDef,
+        is_function: bool,
+    ) -> LResult<Self> {
+        let mut adj = Adjoint {
+            scope,
+            funcs,
+            is_function,
+            return_var: None,
+            called: Vec::new(),
+            fun_lineno: def.first_line,
+            vars: Vec::new(),
+            args: Vec::new(),
+            locals: Vec::new(),
+            symbols: Vec::new(),
+            blocks: vec![Block::default()],
+            loop_blocks: Vec::new(),
+            loop_symbols: Vec::new(),
+            loop_const_iter_symbols: Vec::new(),
+            kernel_dim: tid_dimension(&def.body),
+            indentation: String::new(),
+            label_count: 0,
+            lineno: None,
+            pos: Pos {
+                line: def.first_line,
+                col: 1,
+            },
+            builtins_used: BTreeSet::new(),
+        };
+        if def.has_complex_args {
+            return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
+        }
+        for arg in &def.args {
+            let Some(annotation) = &arg.annotation else {
+                return Err(LowerError {
+                    line: arg.pos.line,
+                    col: arg.pos.col,
+                    message: format!("argument '{}' has no type annotation", arg.name),
+                });
+            };
+            let ty = scope.annotation_type(annotation)?;
+            let id = VarId(adj.vars.len());
+            adj.vars.push(VarInfo {
+                label: arg.name.clone(),
+                ty,
+                constant: None,
+            });
+            adj.args.push(id);
+            adj.set_symbol(&arg.name, id);
+        }
+        Ok(adj)
+    }
+
+    fn err(&self, message: impl Into<String>) -> LowerError {
+        LowerError {
+            line: self.pos.line,
+            col: self.pos.col,
+            message: message.into(),
+        }
+    }
+
+    pub fn body_forward(&self) -> &[String] {
+        &self.blocks[0].forward
+    }
+
+    pub fn body_replay(&self) -> &[String] {
+        &self.blocks[0].replay
+    }
+
+    pub fn body_reverse(&self) -> &[String] {
+        &self.blocks[0].reverse
+    }
+
+    pub fn var(&self, id: VarId) -> &VarInfo {
+        &self.vars[id.0]
+    }
+
+    fn ty(&self, id: VarId) -> &Type {
+        &self.vars[id.0].ty
+    }
+
+    pub fn emit(&self, id: VarId) -> String {
+        format!("var_{}", self.vars[id.0].label)
+    }
+
+    pub fn emit_adj(&self, id: VarId) -> String {
+        format!("adj_{}", self.vars[id.0].label)
+    }
+
+    fn symbol(&self, name: &str) -> Option<VarId> {
+        self.symbols
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
+    fn set_symbol(&mut self, name: &str, id: VarId) {
+        match self.symbols.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = id,
+            None => self.symbols.push((name.to_string(), id)),
+        }
+    }
+
+    // ------------------------------------------------------------ emission
+
+    fn add_var(&mut self, ty: Type, constant: Option<ConstVal>) -> VarId {
+        let id = VarId(self.vars.len());
+        self.vars.push(VarInfo {
+            label: self.locals.len().to_string(),
+            ty,
+            constant,
+        });
+        self.locals.push(id);
+        self.block().vars.push(id);
+        id
+    }
+
+    fn add_constant(&mut self, c: ConstVal) -> VarId {
+        self.add_var(c.literal_type(), Some(c))
+    }
+
+    fn block(&mut self) -> &mut Block {
+        self.blocks
+            .last_mut()
+            .expect("the function block is never popped")
+    }
+
+    fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
+        let ind = self.indentation.clone();
+        let block = self.block();
+        if !skip_replay {
+            let r = replay.as_deref().unwrap_or(&statement);
+            block.replay.push(format!("{ind}{r}"));
+        }
+        block.forward.push(format!("{ind}{statement}"));
+    }
+
+    fn add_forward_plain(&mut self, statement: String) {
+        self.add_forward(statement, None, false);
+    }
+
+    fn add_reverse(&mut self, statement: String) {
+        let ind = self.indentation.clone();
+        self.block().reverse.push(format!("{ind}{statement}"));
+    }
+
+    fn begin_block(&mut self, name: &str) -> String {
+        let label = format!("{name}_{}", self.label_count);
+        self.label_count += 1;
+        self.blocks.push(Block::default());
+        label
+    }
+
+    fn end_block(&mut self) -> Block {
+        self.blocks.pop().expect("block stack underflow")
+    }
+
+    fn indent(&mut self) {
+        self.indentation.push_str("    ");
+    }
+
+    fn dedent(&mut self) {
+        let n = self.indentation.len().saturating_sub(4);
+        self.indentation.truncate(n);
+    }
+
+    /// Warp annotates the generated code with the Python line each time the
+    /// visited node's line changes.
+    fn set_lineno(&mut self, pos: Pos) {
+        self.pos = pos;
+        let rel = pos.line.saturating_sub(self.fun_lineno);
+        if self.lineno != Some(rel) {
+            let line = rel + self.fun_lineno;
+            let text = self.scope.lines.get(line - 1).copied().unwrap_or("").trim();
+            let width = 80usize.saturating_sub(self.indentation.len());
+            let pad = width.saturating_sub(text.chars().count());
+            let padded = format!("{text}{}", " ".repeat(pad));
+            self.add_forward_plain(format!("// {padded}       <L {line}>"));
+            self.add_reverse(format!("// adj: {padded}  <L {line}>"));
+        }
+        self.lineno = Some(rel);
+    }
+
+    fn load(&mut self, id: VarId) -> LResult<VarId> {
+        if self.ty(id).is_ref() {
+            Ok(self.add_call("load", &[id])?.expect("load returns a value"))
+        } else {
+            Ok(id)
+        }
+    }
+
+    /// Emit a call of builtin `name`: output allocated first, then arguments loaded,
+    /// then the forward call, its replay and its adjoint — warp's `add_call`.
+    fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
+        self.emit_call(ov, args)
+    }
+
+    fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
+        let name = ov.native.clone();
+
+        // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
+        // constant's variable and assigns the value instead of narrowing it first.
+        if let (
+            [arg],
+            Some(Type::Scalar(wide @ (Scalar::Float64 | Scalar::Int64 | Scalar::UInt64))),
+        ) = (args, &ov.ret)
+        {
+            if ov.native == wide.name() {
+                let v = &self.vars[arg.0];
+                let literal = match v.constant {
+                    // The literal is first converted to the wide type, as `wp.float64(3)` is 3.0.
+                    Some(ConstVal::Int(i)) => Some(match wide {
+                        Scalar::Int64 => format!("{i}ll"),
+                        Scalar::UInt64 => format!("{i}ull"),
+                        _ => super::types::python_float_repr(i as f64),
+                    }),
+                    Some(ConstVal::Float(f)) if !f.is_nan() => Some(match wide {
+                        Scalar::Int64 => format!("{}ll", f.trunc() as i128),
+                        Scalar::UInt64 => format!("{}ull", f.trunc() as i128),
+                        _ => super::types::python_float_repr(f),
+                    }),
+                    _ => None,
+                };
+                if let Some(lit) = literal {
+                    let arg = *arg;
+                    self.vars[arg.0].ty = Type::Scalar(*wide);
+                    self.vars[arg.0].constant = None;
+                    let s = format!("{} = {lit};", self.emit(arg));
+                    self.add_forward_plain(s);
+                    return Ok(Some(arg));
+                }
+            }
+        }
+        let output = ov.ret.clone().map(|t| self.add_var(t, None));
+
+        let mut fwd_args = Vec::with_capacity(args.len());
+        for &a in args {
+            // `load` takes the reference itself; every other builtin takes values.
+            fwd_args.push(if name == "load" { a } else { self.load(a)? });
+        }
+        let fwd: Vec<String> = fwd_args.iter().map(|a| self.emit(*a)).collect();
+        let call = format!("{}{}({})", ov.namespace, ov.native, fwd.join(", "));
+        let forward = match output {
+            Some(o) => format!("{} = {call};", self.emit(o)),
+            None => format!("{call};"),
+        };
+        if ov.skip_replay {
+            let replay = format!("// {forward}");
+            self.add_forward(forward, Some(replay), false);
+        } else {
+            self.add_forward_plain(forward);
+        }
+
+        if ov.differentiable && !args.is_empty() {
+            let mut parts = fwd;
+            if let (true, Some(o)) = (ov.require_original_output, output) {
+                parts.push(self.emit(o));
+            }
+            // Adjoints flow to the original (unloaded) argument.
+            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
+            if let Some(o) = output {
+                parts.push(self.emit_adj(o));
+            }
+            self.add_reverse(format!(
+                "{}adj_{}({});",
+                ov.namespace,
+                ov.adj_native,
+                parts.join(", ")
+            ));
+        }
+        Ok(output)
+    }
+
+    fn add_value_call(&mut self, name: &str, args: &[VarId]) -> LResult<VarId> {
+        self.add_call(name, args)?
+            .ok_or_else(|| self.err(format!("'{name}' does not return a value")))
+    }
+
+    // ---------------------------------------------------------- statements
+
+    pub fn lower_function(&mut self, def: &FunctionDef, def_pos: Pos) -> LResult<()> {
+        self.set_lineno(def_pos);
+        for stmt in &def.body {
+            // Docstrings and other bare constants create nothing.
+            if let StmtKind::Expr(Expr {
+                kind: ExprKind::Constant(_),
+                ..
+            }) = stmt.kind
+            {
+                continue;
+            }
+            self.stmt(stmt)?;
+        }
+        if self.return_var.as_ref().is_some_and(|r| r.len() == 1)
+            && !matches!(def.body.last().map(|s| &s.kind), Some(StmtKind::Return(_)))
+        {
+            self.add_forward("return {};".into(), None, true);
+        }
+        if let (Some(annotation), true) = (&def.returns, self.is_function) {
+            let declared = self.scope.annotation_type(annotation)?;
+            let actual = self
+                .return_var
+                .as_ref()
+                .and_then(|r| r.first())
+                .map(|v| self.ty(*v).clone());
+            if actual.as_ref() != Some(&declared) {
+                let got = actual.map_or("None".to_string(), |t| t.to_string());
+                return Err(self.err(format!(
+                    "function '{}' is annotated to return {declared} but returns {got}",
+                    def.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> LResult<()> {
+        self.set_lineno(stmt.pos);
+        match &stmt.kind {
+            StmtKind::Expr(e) => {
+                if let ExprKind::Call(func, args, kwargs) = &e.kind {
+                    self.set_lineno(e.pos);
+                    self.call(func, args, kwargs)?;
+                } else {
+                    self.expr(e)?;
+                }
+                Ok(())
+            }
+            StmtKind::Assign(targets, value) => self.assign(targets, value),
+            StmtKind::AugAssign(target, op, value) => self.aug_assign(target, *op, value),
+            StmtKind::If(test, body, orelse) => self.if_stmt(test, body, orelse),
+            StmtKind::Return(value) => self.return_stmt(value.as_ref()),
+            StmtKind::Pass => Ok(()),
+            StmtKind::AnnAssign(..) => {
+                Err(self.err("annotated assignments are not supported in kernels"))
+            }
+            StmtKind::For(target, iter, body, _orelse) => self.for_stmt(target, iter, body),
+            StmtKind::While(test, body, _orelse) => self.while_stmt(test, body),
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(label) = self.loop_blocks.last().cloned() else {
+                    return Err(self.err("'break' or 'continue' outside a loop"));
+                };
+                let snapshot = self.loop_symbols.last().cloned().unwrap_or_default();
+                self.materialize_redefinitions(&snapshot)?;
+                let which = if matches!(stmt.kind, StmtKind::Break) {
+                    "end"
+                } else {
+                    "start"
+                };
+                self.add_forward_plain(format!("goto {which}_{label};"));
+                Ok(())
+            }
+            StmtKind::Assert(..) => {
+                Err(self.err("assert is not supported by this version of the lowering"))
+            }
+            StmtKind::FunctionDef(_) => {
+                Err(self.err("nested function definitions are not supported in kernels"))
+            }
+            StmtKind::Import(_) | StmtKind::ImportFrom(..) => {
+                Err(self.err("imports are not supported in kernels"))
+            }
+            StmtKind::Other(kind) => {
+                Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
+            }
+        }
+    }
+
+    fn assign(&mut self, targets: &[Expr], value: &Expr) -> LResult<()> {
+        if targets.len() != 1 {
+            return Err(self.err("assigning the same value to multiple variables is not supported"));
+        }
+        if matches!(value.kind, ExprKind::List(_)) {
+            return Err(self.err("list constructs are not supported in kernels"));
+        }
+        let lhs = &targets[0];
+        match &lhs.kind {
+            ExprKind::Name(name) => {
+                let rhs = self.expr(value)?;
+                if let Some(prev) = self.symbol(name) {
+                    let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
+                    if new_t != old_t {
+                        return Err(self.err(format!(
+                            "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
+                        )));
+                    }
+                }
+                let out = if matches!(value.kind, ExprKind::Name(_)) || self.ty(rhs).is_ref() {
+                    self.add_value_call("copy", &[rhs])?
+                } else {
+                    rhs
+                };
+                self.set_symbol(name, out);
+                Ok(())
+            }
+            ExprKind::Subscript(target, slice) => {
+                let mut rhs = self.expr(value)?;
+                if self.ty(rhs).is_ref() {
+                    rhs = self.add_value_call("copy", &[rhs])?;
+                }
+                let (base, indices) = self.subscript_parts(target, slice)?;
+                let store = if matches!(self.ty(base), Type::Array { .. }) {
+                    "array_store"
+                } else {
+                    "assign_inplace"
+                };
+                self.check_component_target(base)?;
+                let mut args = vec![base];
+                args.extend(indices);
+                args.push(rhs);
+                self.add_call(store, &args)?;
+                Ok(())
+            }
+            ExprKind::Attribute(base, attr) => {
+                let mut rhs = self.expr(value)?;
+                if self.ty(rhs).is_ref() {
+                    rhs = self.add_value_call("copy", &[rhs])?;
+                }
+                let agg = self.expr(base)?;
+                self.check_component_target(agg)?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_call("assign_inplace", &[agg, idx, rhs])?;
+                Ok(())
+            }
+            ExprKind::Tuple(elts) => {
+                let names = elts
+                    .iter()
+                    .map(|e| match &e.kind {
+                        ExprKind::Name(n) => Ok(n.clone()),
+                        _ => Err(self.err(
+                            "multiple return functions can only assign to simple variables, e.g.: x, y = func()",
+                        )),
+                    })
+                    .collect::<LResult<Vec<_>>>()?;
+                let values =
+                    match &value.kind {
+                        ExprKind::Tuple(vals) => vals
+                            .iter()
+                            .map(|v| self.expr(v))
+                            .collect::<LResult<Vec<_>>>()?,
+                        ExprKind::Call(func, args, kwargs) => {
+                            self.set_lineno(value.pos);
+                            self.call_multi(func, args, kwargs, names.len())?
+                        }
+                        _ => return Err(self.err(
+                            "tuple unpacking needs a tuple or a multiple-output call on the right",
+                        )),
+                    };
+                if values.len() != names.len() {
+                    return Err(self.err(format!(
+                        "incorrect number of values to unpack (expected {}, got {})",
+                        values.len(),
+                        names.len()
+                    )));
+                }
+                for (name, v) in names.iter().zip(values) {
+                    if let Some(prev) = self.symbol(name) {
+                        let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
+                        if new_t != old_t {
+                            return Err(self.err(format!(
+                                "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
+                            )));
+                        }
+                    }
+                    self.set_symbol(name, v);
+                }
+                Ok(())
+            }
+            _ => Err(self.err("unsupported assignment target")),
+        }
+    }
+
+    fn aug_assign(&mut self, target: &Expr, op: BinOp, value: &Expr) -> LResult<()> {
+        match &target.kind {
+            ExprKind::Name(name) => {
+                let rhs = self.expr(value)?;
+                let current = self.expr(target)?;
+                let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                let (new_t, old_t) = (self.ty(result).strip_ref(), self.ty(current).strip_ref());
+                if new_t != old_t {
+                    return Err(self.err(format!(
+                        "augmented assignment to `{name}` ({old_t}) produces different type ({new_t})"
+                    )));
+                }
+                self.set_symbol(name, result);
+                Ok(())
+            }
+            ExprKind::Subscript(array, slice) => {
+                let (base, indices) = self.subscript_parts(array, slice)?;
+                let is_array = matches!(self.ty(base), Type::Array { .. });
+                if !is_array {
+                    self.check_component_target(base)?;
+                }
+                let mut args = vec![base];
+                args.extend(indices.iter().copied());
+                match (is_array, op) {
+                    (true, BinOp::Add | BinOp::Sub) | (false, BinOp::Add | BinOp::Sub) => {
+                        let name = match (is_array, op) {
+                            (true, BinOp::Add) => "atomic_add",
+                            (true, _) => "atomic_sub",
+                            (false, BinOp::Add) => "add_inplace",
+                            (false, _) => "sub_inplace",
+                        };
+                        let rhs = self.expr(value)?;
+                        args.push(rhs);
+                        self.add_call(name, &args)?;
+                    }
+                    (true, _) => {
+                        return Err(self.err(
+                            "only += and -= on array elements are supported by this version of the lowering",
+                        ));
+                    }
+                    (false, _) => {
+                        let current = self.add_value_call("extract", &args)?;
+                        let rhs = self.expr(value)?;
+                        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                        args.push(result);
+                        self.add_call("assign_inplace", &args)?;
+                    }
+                }
+                Ok(())
+            }
+            ExprKind::Attribute(base, attr) => {
+                let agg = self.expr(base)?;
+                self.check_component_target(agg)?;
+                let idx = self.component_index(agg, attr)?;
+                let current = self.add_value_call("extract", &[agg, idx])?;
+                let rhs = self.expr(value)?;
+                let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_call("assign_inplace", &[agg, idx, result])?;
+                Ok(())
+            }
+            _ => Err(self.err("unsupported augmented assignment target")),
+        }
+    }
+
+    fn if_stmt(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) -> LResult<()> {
+        if body.is_empty() {
+            return Ok(());
+        }
+        let cond = self.expr(test)?;
+        if let Some(c) = self.var(cond).constant {
+            for s in if c.truthy() { body } else { orelse } {
+                self.stmt(s)?;
+            }
+            return Ok(());
+        }
+        let symbols_prev = self.symbols.clone();
+        self.begin_if(cond, "")?;
+        for s in body {
+            self.stmt(s)?;
+        }
+        self.end_if(cond, "")?;
+        let symbols_if = std::mem::replace(&mut self.symbols, symbols_prev.clone());
+        if !orelse.is_empty() {
+            self.begin_if(cond, "!")?;
+            for s in orelse {
+                self.stmt(s)?;
+            }
+            self.end_if(cond, "!")?;
+        }
+        let symbols_else = std::mem::take(&mut self.symbols);
+
+        // Merge the branch versions of each symbol with a select on `cond` (a phi).
+        let lookup =
+            |syms: &[(String, VarId)], n: &str| syms.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let mut names: Vec<String> = symbols_if.iter().map(|(n, _)| n.clone()).collect();
+        for (n, _) in &symbols_else {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        self.symbols = symbols_prev.clone();
+        for name in names {
+            let prev = lookup(&symbols_prev, &name);
+            let if_var = lookup(&symbols_if, &name).or(prev);
+            let else_var = lookup(&symbols_else, &name).or(prev);
+            let merged = match (if_var, else_var) {
+                (a, b) if a == b => a,
+                (None, b) => b,
+                (a, None) => a,
+                (Some(a), Some(b)) => Some(self.add_value_call("where", &[cond, a, b])?),
+            };
+            if let Some(v) = merged {
+                self.set_symbol(&name, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn begin_if(&mut self, cond: VarId, negate: &str) -> LResult<()> {
+        let c = self.load(cond)?;
+        let s = format!("if ({negate}{}) {{", self.emit(c));
+        self.add_forward_plain(s);
+        self.add_reverse("}".into());
+        self.indent();
+        Ok(())
+    }
+
+    fn end_if(&mut self, cond: VarId, negate: &str) -> LResult<()> {
+        self.dedent();
+        self.add_forward_plain("}".into());
+        let c = self.load(cond)?;
+        let s = format!("if ({negate}{}) {{", self.emit(c));
+        self.add_reverse(s);
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- loops
+
+    fn for_stmt(&mut self, target: &Expr, iter: &Expr, body: &[Stmt]) -> LResult<()> {
+        let ExprKind::Name(target_name) = &target.kind else {
+            return Err(self.err("for-loop targets must be a single name"));
+        };
+        match self.loop_range(iter, body)? {
+            LoopRange::Unrolled(values) => self.unrolled_loop(target_name, &values, body),
+            range => {
+                let (iter_var, counted) = match range {
+                    LoopRange::Counted { start, stop, step } => {
+                        (self.add_var(Type::I32, None), Some((start, stop, step)))
+                    }
+                    LoopRange::Dynamic(v) => (v, None),
+                    LoopRange::Unrolled(_) => unreachable!(),
+                };
+                self.promote_mutated_iter_constants(body)?;
+                let (label, value) = self.begin_for(iter_var, counted)?;
+                self.set_symbol(target_name, value);
+                self.loop_symbols.push(self.symbols.clone());
+                for s in body {
+                    self.stmt(s)?;
+                }
+                let snapshot = self.loop_symbols.pop().unwrap_or_default();
+                self.materialize_redefinitions(&snapshot)?;
+                self.end_for(&label, iter_var, counted, value);
+                Ok(())
+            }
+        }
+    }
+
+    /// Decides whether `for _ in iter` is unrolled, counted or iterated (warp's `get_unroll_range`).
+    fn loop_range(&mut self, iter: &Expr, body: &[Stmt]) -> LResult<LoopRange> {
+        let ExprKind::Call(func, args, kwargs) = &iter.kind else {
+            return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
+        };
+        let is_range = matches!(&func.kind, ExprKind::Name(n) if n == "range")
+            && self.symbol("range").is_none();
+        if !is_range || args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
+            return Err(self.err("for-loops over anything but range(start, stop, step) are not supported by this version of the lowering"));
+        }
+        // Evaluate every argument once, in order: constants stay compile-time values.
+        let mut nums: Vec<Result<i128, VarId>> = Vec::with_capacity(args.len());
+        for a in args {
+            let literal = match &a.kind {
+                ExprKind::Constant(c) => Some(c.clone()),
+                ExprKind::UnaryOp(UnaryOp::Neg, inner) => match &inner.kind {
+                    ExprKind::Constant(Constant::Int(v)) => Some(Constant::Int(-v)),
+                    ExprKind::Constant(Constant::Float(v)) => Some(Constant::Float(-v)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            nums.push(match literal {
+                Some(Constant::Int(v)) => Ok(v),
+                Some(_) => return Err(self.err("range() arguments must be integers")),
+                None => {
+                    let v = self.expr(a)?;
+                    match self.var(v).constant {
+                        Some(ConstVal::Int(c)) => Ok(c),
+                        _ => Err(v),
+                    }
+                }
+            });
+        }
+        if let Ok(vals) = nums.iter().cloned().collect::<Result<Vec<i128>, VarId>>() {
+            let (start, stop, step) = match vals[..] {
+                [stop] => (0, stop, 1),
+                [start, stop] => (start, stop, 1),
+                [start, stop, step] => (start, stop, step),
+                _ => unreachable!(),
+            };
+            if step == 0 {
+                return Err(self.err("range() arg 3 must not be zero"));
+            }
+            let values: Vec<i128> = if step > 0 {
+                (0..)
+                    .map(|k| start + k * step)
+                    .take_while(|v| *v < stop)
+                    .collect()
+            } else {
+                (0..)
+                    .map(|k| start + k * step)
+                    .take_while(|v| *v > stop)
+                    .collect()
+            };
+            let has_break = contains_loop_control(body, true, false);
+            if values.len() <= MAX_UNROLL && !has_break {
+                return Ok(LoopRange::Unrolled(values));
+            }
+            if !contains_loop_control(body, true, true) {
+                return Ok(LoopRange::Counted { start, stop, step });
+            }
+        }
+        let mut range_args = Vec::with_capacity(nums.len());
+        for n in nums {
+            range_args.push(match n {
+                Ok(c) => self.add_constant(ConstVal::Int(c)),
+                Err(v) => v,
+            });
+        }
+        Ok(LoopRange::Dynamic(
+            self.add_value_call("range", &range_args)?,
+        ))
+    }
+
+    fn unrolled_loop(&mut self, target: &str, values: &[i128], body: &[Stmt]) -> LResult<()> {
+        if !values.is_empty() && !self.loop_const_iter_symbols.iter().any(|s| s == target) {
+            self.loop_const_iter_symbols.push(target.to_string());
+        }
+        let mut active = None;
+        let mut lowered = body.to_vec();
+        if !values.is_empty() && contains_loop_control(body, false, true) {
+            let mut names = BTreeSet::new();
+            collect_names_stmts(body, &mut names);
+            names.insert(target.to_string());
+            names.extend(self.symbols.iter().map(|(n, _)| n.clone()));
+            let mut name = format!("_wp_continue_{}", self.label_count);
+            while names.contains(&name) {
+                self.label_count += 1;
+                name = format!("_wp_continue_{}", self.label_count);
+            }
+            self.label_count += 1;
+            lowered = lower_unrolled_continues(body, &name).0;
+            active = Some(name);
+        }
+        for &v in values {
+            let c = self.add_constant(ConstVal::Int(v));
+            self.set_symbol(target, c);
+            if let Some(name) = &active {
+                let t = self.add_constant(ConstVal::Bool(true));
+                self.set_symbol(name, t);
+            }
+            for s in &lowered {
+                self.stmt(s)?;
+            }
+        }
+        if let Some(name) = &active {
+            self.symbols.retain(|(n, _)| n != name);
+        }
+        Ok(())
+    }
+
+    fn begin_for(
+        &mut self,
+        iter: VarId,
+        counted: Option<(i128, i128, i128)>,
+    ) -> LResult<(String, VarId)> {
+        if let Some((start, _, _)) = counted {
+            let s = format!("{} = {start};", self.emit(iter));
+            self.add_forward_plain(s);
+        }
+        let label = self.begin_block("for");
+        self.loop_blocks.push(label.clone());
+        self.add_forward_plain(format!("start_{label}:;"));
+        self.indent();
+        let it = self.emit(iter);
+        let value = match counted {
+            None => {
+                self.add_forward_plain(format!("if (iter_cmp({it}) == 0) goto end_{label};"));
+                self.add_value_call("iter_next", &[iter])?
+            }
+            Some((_, stop, step)) => {
+                let cmp = if step > 0 { ">=" } else { "<=" };
+                self.add_forward_plain(format!("if ({it} {cmp} {stop}) goto end_{label};"));
+                let v = self.add_var(Type::I32, None);
+                let s = format!("{} = {it};", self.emit(v));
+                self.add_forward_plain(s);
+                self.add_forward_plain(format!("{it} += {step};"));
+                v
+            }
+        };
+        self.begin_block("block");
+        Ok((label, value))
+    }
+
+    fn end_for(
+        &mut self,
+        label: &str,
+        iter: VarId,
+        counted: Option<(i128, i128, i128)>,
+        value: VarId,
+    ) {
+        let body = self.end_block();
+        let cond = self.end_block();
+        self.loop_blocks.pop();
+        self.block().forward.extend(cond.forward.iter().cloned());
+        self.block().forward.extend(body.forward.iter().cloned());
+        self.add_forward(format!("goto start_{label};"), None, true);
+        self.dedent();
+        self.add_forward(format!("end_{label}:;"), None, true);
+
+        let ind = self.indentation.clone();
+        let it = self.emit(iter);
+        let mut reverse = Vec::new();
+        match counted {
+            None => {
+                reverse.push(format!("{ind}{it} = wp::iter_reverse({it});"));
+                reverse.extend(cond.forward.iter().cloned());
+            }
+            Some((start, stop, step)) => {
+                let n = if step > 0 {
+                    (stop - start + step - 1) / step
+                } else {
+                    (start - stop - step - 1) / -step
+                };
+                let last = start + (n - 1) * step;
+                let rc = if step > 0 { "<" } else { ">" };
+                reverse.push(format!("{ind}{it} = {last};"));
+                reverse.push(format!("{ind}start_{label}:;"));
+                reverse.push(format!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
+                reverse.push(format!("{ind}\t{} = {it};", self.emit(value)));
+                reverse.push(format!("{ind}\t{it} -= {step};"));
+            }
+        }
+        for &v in &body.vars {
+            reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+        }
+        reverse.extend(body.replay.iter().cloned());
+        reverse.extend(body.reverse.iter().rev().cloned());
+        reverse.push(format!("{ind}\tgoto start_{label};"));
+        reverse.push(format!("{ind}end_{label}:;"));
+        let parent = self.block();
+        parent.reverse.extend(reverse.into_iter().rev());
+        parent.vars.extend(cond.vars);
+        parent.vars.extend(body.vars);
+    }
+
+    fn while_stmt(&mut self, test: &Expr, body: &[Stmt]) -> LResult<()> {
+        self.promote_mutated_iter_constants(body)?;
+        let label = self.begin_block("while");
+        self.loop_blocks.push(label.clone());
+        self.block().forward.push(format!("start_{label}:;"));
+        let c = self.expr(test)?;
+        let c = self.load(c)?;
+        let check = format!("if (({}) == false) goto end_{label};", self.emit(c));
+        self.block().forward.push(check);
+        self.begin_block("block");
+        self.indent();
+
+        self.loop_symbols.push(self.symbols.clone());
+        for s in body {
+            self.stmt(s)?;
+        }
+        let snapshot = self.loop_symbols.pop().unwrap_or_default();
+        self.materialize_redefinitions(&snapshot)?;
+
+        self.dedent();
+        let body = self.end_block();
+        let cond = self.end_block();
+        self.loop_blocks.pop();
+        let parent = self.block();
+        parent.forward.extend(cond.forward.iter().cloned());
+        parent.forward.extend(body.forward.iter().cloned());
+        parent.forward.push(format!("goto start_{label};"));
+        parent.forward.push(format!("end_{label}:;"));
+        let mut reverse: Vec<String> = cond.forward.clone();
+        for &v in &body.vars {
+            reverse.push(format!("{} = {{}};", self.emit_adj(v)));
+        }
+        reverse.extend(body.replay.iter().cloned());
+        reverse.extend(body.reverse.iter().rev().cloned());
+        reverse.push(format!("goto start_{label};"));
+        reverse.push(format!("end_{label}:;"));
+        self.block().reverse.extend(reverse.into_iter().rev());
+        Ok(())
+    }
+
+    /// Variables reassigned in a dynamic loop are written back to their
+    /// loop-entry variable (warp violates SSA here with `assign`).
+    fn materialize_redefinitions(&mut self, snapshot: &[(String, VarId)]) -> LResult<()> {
+        for (sym, var1) in snapshot {
+            let Some(var2) = self.symbol(sym) else {
+                continue;
+            };
+            if *var1 == var2 {
+                continue;
+            }
+            let is_const = self.var(*var1).constant.is_some();
+            if is_const && self.loop_const_iter_symbols.iter().any(|s| s == sym) {
+                continue;
+            }
+            if is_const {
+                return Err(self.err(format!(
+                    "error mutating a constant {sym} inside a dynamic loop, use the following syntax: pi = float(3.141) to declare a dynamic variable"
+                )));
+            }
+            self.add_call("assign", &[*var1, var2])?;
+            self.set_symbol(sym, *var1);
+        }
+        Ok(())
+    }
+
+    /// Before a dynamic loop, an unrolled loop's leftover iterator constant that
+    /// the body reassigns becomes a mutable copy.
+    fn promote_mutated_iter_constants(&mut self, body: &[Stmt]) -> LResult<()> {
+        if self.loop_const_iter_symbols.is_empty() {
+            return Ok(());
+        }
+        let mut stored = BTreeSet::new();
+        collect_stored_names(body, &mut stored);
+        for name in stored {
+            if !self.loop_const_iter_symbols.contains(&name) {
+                continue;
+            }
+            if let Some(v) = self.symbol(&name) {
+                if self.var(v).constant.is_some() {
+                    let c = self.add_value_call("copy", &[v])?;
+                    self.set_symbol(&name, c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn return_stmt(&mut self, value: Option<&Expr>) -> LResult<()> {
+        let label = self.label_count;
+        let Some(value) = value else {
+            self.add_forward("return;".into(), Some(format!("goto label{label};")), false);
+            self.add_reverse(format!("label{label}:;"));
+            self.label_count += 1;
+            return Ok(());
+        };
+        if !self.is_function {
+            return Err(self.err("a kernel cannot return a value"));
+        }
+        if matches!(value.kind, ExprKind::Tuple(_)) {
+            return Err(self
+                .err("returning several values is not supported by this version of the lowering"));
+        }
+        let mut v = self.expr(value)?;
+        if let Some(prev) = &self.return_var {
+            let (old, new) = (self.ty(prev[0]).ctype(true), self.ty(v).ctype(true));
+            if old != new {
+                return Err(self.err(format!(
+                    "function returned different types, previous: [{old}], new [{new}]"
+                )));
+            }
+        }
+        if self.ty(v).is_ref() {
+            v = self.add_value_call("copy", &[v])?;
+        }
+        self.return_var = Some(vec![v]);
+        let label = self.label_count;
+        let s = format!("return {};", self.emit(v));
+        self.add_forward(s, Some(format!("goto label{label};")), false);
+        let s = format!("{} += adj_ret;", self.emit_adj(v));
+        self.add_reverse(s);
+        self.add_reverse(format!("label{label}:;"));
+        self.label_count += 1;
+        Ok(())
+    }
+
+    /// Index of user function `name` in the module's table, lowering it first if needed.
+    fn ensure_built(&mut self, name: &str) -> LResult<usize> {
+        if let Some(i) = self
+            .funcs
+            .borrow()
+            .built
+            .iter()
+            .position(|(n, _)| n == name)
+        {
+            return Ok(i);
+        }
+        if self.funcs.borrow().building.iter().any(|n| n == name) {
+            return Err(self.err(format!("recursive call of '{name}' is not supported")));
+        }
+        let (def, pos) = self
+            .scope
+            .user_function(name)
+            .expect("resolve_callee checked it");
+        self.funcs.borrow_mut().building.push(name.to_string());
+        let result = (|| {
+            let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
+            adj.lower_function(def, pos)?;
+            Ok(super::module::render_function(&adj, def))
+        })();
+        self.funcs.borrow_mut().building.retain(|n| n != name);
+        let built = result?;
+        let mut table = self.funcs.borrow_mut();
+        table.built.push((name.to_string(), built));
+        Ok(table.built.len() - 1)
+    }
+
+    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let idx = self.ensure_built(name)?;
+        let (native, params, ret) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (f.native.clone(), f.params.clone(), f.ret.clone())
+        };
+        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        if types != params {
+            let show = |ts: &[Type]| {
+                ts.iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(self.err(format!(
+                "couldn't find a function '{name}' compatible with the arguments '{}' (expected '{}')",
+                show(&types),
+                show(&params)
+            )));
+        }
+        if !self.called.contains(&idx) {
+            self.called.push(idx);
+        }
+        let output = ret.map(|t| self.add_var(t, None));
+        let mut fwd = Vec::with_capacity(args.len());
+        for &a in args {
+            fwd.push(self.load(a)?);
+        }
+        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a)).collect();
+        let call = format!("{native}({})", fwd_s.join(", "));
+        let forward = match output {
+            Some(o) => format!("{} = {call};", self.emit(o)),
+            None => format!("{call};"),
+        };
+        self.add_forward_plain(forward);
+        if !args.is_empty() {
+            let mut parts = fwd_s;
+            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
+            if let Some(o) = output {
+                parts.push(self.emit_adj(o));
+            }
+            self.add_reverse(format!("adj_{native}({});", parts.join(", ")));
+        }
+        Ok(output)
+    }
+
+    // --------------------------------------------------------- expressions
+
+    fn expr(&mut self, e: &Expr) -> LResult<VarId> {
+        self.set_lineno(e.pos);
+        match &e.kind {
+            ExprKind::Name(name) => match self.symbol(name) {
+                Some(v) => Ok(v),
+                None => Err(self.err(format!("referencing undefined symbol: {name}"))),
+            },
+            ExprKind::Constant(c) => {
+                let c = self.constant(c)?;
+                Ok(self.add_constant(c))
+            }
+            ExprKind::BinOp(l, op, r) => {
+                let left = self.expr(l)?;
+                let right = self.expr(r)?;
+                self.add_value_call(binop_builtin(*op), &[left, right])
+            }
+            ExprKind::UnaryOp(op, operand) => {
+                let arg = self.expr(operand)?;
+                if let Some(c) = self.var(arg).constant {
+                    if *op == UnaryOp::Neg {
+                        if matches!(operand.kind, ExprKind::Constant(_)) {
+                            // A fresh literal is negated in place, as warp does.
+                            self.vars[arg.0].constant = Some(c.negated());
+                            return Ok(arg);
+                        }
+                        return Ok(self.add_constant(c.negated()));
+                    }
+                }
+                let name = match op {
+                    UnaryOp::Neg => "neg",
+                    UnaryOp::Pos => "pos",
+                    UnaryOp::Not => "unot",
+                    UnaryOp::Invert => "invert",
+                };
+                self.add_value_call(name, &[arg])
+            }
+            ExprKind::Compare(left, comps) => self.compare(left, comps),
+            ExprKind::BoolOp(is_and, values) => self.bool_op(*is_and, values),
+            ExprKind::IfExp(test, body, orelse) => self.if_exp(test, body, orelse),
+            ExprKind::Call(func, args, kwargs) => self
+                .call(func, args, kwargs)?
+                .ok_or_else(|| self.err("the called function does not return a value")),
+            ExprKind::Subscript(target, slice) => {
+                let (base, indices) = self.subscript_parts(target, slice)?;
+                let op = if matches!(self.ty(base), Type::Array { .. }) {
+                    "address"
+                } else {
+                    "extract"
+                };
+                let mut args = vec![base];
+                args.extend(indices);
+                self.add_value_call(op, &args)
+            }
+            ExprKind::Attribute(base, attr) => {
+                if let ExprKind::Name(m) = &base.kind {
+                    if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                        return Err(self.err(format!(
+                            "{m}.{attr} is not supported as a value by this version of the lowering"
+                        )));
+                    }
+                }
+                let agg = self.expr(base)?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_value_call("extract", &[agg, idx])
+            }
+            ExprKind::Tuple(_) => {
+                Err(self.err("tuples are not supported by this version of the lowering"))
+            }
+            ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
+            ExprKind::Slice(..) => {
+                Err(self.err("slices are not supported by this version of the lowering"))
+            }
+            ExprKind::Starred(_) => {
+                Err(self.err("starred expressions are not supported in kernels"))
+            }
+            ExprKind::Other(kind) => {
+                Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
+            }
+        }
+    }
+
+    fn constant(&self, c: &Constant) -> LResult<ConstVal> {
+        match c {
+            Constant::Int(v) => Ok(ConstVal::Int(*v)),
+            Constant::Float(v) => Ok(ConstVal::Float(*v)),
+            Constant::Bool(b) => Ok(ConstVal::Bool(*b)),
+            Constant::None => Err(self.err("None type unsupported")),
+            Constant::Str(_) => Err(self.err("string constants are not supported in kernels")),
+            Constant::Ellipsis => Err(self.err("'...' is not supported in kernels")),
+            Constant::Other(kind) => {
+                Err(self.err(format!("{kind} literals are not supported in kernels")))
+            }
+        }
+    }
+
+    /// The array and index variables of `target[slice]` (target first, then indices).
+    fn subscript_parts(&mut self, target: &Expr, slice: &Expr) -> LResult<(VarId, Vec<VarId>)> {
+        let array = self.expr(target)?;
+        let index_exprs: Vec<&Expr> = match &slice.kind {
+            ExprKind::Tuple(elts) => elts.iter().collect(),
+            _ => vec![slice],
+        };
+        let mut indices = Vec::with_capacity(index_exprs.len());
+        for ie in index_exprs {
+            indices.push(self.expr(ie)?);
+        }
+        match self.ty(array).strip_ref() {
+            Type::Array { ndim, .. } => {
+                if indices.len() != ndim {
+                    return Err(self.err(format!(
+                        "array has {ndim} dimension(s) but {} index(es) were given; views are not supported by this version of the lowering",
+                        indices.len()
+                    )));
+                }
+                Ok((array, indices))
+            }
+            Type::Vector(..) | Type::Quat(_) if indices.len() == 1 => Ok((array, indices)),
+            Type::Matrix(..) if (1..=2).contains(&indices.len()) => Ok((array, indices)),
+            t => Err(self.err(format!(
+                "cannot index a value of type {t} with {} index(es)",
+                indices.len()
+            ))),
+        }
+    }
+
+    /// The constant index variable of component `attr` (`x`, `y`, `z`, `w`) of a vector or quaternion.
+    fn component_index(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
+        let len = match self.ty(agg).strip_ref() {
+            Type::Vector(n, _) => n as i128,
+            Type::Quat(_) => 4,
+            t => return Err(self.err(format!("'{t}' has no attribute '{attr}'"))),
+        };
+        let idx = match attr {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            "w" => 3,
+            _ => len,
+        };
+        if idx >= len {
+            return Err(self.err(format!(
+                "'{}' has no attribute '{attr}'",
+                self.ty(agg).strip_ref()
+            )));
+        }
+        Ok(self.add_constant(ConstVal::Int(idx)))
+    }
+
+    /// Components can be assigned in local vectors and matrices, not through array elements.
+    fn check_component_target(&self, base: VarId) -> LResult<()> {
+        if self.ty(base).is_ref() {
+            return Err(self.err(
+                "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
+            ));
+        }
+        Ok(())
+    }
+
+    fn compare(&mut self, left: &Expr, comps: &[(CmpOp, Expr)]) -> LResult<VarId> {
+        let l = self.expr(left)?;
+        let mut rights = Vec::with_capacity(comps.len());
+        for (op, e) in comps {
+            let sym = match op {
+                CmpOp::Lt => "<",
+                CmpOp::LtE => "<=",
+                CmpOp::Gt => ">",
+                CmpOp::GtE => ">=",
+                CmpOp::Eq => "==",
+                CmpOp::NotEq => "!=",
+                _ => return Err(self.err("'is' and 'in' comparisons are not supported in kernels")),
+            };
+            rights.push((sym, self.expr(e)?));
+        }
+        let output = self.add_var(Type::BOOL, None);
+        let l = self.load(l)?;
+        let mut s = format!(
+            "{} = {}{} ",
+            self.emit(output),
+            "(".repeat(rights.len()),
+            self.emit(l)
+        );
+        let mut prev: Option<VarId> = None;
+        for (op, comp) in rights {
+            if let Some(p) = prev {
+                if self.ty(p) != self.ty(comp) {
+                    return Err(self.err(format!(
+                        "cannot chain comparisons of unequal types: {} {op} {}",
+                        self.ty(p),
+                        self.ty(comp)
+                    )));
+                }
+                let p = self.load(p)?;
+                let c = self.load(comp)?;
+                s.push_str(&format!("&& ({} {op} {})) ", self.emit(p), self.emit(c)));
+                prev = Some(c);
+            } else {
+                let c = self.load(comp)?;
+                s.push_str(&format!("{op} {}) ", self.emit(c)));
+                prev = Some(c);
+            }
+        }
+        let s = format!("{};", s.trim_end());
+        self.add_forward_plain(s);
+        Ok(output)
+    }
+
+    fn bool_op(&mut self, is_and: bool, values: &[Expr]) -> LResult<VarId> {
+        let output = self.add_var(Type::BOOL, None);
+        let first = self.expr(&values[0])?;
+        let first = self.load(first)?;
+        let s = format!("{} = {};", self.emit(output), self.emit(first));
+        self.add_forward_plain(s);
+        let guard = format!(
+            "if ({}{}) {{",
+            if is_and { "" } else { "!" },
+            self.emit(output)
+        );
+        for e in &values[1..] {
+            self.add_forward_plain(guard.clone());
+            self.add_reverse("}".into());
+            self.indent();
+            let v = self.expr(e)?;
+            let v = self.load(v)?;
+            let o = self.emit(output);
+            let s = format!(
+                "{o} = {o} {} {};",
+                if is_and { "&&" } else { "||" },
+                self.emit(v)
+            );
+            self.add_forward_plain(s);
+            self.dedent();
+            self.add_forward_plain("}".into());
+            self.add_reverse(guard.clone());
+        }
+        Ok(output)
+    }
+
+    fn if_exp(&mut self, test: &Expr, body: &Expr, orelse: &Expr) -> LResult<VarId> {
+        let cond = self.expr(test)?;
+        if let Some(c) = self.var(cond).constant {
+            return self.expr(if c.truthy() { body } else { orelse });
+        }
+        self.begin_if(cond, "")?;
+        let b = self.expr(body)?;
+        let b = self.ifexp_branch(b)?;
+        self.end_if(cond, "")?;
+        self.begin_if(cond, "!")?;
+        let o = self.expr(orelse)?;
+        let o = self.ifexp_branch(o)?;
+        self.end_if(cond, "!")?;
+        self.add_value_call("where", &[cond, b, o])
+    }
+
+    fn ifexp_branch(&mut self, v: VarId) -> LResult<VarId> {
+        if self.ty(v).is_ref() {
+            self.add_value_call("copy", &[v])
+        } else {
+            Ok(v)
+        }
+    }
+
+    fn resolve_callee(&self, func: &Expr) -> LResult<Callee> {
+        match &func.kind {
+            ExprKind::Attribute(base, attr) => match &base.kind {
+                ExprKind::Name(module)
+                    if self.scope.is_warp_module(module) && self.symbol(module).is_none() =>
+                {
+                    if let Some(v) = super::types::composite_type(attr) {
+                        Ok(Callee::Constructor(v))
+                    } else if builtins::is_known(attr) {
+                        Ok(Callee::Builtin(attr.clone()))
+                    } else {
+                        Err(self.err(format!(
+                            "could not find function {module}.{attr} as a built-in or user-defined function"
+                        )))
+                    }
+                }
+                _ => {
+                    Err(self.err("method calls are not supported by this version of the lowering"))
+                }
+            },
+            ExprKind::Name(name) if self.symbol(name).is_none() => {
+                if self.scope.user_function(name).is_some() {
+                    return Ok(Callee::User(name.clone()));
+                }
+                if let Some(builtin) = self.scope.imported_builtin(name) {
+                    return Ok(Callee::Builtin(builtin.to_string()));
+                }
+                match name.as_str() {
+                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
+                        Ok(Callee::Builtin(name.clone()))
+                    }
+                    _ => Err(self.err(format!(
+                        "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
+                    ))),
+                }
+            }
+            ExprKind::Name(name) => {
+                Err(self.err(format!("'{name}' is a variable, not a function")))
+            }
+            _ => Err(self.err("unsupported call target")),
+        }
+    }
+
+    /// A call whose results are unpacked into `n` names (`i, j = wp.tid()`).
+    fn call_multi(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        kwargs: &[Keyword],
+        n: usize,
+    ) -> LResult<Vec<VarId>> {
+        let name = match self.resolve_callee(func)? {
+            Callee::Builtin(name) | Callee::User(name) => name,
+            Callee::Constructor(v) => v.to_string(),
+        };
+        if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
+            return Err(self.err(format!("'{name}' does not return {n} values")));
+        }
+        self.builtins_used.insert("tid".into());
+        let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
+        let names: Vec<String> = outs.iter().map(|o| self.emit(*o)).collect();
+        self.add_forward_plain(format!("builtin_tid{n}d({});", names.join(", ")));
+        Ok(outs)
+    }
+
+    fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> LResult<Option<VarId>> {
+        let name = match self.resolve_callee(func)? {
+            Callee::Constructor(target) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
+                self.builtins_used.insert(target.to_string());
+                return self.emit_call(ov, &vals);
+            }
+            Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
+                return self.templated_constant(&name, args, kwargs).map(Some);
+            }
+            Callee::Builtin(name) => name,
+            Callee::User(name) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                return self.call_user(&name, &vals);
+            }
+        };
+        if !kwargs.is_empty() {
+            return Err(self.err(format!(
+                "keyword arguments to '{name}' are not supported by this version of the lowering"
+            )));
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            if matches!(a.kind, ExprKind::Starred(_)) {
+                return Err(
+                    self.err("starred arguments are not supported by this version of the lowering")
+                );
+            }
+            vals.push(self.expr(a)?);
+        }
+        let native = match name.as_str() {
+            "select" => return Err(self.err(
+                "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
+            )),
+            n => n,
+        };
+        if native == "tid" && !vals.is_empty() {
+            return Err(self.err("tid() takes no arguments"));
+        }
+        self.builtins_used.insert(native.to_string());
+        if let Some(s) = builtins::cast_target(native) {
+            self.builtins_used.remove(native);
+            self.builtins_used.insert(s.name().to_string());
+        }
+        self.add_call(native, &vals)
+    }
+
+    /// `wp.identity(n=N, dtype=T)` and `wp.quat_identity(dtype=T)`: the type
+    /// arguments become C++ template arguments of an argument-less call.
+    fn templated_constant(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<VarId> {
+        if !args.is_empty() {
+            return Err(self.err(format!(
+                "{name}() takes keyword arguments only (n=..., dtype=...)"
+            )));
+        }
+        let mut n = None;
+        let mut dtype = Scalar::Float32;
+        for kw in kwargs {
+            match (kw.arg.as_deref(), &kw.value.kind) {
+                (Some("n"), ExprKind::Constant(Constant::Int(v)))
+                    if name == "identity" && (2..=4).contains(v) =>
+                {
+                    // warp evaluates the keyword argument: the literal becomes a constant.
+                    self.add_constant(ConstVal::Int(*v));
+                    n = Some(*v as u8)
+                }
+                (Some("dtype"), _) => {
+                    dtype = match self.scope.annotation_type(&kw.value)? {
+                        Type::Scalar(s) if s.is_float() => s,
+                        _ => return Err(self.err(format!("{name}() needs a float dtype"))),
+                    }
+                }
+                _ => return Err(self.err(format!("unsupported argument to {name}()"))),
+            }
+        }
+        self.builtins_used.insert(name.to_string());
+        let (native, ret) = if name == "identity" {
+            let n = n.ok_or_else(|| self.err("identity() needs n=2, 3 or 4"))?;
+            (
+                format!("identity<{n}, {}>", dtype.ctype()),
+                Type::Matrix(n, n, dtype),
+            )
+        } else {
+            (
+                format!("quat_identity<{}>", dtype.ctype()),
+                Type::Quat(dtype),
+            )
+        };
+        let out = self.add_var(ret, None);
+        let s = format!("{} = wp::{native}();", self.emit(out));
+        self.add_forward_plain(s);
+        Ok(out)
+    }
+
+    /// Warp type names this function uses (arguments and locals): `float32`, `vec3f`, ...
+    pub fn dtypes(&self) -> BTreeSet<String> {
+        self.vars
+            .iter()
+            .filter_map(|v| match v.ty {
+                Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
+                Type::Range => None,
+                t => Some(t.to_string()),
+            })
+            .collect()
+    }
+}
+
+/// The largest number of names a `wp.tid()` result is unpacked into (1 if never).
+fn tid_dimension(body: &[Stmt]) -> usize {
+    let mut dim = 1;
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign(targets, value) => {
+                if let (Some(ExprKind::Tuple(elts)), ExprKind::Call(func, ..)) =
+                    (targets.first().map(|t| &t.kind), &value.kind)
+                {
+                    if matches!(&func.kind, ExprKind::Attribute(_, a) if a == "tid") {
+                        dim = dim.max(elts.len());
+                    }
+                }
+            }
+            StmtKind::If(_, b, o) | StmtKind::While(_, b, o) | StmtKind::For(_, _, b, o) => {
+                dim = dim.max(tid_dimension(b)).max(tid_dimension(o));
+            }
+            _ => {}
+        }
+    }
+    dim
+}
+
+/// Whether `body` (not nested loops) contains `break` (if `brk`) or `continue` (if `cont`).
+fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Break => brk,
+        StmtKind::Continue => cont,
+        StmtKind::If(_, b, o) => {
+            contains_loop_control(b, brk, cont) || contains_loop_control(o, brk, cont)
+        }
+        _ => false,
+    })
+}
+
+/// Every name appearing in the statements (any context).
+fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<String>) {
+    fn expr(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.clone());
+            }
+            ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+                expr(b, out)
+            }
+            ExprKind::Subscript(a, b) | ExprKind::BinOp(a, _, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            ExprKind::Slice(a, b, c) => {
+                for x in [a, b, c].into_iter().flatten() {
+                    expr(x, out);
+                }
+            }
+            ExprKind::Call(f, args, kws) => {
+                expr(f, out);
+                args.iter().for_each(|a| expr(a, out));
+                kws.iter().for_each(|k| expr(&k.value, out));
+            }
+            ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+                v.iter().for_each(|a| expr(a, out))
+            }
+            ExprKind::Compare(l, c) => {
+                expr(l, out);
+                c.iter().for_each(|(_, a)| expr(a, out));
+            }
+            ExprKind::IfExp(a, b, c) => {
+                expr(a, out);
+                expr(b, out);
+                expr(c, out);
+            }
+            ExprKind::Constant(_) | ExprKind::Other(_) => {}
+        }
+    }
+    for s in body {
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, out),
+            StmtKind::Assign(t, v) => {
+                t.iter().for_each(|a| expr(a, out));
+                expr(v, out);
+            }
+            StmtKind::AugAssign(t, _, v) => {
+                expr(t, out);
+                expr(v, out);
+            }
+            StmtKind::If(t, b, o) | StmtKind::While(t, b, o) => {
+                expr(t, out);
+                collect_names_stmts(b, out);
+                collect_names_stmts(o, out);
+            }
+            StmtKind::For(t, i, b, o) => {
+                expr(t, out);
+                expr(i, out);
+                collect_names_stmts(b, out);
+                collect_names_stmts(o, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names bound by assignments anywhere in the statements (Python's Store context).
+fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<String>) {
+    fn target(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.clone());
+            }
+            ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().for_each(|a| target(a, out)),
+            ExprKind::Starred(b) => target(b, out),
+            _ => {}
+        }
+    }
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign(t, _) => t.iter().for_each(|a| target(a, out)),
+            StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => target(t, out),
+            StmtKind::If(_, b, o) | StmtKind::While(_, b, o) => {
+                collect_stored_names(b, out);
+                collect_stored_names(o, out);
+            }
+            StmtKind::For(t, _, b, o) => {
+                target(t, out);
+                collect_stored_names(b, out);
+                collect_stored_names(o, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// warp's `lower_unrolled_continues`: in an unrolled iteration, `continue`
+/// becomes `active = False` and the statements after a possible continue run
+/// under `if active:`.
+fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
+    let mut result = Vec::new();
+    for (index, stmt) in body.iter().enumerate() {
+        if matches!(stmt.kind, StmtKind::Continue) {
+            let target = Expr {
+                kind: ExprKind::Name(active.to_string()),
+                pos: stmt.pos,
+            };
+            let value = Expr {
+                kind: ExprKind::Constant(Constant::Bool(false)),
+                pos: stmt.pos,
+            };
+            result.push(Stmt {
+                kind: StmtKind::Assign(vec![target], value),
+                pos: stmt.pos,
+            });
+            return (result, true);
+        }
+        let mut may_continue = false;
+        if let StmtKind::If(test, b, o) = &stmt.kind {
+            let (b2, bc) = lower_unrolled_continues(b, active);
+            let (o2, oc) = lower_unrolled_continues(o, active);
+            may_continue = bc || oc;
+            result.push(Stmt {
+                kind: StmtKind::If(test.clone(), b2, o2),
+                pos: stmt.pos,
+            });
+        } else {
+            result.push(stmt.clone());
+        }
+        if may_continue {
+            let (tail, _) = lower_unrolled_continues(&body[index + 1..], active);
+            if !tail.is_empty() {
+                let pos = body[index + 1].pos;
+                let test = Expr {
+                    kind: ExprKind::Name(active.to_string()),
+                    pos,
+                };
+                result.push(Stmt {
+                    kind: StmtKind::If(test, tail, Vec::new()),
+                    pos,
+                });
+            }
+            return (result, true);
+        }
+    }
+    (result, false)
+}
+
+fn binop_builtin(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mult => "mul",
+        BinOp::Div => "div",
+        BinOp::FloorDiv => "floordiv",
+        BinOp::Mod => "mod",
+        BinOp::Pow => "pow",
+        BinOp::MatMult => "matmul",
+        BinOp::LShift => "lshift",
+        BinOp::RShift => "rshift",
+        BinOp::BitAnd => "bit_and",
+        BinOp::BitOr => "bit_or",
+        BinOp::BitXor => "bit_xor",
+    }
+}

@@ -1,0 +1,673 @@
+//! Module-level lowering: find the kernels of a file, lower each body with
+//! `Adjoint`, and assemble warp's CPU or CUDA module around them.
+
+use std::collections::BTreeSet;
+
+use std::cell::RefCell;
+
+use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
+use super::templates::*;
+use super::types::{Scalar, Type, Value, composite_type};
+use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
+use crate::lang::ast::*;
+use crate::lang::parse_module;
+
+/// What the module level tells the lowering: source lines (for the line
+/// comments), the names bound to the warp module and names imported from it.
+pub struct Scope<'a> {
+    pub lines: Vec<&'a str>,
+    /// The file name printed in `// file:line` comments above functions.
+    pub filename: String,
+    /// Module-level `@wp.func` definitions.
+    functions: Vec<(&'a FunctionDef, Pos)>,
+    warp_aliases: Vec<String>,
+    /// (local name, warp name) from `from warp import x as y`.
+    warp_imports: Vec<(String, String)>,
+}
+
+type LResult<T> = Result<T, LowerError>;
+
+fn err_at(pos: Pos, message: impl Into<String>) -> LowerError {
+    LowerError {
+        line: pos.line,
+        col: pos.col,
+        message: message.into(),
+    }
+}
+
+impl<'a> Scope<'a> {
+    fn new(source: &'a str, filename: &str, module: &'a Module) -> Self {
+        let mut warp_aliases = Vec::new();
+        let mut warp_imports = Vec::new();
+        for stmt in &module.body {
+            match &stmt.kind {
+                StmtKind::Import(names) => {
+                    for (m, alias) in names {
+                        if m == "warp" {
+                            warp_aliases.push(alias.clone().unwrap_or_else(|| "warp".into()));
+                        }
+                    }
+                }
+                StmtKind::ImportFrom(m, names) if m == "warp" => {
+                    for (n, alias) in names {
+                        warp_imports.push((alias.clone().unwrap_or_else(|| n.clone()), n.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut scope = Scope {
+            lines: split_lines(source),
+            filename: filename.to_string(),
+            functions: Vec::new(),
+            warp_aliases,
+            warp_imports,
+        };
+        for stmt in &module.body {
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
+                    scope.functions.push((def, stmt.pos));
+                }
+            }
+        }
+        scope
+    }
+
+    /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
+    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos)> {
+        self.functions
+            .iter()
+            .rev()
+            .find(|(d, _)| d.name == name)
+            .copied()
+    }
+
+    pub fn is_warp_module(&self, name: &str) -> bool {
+        self.warp_aliases.iter().any(|a| a == name)
+    }
+
+    /// The warp name behind a local name imported with `from warp import ...`.
+    pub fn imported_builtin(&self, name: &str) -> Option<&str> {
+        self.warp_imports
+            .iter()
+            .find(|(local, _)| local == name)
+            .map(|(_, w)| w.as_str())
+    }
+
+    /// `expr` names warp attribute `attr` (`wp.kernel`, or `kernel` imported from warp).
+    fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
+        match &expr.kind {
+            ExprKind::Attribute(base, a) => {
+                a == attr && matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m))
+            }
+            ExprKind::Name(n) => self.imported_builtin(n) == Some(attr),
+            _ => false,
+        }
+    }
+
+    /// The scalar, vector, matrix or quaternion type an expression names.
+    fn value_type(&self, expr: &Expr) -> Option<Value> {
+        if let Some(s) = self.scalar_type(expr) {
+            return Some(Value::Scalar(s));
+        }
+        let name = match &expr.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
+                a.as_str()
+            }
+            _ => return None,
+        };
+        composite_type(name)
+    }
+
+    fn scalar_type(&self, expr: &Expr) -> Option<Scalar> {
+        let name = match &expr.kind {
+            ExprKind::Name(n) => match n.as_str() {
+                "float" => return Some(Scalar::Float32),
+                "int" => return Some(Scalar::Int32),
+                "bool" => return Some(Scalar::Bool),
+                _ => self.imported_builtin(n)?,
+            },
+            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
+                a.as_str()
+            }
+            _ => return None,
+        };
+        match name {
+            "float" => Some(Scalar::Float32),
+            "int" => Some(Scalar::Int32),
+            n => Scalar::from_name(n),
+        }
+    }
+
+    /// The type a parameter annotation denotes.
+    pub fn annotation_type(&self, expr: &Expr) -> LResult<Type> {
+        if let Some(v) = self.value_type(expr) {
+            return Ok(v.to_type());
+        }
+        if let ExprKind::Call(func, args, kwargs) = &expr.kind {
+            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
+                .iter()
+                .position(|a| self.names_warp(func, a))
+                .map(|k| k.max(1));
+            if let Some(default_ndim) = array_ndim {
+                let mut dtype = None;
+                let mut ndim = default_ndim;
+                for (k, a) in args.iter().enumerate() {
+                    if k == 0 && default_ndim >= 1 {
+                        dtype = Some(a);
+                    } else {
+                        return Err(err_at(
+                            a.pos,
+                            "unexpected positional argument in array annotation",
+                        ));
+                    }
+                }
+                for kw in kwargs {
+                    match kw.arg.as_deref() {
+                        Some("dtype") => dtype = Some(&kw.value),
+                        Some("ndim")
+                            if array_ndim == Some(1)
+                                && matches!(func.kind, ExprKind::Attribute(_, ref a) if a == "array") =>
+                        {
+                            match kw.value.kind {
+                                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
+                                    ndim = n as usize
+                                }
+                                _ => {
+                                    return Err(err_at(
+                                        kw.value.pos,
+                                        "ndim must be an integer from 1 to 4",
+                                    ));
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(err_at(
+                                kw.value.pos,
+                                "unsupported argument in array annotation",
+                            ));
+                        }
+                    }
+                }
+                let dtype =
+                    dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
+                let scalar = self.value_type(dtype).ok_or_else(|| {
+                    err_at(
+                        dtype.pos,
+                        "arrays of this dtype are not supported by this version of the lowering",
+                    )
+                })?;
+                return Ok(Type::Array {
+                    dtype: scalar,
+                    ndim,
+                });
+            }
+        }
+        Err(err_at(
+            expr.pos,
+            "unsupported type annotation for a kernel argument",
+        ))
+    }
+}
+
+/// Python's `str.splitlines()` for the line terminators that occur in source files.
+fn split_lines(source: &str) -> Vec<&str> {
+    source
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// A kernel found at module level, with its options.
+struct KernelDef<'m> {
+    def: &'m FunctionDef,
+    pos: Pos,
+    enable_backward: bool,
+}
+
+fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module) -> LResult<Vec<KernelDef<'m>>> {
+    let mut out = Vec::new();
+    for stmt in &module.body {
+        let StmtKind::FunctionDef(def) = &stmt.kind else {
+            continue;
+        };
+        let mut kernel = None;
+        for d in &def.decorators {
+            if scope.names_warp(d, "kernel") {
+                kernel = Some(true);
+            } else if let ExprKind::Call(func, args, kwargs) = &d.kind {
+                if scope.names_warp(func, "kernel") {
+                    if let Some(a) = args.first() {
+                        return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
+                    }
+                    let mut enable_backward = true;
+                    for kw in kwargs {
+                        match (kw.arg.as_deref(), &kw.value.kind) {
+                            (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
+                                enable_backward = *b
+                            }
+                            _ => {
+                                return Err(err_at(
+                                    kw.value.pos,
+                                    "unsupported wp.kernel option (this version supports enable_backward=True/False)",
+                                ));
+                            }
+                        }
+                    }
+                    kernel = Some(enable_backward);
+                }
+            }
+        }
+        if let Some(enable_backward) = kernel {
+            out.push(KernelDef {
+                def,
+                pos: stmt.pos,
+                enable_backward,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A lowered kernel body, ready to be placed in either target's template.
+struct KernelBody<'s> {
+    name: String,
+    mangled: String,
+    enable_backward: bool,
+    adj: Adjoint<'s>,
+}
+
+fn mangle(source: &str, name: &str) -> String {
+    let h = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), name.len() as u64)
+        ^ xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+    format!("{name}_{:08x}", h as u32)
+}
+
+pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
+    let module = parse_module(source)?;
+    let scope = Scope::new(source, filename, &module);
+    let funcs = RefCell::new(FuncTable::default());
+    let kernel_defs = find_kernels(&scope, &module)?;
+    let mut bodies = Vec::with_capacity(kernel_defs.len());
+    let mut used_builtins = BTreeSet::new();
+    let mut dtypes = BTreeSet::new();
+    for k in &kernel_defs {
+        let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
+        adj.lower_function(k.def, k.pos)?;
+        used_builtins.extend(adj.builtins_used.iter().cloned());
+        dtypes.extend(adj.dtypes());
+        bodies.push(KernelBody {
+            name: k.def.name.clone(),
+            mangled: mangle(source, &k.def.name),
+            enable_backward: k.enable_backward,
+            adj,
+        });
+    }
+    mark_backward_use(&mut funcs.borrow_mut(), &bodies);
+    let table = funcs.borrow();
+    let generate = |target| assemble(target, &scope, &table, &bodies);
+    Ok(Lowered {
+        cpu: cpu.then(|| generate(Target::Cpu)),
+        cuda: cuda.then(|| generate(Target::Cuda)),
+        builtins: used_builtins.into_iter().collect(),
+        dtypes: dtypes.into_iter().map(String::from).collect(),
+    })
+}
+
+/// A function's adjoint is generated only when a kernel with a backward pass reaches it.
+fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
+    let mut work: Vec<usize> = bodies
+        .iter()
+        .filter(|k| k.enable_backward)
+        .flat_map(|k| k.adj.called.iter().copied())
+        .collect();
+    while let Some(i) = work.pop() {
+        let f = &mut funcs.built[i].1;
+        if !f.used_by_backward {
+            f.used_by_backward = true;
+            work.extend(f.callees.iter().copied());
+        }
+    }
+}
+
+/// Renders a lowered `@wp.func` into the pieces both targets' templates need.
+pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef) -> BuiltFunc {
+    let indent = "    ";
+    let ret = adj
+        .return_var
+        .as_ref()
+        .and_then(|r| (r.len() == 1).then(|| adj.var(r[0]).ty.clone()));
+    let params: Vec<Type> = adj.args.iter().map(|a| adj.var(*a).ty.clone()).collect();
+    let forward_args: Vec<String> = adj
+        .args
+        .iter()
+        .map(|a| format!("{} var_{}", adj.var(*a).ty.ctype(false), adj.var(*a).label))
+        .collect();
+    let mut reverse_args = forward_args.clone();
+    for a in &adj.args {
+        let v = adj.var(*a);
+        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label));
+    }
+    if let Some(r) = &ret {
+        reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
+    }
+    BuiltFunc {
+        native: format!("{}_0", def.name),
+        params,
+        ret,
+        callees: adj.called.clone(),
+        used_by_backward: false,
+        forward_args,
+        reverse_args,
+        forward_body: forward_body(adj, Body::Function, indent),
+        reverse_body: reverse_body(adj, Body::Function, indent),
+        first_line: def.first_line,
+    }
+}
+
+fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bool) -> String {
+    let callable = if target == Target::Cuda {
+        "CUDA_CALLABLE "
+    } else {
+        ""
+    };
+    let ret = f
+        .ret
+        .as_ref()
+        .map_or("void".to_string(), |t| t.ctype(false));
+    let (ret, name, args, body) = if reverse {
+        let body = if f.used_by_backward {
+            f.reverse_body.clone()
+        } else {
+            "\t// reverse mode disabled (no backward-enabled kernel depends on this function)\n"
+                .to_string()
+        };
+        (
+            "void".to_string(),
+            format!("adj_{}", f.native),
+            &f.reverse_args,
+            body,
+        )
+    } else {
+        (
+            ret,
+            f.native.clone(),
+            &f.forward_args,
+            f.forward_body.clone(),
+        )
+    };
+    format!(
+        "\n// {}:{}\nstatic {callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        scope.filename,
+        f.first_line,
+        args.join(",\n    ")
+    )
+}
+
+fn assemble(
+    target: Target,
+    scope: &Scope<'_>,
+    funcs: &FuncTable,
+    bodies: &[KernelBody<'_>],
+) -> TargetIr {
+    let mut source = String::with_capacity(8192);
+    // Forward functions first, then every adjoint (callees before callers, as built).
+    for (_, f) in &funcs.built {
+        source.push_str(&function_source(target, scope, f, false));
+    }
+    for (_, f) in &funcs.built {
+        source.push_str(&function_source(target, scope, f, true));
+    }
+    let mut kernels = Vec::with_capacity(bodies.len());
+    for k in bodies {
+        let (forward, backward) = match target {
+            Target::Cuda => cuda_kernel(k),
+            Target::Cpu => cpu_kernel(k),
+        };
+        if target == Target::Cpu {
+            source.push_str(&args_struct(k));
+        }
+        source.push_str("\n\n");
+        source.push_str(&forward);
+        source.push_str("\n\n");
+        if let Some(b) = &backward {
+            source.push_str("\n\n");
+            source.push_str(b);
+            source.push_str("\n\n");
+        }
+        if target == Target::Cpu {
+            let ndim = k.adj.kernel_dim.to_string();
+            let ndim = ndim.as_str();
+            source.push_str(
+                &CPU_MODULE_FORWARD
+                    .replace("@NAME@", &k.mangled)
+                    .replace("@NDIM@", ndim),
+            );
+            if k.enable_backward {
+                source.push_str(
+                    &CPU_MODULE_BACKWARD
+                        .replace("@NAME@", &k.mangled)
+                        .replace("@NDIM@", ndim),
+                );
+            }
+        }
+        kernels.push(KernelIr {
+            name: k.name.clone(),
+            forward,
+            backward: backward.unwrap_or_default(),
+        });
+    }
+    let header = if target == Target::Cpu {
+        CPU_HEADER
+    } else {
+        CUDA_HEADER
+    };
+    let mut module = String::with_capacity(source.len() + 4096);
+    if !source.contains("bfloat16") {
+        module.push_str(NO_BFLOAT16);
+    }
+    module.push_str(header);
+    module.push_str(CAST_MACROS);
+    module.push_str(&source);
+    TargetIr { module, kernels }
+}
+
+fn args_struct(k: &KernelBody<'_>) -> String {
+    let mut s = format!("struct wp_args_{} {{\n", k.mangled);
+    for &a in &k.adj.args {
+        let v = k.adj.var(a);
+        s.push_str(&format!("    {} {};\n", v.ty.ctype(false), v.label));
+    }
+    s.push_str("};\n");
+    s
+}
+
+/// Joins body lines under the function's indentation, as warp's `codegen_func_*`.
+fn push_lines(out: &mut String, indent: &str, lines: impl IntoIterator<Item = String>) {
+    for l in lines {
+        out.push_str(indent);
+        out.push_str(&l);
+        out.push('\n');
+    }
+}
+
+fn primal_vars(adj: &Adjoint<'_>) -> Vec<String> {
+    let mut lines = vec!["//---------".to_string(), "// primal vars".to_string()];
+    for &id in &adj.locals {
+        let v = adj.var(id);
+        lines.push(match v.constant {
+            None => format!("{} var_{};", v.ty.ctype(false), v.label),
+            Some(c) => format!(
+                "const {} var_{} = {};",
+                v.ty.ctype(false),
+                v.label,
+                c.c_str()
+            ),
+        });
+    }
+    lines
+}
+
+fn dual_vars(adj: &Adjoint<'_>) -> Vec<String> {
+    let mut lines = vec!["//---------".to_string(), "// dual vars".to_string()];
+    for &id in &adj.locals {
+        let v = adj.var(id);
+        lines.push(format!("{} adj_{} = {{}};", v.ty.ctype(true), v.label));
+    }
+    lines
+}
+
+/// Which function a body is generated for: argument loading and the exit of
+/// the reverse pass depend on it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    CpuKernel,
+    CudaKernel,
+    Function,
+}
+
+fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
+    let mut out = String::with_capacity(4096);
+    if kind == Body::CpuKernel {
+        let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
+        for &a in &adj.args {
+            let v = adj.var(a);
+            lines.push(format!(
+                "{} var_{} = _wp_args->{};",
+                v.ty.ctype(false),
+                v.label,
+                v.label
+            ));
+        }
+        push_lines(&mut out, indent, lines);
+    }
+    push_lines(&mut out, indent, primal_vars(adj));
+    push_lines(
+        &mut out,
+        indent,
+        ["//---------".to_string(), "// forward".to_string()],
+    );
+    let grid_stride = kind == Body::CudaKernel;
+    push_lines(
+        &mut out,
+        indent,
+        adj.body_forward().iter().map(|f| {
+            if grid_stride && f.trim_start().starts_with("return;") {
+                f.replace("return;", "continue;")
+            } else {
+                f.clone()
+            }
+        }),
+    );
+    out
+}
+
+fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
+    let mut out = String::with_capacity(8192);
+    if kind == Body::CpuKernel {
+        let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
+        for &a in &adj.args {
+            let v = adj.var(a);
+            lines.push(format!(
+                "{} var_{} = _wp_args->{};",
+                v.ty.ctype(false),
+                v.label,
+                v.label
+            ));
+        }
+        for &a in &adj.args {
+            let v = adj.var(a);
+            lines.push(format!(
+                "{} adj_{} = _wp_adj_args->{};",
+                v.ty.ctype(false),
+                v.label,
+                v.label
+            ));
+        }
+        push_lines(&mut out, indent, lines);
+    }
+    push_lines(&mut out, indent, primal_vars(adj));
+    push_lines(&mut out, indent, dual_vars(adj));
+    push_lines(
+        &mut out,
+        indent,
+        ["//---------".to_string(), "// forward".to_string()],
+    );
+    push_lines(&mut out, indent, adj.body_replay().iter().cloned());
+    push_lines(
+        &mut out,
+        indent,
+        ["//---------".to_string(), "// reverse".to_string()],
+    );
+    push_lines(&mut out, indent, adj.body_reverse().iter().rev().cloned());
+    let exit = if kind == Body::CudaKernel {
+        "continue;"
+    } else {
+        "return;"
+    };
+    push_lines(&mut out, indent, [exit.to_string()]);
+    out
+}
+
+fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
+    let indent = "        ";
+    let mut fwd_args = vec![format!("wp::launch_bounds_t<{}> dim", k.adj.kernel_dim)];
+    for &a in &k.adj.args {
+        let v = k.adj.var(a);
+        fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label));
+    }
+    let open = |name: &str, args: &[String]| {
+        CUDA_KERNEL_OPEN
+            .replace("@NAME@", name)
+            .replace("@ARGS@", &args.join(",\n    "))
+    };
+    let mut forward = open(&format!("{}_cuda_kernel_forward", k.mangled), &fwd_args);
+    forward.push_str(&forward_body(&k.adj, Body::CudaKernel, indent));
+    forward.push_str(CUDA_KERNEL_CLOSE);
+    let backward = k.enable_backward.then(|| {
+        let mut args = fwd_args.clone();
+        for &a in &k.adj.args {
+            let v = k.adj.var(a);
+            args.push(format!("{} adj_{}", v.ty.ctype(false), v.label));
+        }
+        let mut b = open(&format!("{}_cuda_kernel_backward", k.mangled), &args);
+        b.push_str(&reverse_body(&k.adj, Body::CudaKernel, indent));
+        b.push_str(CUDA_KERNEL_CLOSE);
+        b
+    });
+    (forward, backward)
+}
+
+fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
+    let indent = "    ";
+    let open = |kind: &str, args: &str| {
+        CPU_KERNEL_OPEN
+            .replace("@NAME@", &k.mangled)
+            .replace("@KIND@", kind)
+            .replace("@ARGS@", args)
+    };
+    let base = format!(
+        "wp::launch_bounds_t<{}> dim,\n    size_t task_index",
+        k.adj.kernel_dim
+    );
+    let mut forward = open(
+        "forward",
+        &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
+    );
+    forward.push_str(&forward_body(&k.adj, Body::CpuKernel, indent));
+    forward.push('}');
+    let backward = k.enable_backward.then(|| {
+        let mut b = open(
+            "backward",
+            &format!(
+                "{base},\n    wp_args_{0} *_wp_args,\n    wp_args_{0} *_wp_adj_args",
+                k.mangled
+            ),
+        );
+        b.push_str(&reverse_body(&k.adj, Body::CpuKernel, indent));
+        b.push('}');
+        b
+    });
+    (forward, backward)
+}

@@ -1,0 +1,396 @@
+//! Warp's value types as the code generator sees them, and their C++ spelling.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Float16,
+    Float32,
+    Float64,
+}
+
+impl Scalar {
+    pub const ALL: [Scalar; 12] = [
+        Scalar::Bool,
+        Scalar::Int8,
+        Scalar::Int16,
+        Scalar::Int32,
+        Scalar::Int64,
+        Scalar::UInt8,
+        Scalar::UInt16,
+        Scalar::UInt32,
+        Scalar::UInt64,
+        Scalar::Float16,
+        Scalar::Float32,
+        Scalar::Float64,
+    ];
+
+    /// Warp's name for the type (`wp.float32`), which is also the C++ name in `wp::`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::Int8 => "int8",
+            Scalar::Int16 => "int16",
+            Scalar::Int32 => "int32",
+            Scalar::Int64 => "int64",
+            Scalar::UInt8 => "uint8",
+            Scalar::UInt16 => "uint16",
+            Scalar::UInt32 => "uint32",
+            Scalar::UInt64 => "uint64",
+            Scalar::Float16 => "float16",
+            Scalar::Float32 => "float32",
+            Scalar::Float64 => "float64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub fn ctype(self) -> String {
+        match self {
+            Scalar::Bool => "bool".to_string(),
+            s => format!("wp::{}", s.name()),
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float16 | Scalar::Float32 | Scalar::Float64)
+    }
+
+    pub fn is_int(self) -> bool {
+        !self.is_float() && self != Scalar::Bool
+    }
+}
+
+/// A value type that can live in a variable or an array element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    Scalar(Scalar),
+    /// `wp.vecN`: length, component type.
+    Vector(u8, Scalar),
+    /// `wp.matNM`: rows, columns, component type.
+    Matrix(u8, u8, Scalar),
+    Quat(Scalar),
+}
+
+impl Value {
+    pub fn ctype(self) -> String {
+        match self {
+            Value::Scalar(s) => s.ctype(),
+            Value::Vector(n, s) => format!("wp::vec_t<{n}, {}>", s.ctype()),
+            Value::Matrix(r, c, s) => format!("wp::mat_t<{r}, {c}, {}>", s.ctype()),
+            Value::Quat(s) => format!("wp::quat_t<{}>", s.ctype()),
+        }
+    }
+
+    /// The component (scalar) type.
+    pub fn dtype(self) -> Scalar {
+        match self {
+            Value::Scalar(s) | Value::Vector(_, s) | Value::Matrix(_, _, s) | Value::Quat(s) => s,
+        }
+    }
+
+    pub fn to_type(self) -> Type {
+        match self {
+            Value::Scalar(s) => Type::Scalar(s),
+            Value::Vector(n, s) => Type::Vector(n, s),
+            Value::Matrix(r, c, s) => Type::Matrix(r, c, s),
+            Value::Quat(s) => Type::Quat(s),
+        }
+    }
+}
+
+fn type_suffix(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Float16 => "h",
+        Scalar::Float32 => "f",
+        Scalar::Float64 => "d",
+        Scalar::Int16 => "s",
+        Scalar::Int32 => "i",
+        Scalar::Int64 => "l",
+        Scalar::Int8 => "b",
+        Scalar::UInt8 => "ub",
+        Scalar::UInt16 => "us",
+        Scalar::UInt32 => "ui",
+        Scalar::UInt64 => "ul",
+        Scalar::Bool => "bool",
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Value::Scalar(s) => f.write_str(s.name()),
+            Value::Vector(n, s) => write!(f, "vec{n}{}", type_suffix(s)),
+            Value::Matrix(r, c, s) => write!(f, "mat{r}{c}{}", type_suffix(s)),
+            Value::Quat(s) => write!(f, "quat{}", type_suffix(s)),
+        }
+    }
+}
+
+/// Warp's built-in vector, matrix and quaternion type names (`vec3`, `mat33d`, `quatf`).
+pub fn composite_type(name: &str) -> Option<Value> {
+    let (base, suffix) = if let Some(rest) = name.strip_prefix("vec") {
+        let n = rest.chars().next()?.to_digit(10)? as u8;
+        (Value::Vector(n, Scalar::Float32), &rest[1..])
+    } else if let Some(rest) = name.strip_prefix("mat") {
+        let mut ds = rest.chars();
+        let r = ds.next()?.to_digit(10)? as u8;
+        let c = ds.next()?.to_digit(10)? as u8;
+        (Value::Matrix(r, c, Scalar::Float32), &rest[2..])
+    } else if let Some(rest) = name.strip_prefix("quat") {
+        (Value::Quat(Scalar::Float32), rest)
+    } else {
+        return None;
+    };
+    let dtype = match suffix {
+        "" | "f" => Scalar::Float32,
+        "d" => Scalar::Float64,
+        "h" => Scalar::Float16,
+        "i" => Scalar::Int32,
+        "ui" => Scalar::UInt32,
+        "l" => Scalar::Int64,
+        "ul" => Scalar::UInt64,
+        "s" => Scalar::Int16,
+        "us" => Scalar::UInt16,
+        "b" => Scalar::Int8,
+        "ub" => Scalar::UInt8,
+        _ => return None,
+    };
+    let ok_dims = |n: u8| (2..=4).contains(&n);
+    match base {
+        Value::Vector(n, _) if ok_dims(n) => Some(Value::Vector(n, dtype)),
+        Value::Matrix(r, c, _) if ok_dims(r) && r == c && dtype.is_float() => {
+            Some(Value::Matrix(r, c, dtype))
+        }
+        Value::Quat(_) if dtype.is_float() => Some(Value::Quat(dtype)),
+        _ => None,
+    }
+}
+
+/// A kernel value's type. References are pointers into arrays (`a[i]` before it is loaded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Type {
+    Scalar(Scalar),
+    Vector(u8, Scalar),
+    Matrix(u8, u8, Scalar),
+    Quat(Scalar),
+    Array {
+        dtype: Value,
+        ndim: usize,
+    },
+    Ref(Value),
+    /// `range()` iterator state.
+    Range,
+}
+
+impl Type {
+    pub const F32: Type = Type::Scalar(Scalar::Float32);
+    pub const I32: Type = Type::Scalar(Scalar::Int32);
+    pub const BOOL: Type = Type::Scalar(Scalar::Bool);
+
+    /// The C++ type of a variable holding this value (`value_type` strips references).
+    pub fn ctype(&self, value_type: bool) -> String {
+        match *self {
+            Type::Array { dtype, .. } => format!("wp::array_t<{}>", dtype.ctype()),
+            Type::Ref(v) if value_type => v.ctype(),
+            Type::Ref(v) => format!("{}*", v.ctype()),
+            Type::Range => "wp::range_t".to_string(),
+            t => t.value().map(Value::ctype).unwrap_or_default(),
+        }
+    }
+
+    /// The value type behind a reference; other types unchanged.
+    pub fn strip_ref(&self) -> Type {
+        match *self {
+            Type::Ref(v) => v.to_type(),
+            t => t,
+        }
+    }
+
+    pub fn is_ref(&self) -> bool {
+        matches!(self, Type::Ref(_))
+    }
+
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The value type, for scalars, vectors, matrices and quaternions.
+    pub fn value(&self) -> Option<Value> {
+        match *self {
+            Type::Scalar(s) => Some(Value::Scalar(s)),
+            Type::Vector(n, s) => Some(Value::Vector(n, s)),
+            Type::Matrix(r, c, s) => Some(Value::Matrix(r, c, s)),
+            Type::Quat(s) => Some(Value::Quat(s)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
+            Type::Ref(v) => write!(f, "Reference[{v}]"),
+            Type::Range => f.write_str("range_t"),
+            t => write!(f, "{}", t.value().expect("value type")),
+        }
+    }
+}
+
+/// A compile-time constant, as warp keeps Python literals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ConstVal {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+}
+
+impl ConstVal {
+    /// The type warp gives a Python literal of this kind.
+    pub fn literal_type(self) -> Type {
+        match self {
+            ConstVal::Int(_) => Type::I32,
+            ConstVal::Float(_) => Type::F32,
+            ConstVal::Bool(_) => Type::BOOL,
+        }
+    }
+
+    /// C++ spelling, as warp's `constant_str` prints a Python value.
+    pub fn c_str(self) -> String {
+        match self {
+            ConstVal::Int(v) => v.to_string(),
+            ConstVal::Float(v) => python_float_repr(v),
+            ConstVal::Bool(true) => "true".into(),
+            ConstVal::Bool(false) => "false".into(),
+        }
+    }
+
+    pub fn negated(self) -> ConstVal {
+        match self {
+            ConstVal::Int(v) => ConstVal::Int(-v),
+            ConstVal::Float(v) => ConstVal::Float(-v),
+            // Python: -True == -1
+            ConstVal::Bool(b) => ConstVal::Int(-(b as i128)),
+        }
+    }
+
+    pub fn truthy(self) -> bool {
+        match self {
+            ConstVal::Int(v) => v != 0,
+            ConstVal::Float(v) => v != 0.0,
+            ConstVal::Bool(b) => b,
+        }
+    }
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, in fixed notation
+/// for exponents in [-4, 16) and scientific (`1e-05`, `1e+16`) otherwise;
+/// `inf`/`nan` are spelled as warp's constant printer spells them.
+pub fn python_float_repr(v: f64) -> String {
+    if v.is_nan() {
+        return "NAN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 {
+            "INFINITY".into()
+        } else {
+            "-INFINITY".into()
+        };
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e-5".
+    let sci = format!("{:e}", v);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1; // position of the decimal point within `digits`
+        let body = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{sign}{body}")
+    } else {
+        let frac = &digits[1..];
+        let mant = if frac.is_empty() {
+            digits[..1].to_string()
+        } else {
+            format!("{}.{}", &digits[..1], frac)
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{mant}e{esign}{:02}", exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_matches_python() {
+        let cases = [
+            (2.0, "2.0"),
+            (0.5, "0.5"),
+            (1e-05, "1e-05"),
+            (0.0001, "0.0001"),
+            (123456.789, "123456.789"),
+            (1e16, "1e+16"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (0.1, "0.1"),
+            (-1.0, "-1.0"),
+            (1.5e-7, "1.5e-07"),
+            (3.14159, "3.14159"),
+            (1e100, "1e+100"),
+            (-0.0, "-0.0"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(python_float_repr(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn ctypes() {
+        assert_eq!(Type::F32.ctype(false), "wp::float32");
+        assert_eq!(Type::BOOL.ctype(false), "bool");
+        assert_eq!(
+            Type::Array {
+                dtype: Scalar::Int32,
+                ndim: 1
+            }
+            .ctype(false),
+            "wp::array_t<wp::int32>"
+        );
+        assert_eq!(Type::Ref(Scalar::Float32).ctype(false), "wp::float32*");
+        assert_eq!(Type::Ref(Scalar::Float32).ctype(true), "wp::float32");
+    }
+}

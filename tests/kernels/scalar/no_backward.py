@@ -1,0 +1,7 @@
+import warp as wp
+
+
+@wp.kernel(enable_backward=False)
+def fill(out: wp.array(dtype=float), value: float):
+    i = wp.tid()
+    out[i] = value
