@@ -1,1 +1,589 @@
-//! TODO
+//! The pipeline TOML: what to generate, how much, and where to.
+//!
+//! Every table rejects unknown keys, so a typo fails loudly instead of being
+//! ignored. Errors are one line naming the file and the key, because the CLI
+//! prints them as they are.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::synth::CATEGORIES;
+
+/// A mistake of the user (bad config, bad file, unwritable output): the CLI
+/// prints it as one line and exits with status 2 instead of 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UserError(pub String);
+
+/// Shorthand for returning a [`UserError`] as an `anyhow::Error`.
+pub fn user_error(msg: impl Into<String>) -> anyhow::Error {
+    UserError(msg.into()).into()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub run: Run,
+    pub target: TargetSpec,
+    #[serde(default)]
+    pub ir: Ir,
+    pub synth: Synth,
+    #[serde(default)]
+    pub dedup: Dedup,
+    #[serde(default)]
+    pub splits: Splits,
+    #[serde(default)]
+    pub shards: Shards,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// Dataset name, used in the dataset card.
+    pub name: String,
+    #[serde(default)]
+    pub seed: u64,
+    /// Output folder, relative to the current directory.
+    pub output: PathBuf,
+    /// Worker threads for synthesize/lower/verify; 0 = one per core.
+    #[serde(default)]
+    pub workers: usize,
+}
+
+/// `[target]` as written: exactly one key may be set (checked by `validate`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_bytes: Option<Size>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disk_bytes: Option<Size>,
+}
+
+/// When a run stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// This many rows written.
+    Rows(u64),
+    /// Uncompressed pair text (`Row::text_bytes`) summed over written rows.
+    TextBytes(u64),
+    /// Bytes of Parquet on disk.
+    DiskBytes(u64),
+}
+
+impl TargetSpec {
+    /// The one target set; `validate` guarantees there is exactly one.
+    pub fn get(&self) -> Target {
+        match (self.rows, self.text_bytes, self.disk_bytes) {
+            (Some(n), _, _) => Target::Rows(n),
+            (_, Some(b), _) => Target::TextBytes(b.0),
+            (_, _, Some(b)) => Target::DiskBytes(b.0),
+            _ => Target::Rows(0),
+        }
+    }
+
+    pub fn rows(n: u64) -> TargetSpec {
+        TargetSpec {
+            rows: Some(n),
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ir {
+    #[serde(default = "yes")]
+    pub cpu: bool,
+    #[serde(default = "yes")]
+    pub cuda: bool,
+    #[serde(default)]
+    pub modules: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Ir {
+    fn default() -> Ir {
+        Ir {
+            cpu: true,
+            cuda: true,
+            modules: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Synth {
+    /// Category → relative weight; categories not listed are off.
+    pub categories: BTreeMap<String, f64>,
+}
+
+impl Synth {
+    /// The weights in `synth::CATEGORIES` order, so the draw does not depend
+    /// on how the TOML lists them.
+    pub fn weights(&self) -> Vec<(&'static str, f64)> {
+        CATEGORIES
+            .iter()
+            .filter_map(|&c| self.categories.get(c).map(|&w| (c, w)))
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DedupLevel {
+    /// The python source byte for byte.
+    Exact,
+    /// Tokens with user identifiers renamed in order of appearance.
+    Renamed,
+    /// Renamed, and number literals reduced to their kind.
+    Shape,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dedup {
+    #[serde(default = "default_level")]
+    pub level: DedupLevel,
+    #[serde(default = "default_expected")]
+    pub expected_items: u64,
+    #[serde(default = "default_fpr")]
+    pub false_positive_rate: f64,
+}
+
+fn default_level() -> DedupLevel {
+    DedupLevel::Renamed
+}
+fn default_expected() -> u64 {
+    1_000_000
+}
+fn default_fpr() -> f64 {
+    0.001
+}
+
+impl Default for Dedup {
+    fn default() -> Dedup {
+        Dedup {
+            level: default_level(),
+            expected_items: default_expected(),
+            false_positive_rate: default_fpr(),
+        }
+    }
+}
+
+/// Fractions of rows for validation and test; the rest is train.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Splits {
+    #[serde(default = "default_split")]
+    pub validation: f64,
+    #[serde(default = "default_split")]
+    pub test: f64,
+}
+
+fn default_split() -> f64 {
+    0.05
+}
+
+impl Default for Splits {
+    fn default() -> Splits {
+        Splits {
+            validation: default_split(),
+            test: default_split(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shards {
+    /// On-disk cap per shard file.
+    #[serde(default = "default_max_bytes")]
+    pub max_bytes: Size,
+    /// Uncompressed bytes per Parquet row group.
+    #[serde(default = "default_row_group")]
+    pub row_group_bytes: Size,
+}
+
+fn default_max_bytes() -> Size {
+    Size(128 << 20)
+}
+fn default_row_group() -> Size {
+    Size(4 << 20)
+}
+
+impl Default for Shards {
+    fn default() -> Shards {
+        Shards {
+            max_bytes: default_max_bytes(),
+            row_group_bytes: default_row_group(),
+        }
+    }
+}
+
+/// A byte count, written as an integer or a string like "200MiB" or "1.5GB".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Parse "200MiB", "1.5GiB", "64kB", "10MB", "512B" or "4096".
+    pub fn parse(text: &str) -> Result<Size, String> {
+        let bad = || {
+            format!(
+                "invalid size \"{text}\" (expected bytes or a number with B, kB, MB, GB, KiB, MiB, GiB)"
+            )
+        };
+        let t = text.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = (&t[..split], t[split..].trim());
+        let mult: u64 = match unit {
+            "" | "B" => 1,
+            "kB" | "KB" => 1_000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            "KiB" => 1 << 10,
+            "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
+            _ => return Err(bad()),
+        };
+        if num.is_empty() {
+            return Err(bad());
+        }
+        if let Ok(n) = num.parse::<u64>() {
+            return n.checked_mul(mult).map(Size).ok_or_else(bad);
+        }
+        let x: f64 = num.parse().map_err(|_| bad())?;
+        let bytes = (x * mult as f64).round();
+        if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+            return Err(bad());
+        }
+        Ok(Size(bytes as u64))
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b >= 1 << 30 && b % (1 << 30) == 0 {
+            write!(f, "{}GiB", b >> 30)
+        } else if b >= 1 << 20 && b % (1 << 20) == 0 {
+            write!(f, "{}MiB", b >> 20)
+        } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+            write!(f, "{}KiB", b >> 10)
+        } else {
+            write!(f, "{b}B")
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Text(String),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("invalid size (expected bytes or a string like \"200MiB\")")
+        })? {
+            Raw::Int(n) if n >= 0 => Ok(Size(n as u64)),
+            Raw::Int(n) => Err(serde::de::Error::custom(format!(
+                "invalid size {n}: negative"
+            ))),
+            Raw::Text(s) => Size::parse(&s).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// The Bloom filter may use at most this many bytes, so a typo in
+/// `expected_items` cannot exhaust memory.
+pub const MAX_BLOOM_BYTES: u64 = 4 << 30;
+
+impl Config {
+    /// Read and validate a config file; errors are one line starting with the path.
+    pub fn load(path: &Path) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| user_error(format!("{}: cannot read config: {e}", path.display())))?;
+        Config::parse(&text).map_err(|e| user_error(format!("{}:{e}", path.display())))
+    }
+
+    /// Parse and validate TOML text. The error starts with `line:` when the
+    /// position is known, or with ` key:` for semantic checks.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let config: Config = toml::from_str(text).map_err(|e| one_line_toml_error(text, &e))?;
+        config.validate().map_err(|e| format!(" {e}"))?;
+        Ok(config)
+    }
+
+    /// Semantic checks that serde cannot express. The error names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.run.name.trim().is_empty() {
+            return Err("run.name: must not be empty".into());
+        }
+        if self.run.output.as_os_str().is_empty() {
+            return Err("run.output: must not be empty".into());
+        }
+        let set = [
+            self.target.rows.is_some(),
+            self.target.text_bytes.is_some(),
+            self.target.disk_bytes.is_some(),
+        ]
+        .iter()
+        .filter(|&&s| s)
+        .count();
+        if set != 1 {
+            return Err(format!(
+                "target: set exactly one of rows, text_bytes, disk_bytes (found {set})"
+            ));
+        }
+        match self.target.get() {
+            Target::Rows(0) => return Err("target.rows: must be at least 1".into()),
+            Target::TextBytes(0) => return Err("target.text_bytes: must be more than 0".into()),
+            Target::DiskBytes(0) => return Err("target.disk_bytes: must be more than 0".into()),
+            _ => {}
+        }
+        if !self.ir.cpu && !self.ir.cuda {
+            return Err("ir: at least one of cpu, cuda must be true".into());
+        }
+        if self.synth.categories.is_empty() {
+            return Err("synth.categories: list at least one category".into());
+        }
+        for (name, &w) in &self.synth.categories {
+            if !CATEGORIES.contains(&name.as_str()) {
+                return Err(format!(
+                    "synth.categories: unknown category \"{name}\" (known: {})",
+                    CATEGORIES.join(", ")
+                ));
+            }
+            if !(w > 0.0 && w.is_finite()) {
+                return Err(format!(
+                    "synth.categories.{name}: weight must be a number > 0, got {w}"
+                ));
+            }
+        }
+        let d = &self.dedup;
+        if d.expected_items == 0 {
+            return Err("dedup.expected_items: must be at least 1".into());
+        }
+        let p = d.false_positive_rate;
+        if !(p > 0.0 && p < 1.0) {
+            return Err(format!(
+                "dedup.false_positive_rate: must be in (0, 1), got {p}"
+            ));
+        }
+        let bytes = crate::dedup::Bloom::bits_for(d.expected_items, p) / 8;
+        if bytes > MAX_BLOOM_BYTES {
+            return Err(format!(
+                "dedup.expected_items: a Bloom filter for {} items at rate {p} needs {} (limit {})",
+                d.expected_items,
+                Size(bytes),
+                Size(MAX_BLOOM_BYTES)
+            ));
+        }
+        for (key, v) in [
+            ("validation", self.splits.validation),
+            ("test", self.splits.test),
+        ] {
+            if !(0.0..1.0).contains(&v) {
+                return Err(format!("splits.{key}: must be in [0, 1), got {v}"));
+            }
+        }
+        if self.splits.validation + self.splits.test >= 1.0 {
+            return Err("splits: validation + test must be below 1 (the rest is train)".into());
+        }
+        if self.shards.max_bytes.0 < 1 << 16 {
+            return Err("shards.max_bytes: must be at least 64KiB".into());
+        }
+        if self.shards.row_group_bytes.0 < 1 << 10 {
+            return Err("shards.row_group_bytes: must be at least 1KiB".into());
+        }
+        Ok(())
+    }
+
+    /// Worker threads to start: the configured number, or one per core.
+    pub fn worker_count(&self) -> usize {
+        match self.run.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
+    /// The effective config as TOML (after command-line overrides), so a run
+    /// can be reproduced from its manifest or dataset card.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
+/// toml's errors span several lines with a source excerpt; turn one into
+/// `LINE:COL: [table] key: message`.
+fn one_line_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().trim().replace('\n', " ");
+    let Some(span) = e.span() else {
+        return format!(" {msg}");
+    };
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let col = text[line_start..start].chars().count() + 1;
+    let line = text[line_start..].lines().next().unwrap_or("");
+    // The table the line belongs to: the nearest `[header]` above it.
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    if line.trim_start().starts_with('[') {
+        // The header itself is wrong (an unknown table): name it as written.
+        return format!("{line_no}:{col}: {}: {msg}", line.trim());
+    }
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with('['));
+    let path = match (table, key) {
+        (Some(t), Some(k)) => format!("{t}.{k}: "),
+        (None, Some(k)) => format!("{k}: "),
+        (Some(t), None) => format!("[{t}]: "),
+        (None, None) => String::new(),
+    };
+    format!("{line_no}:{col}: {path}{msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[run]
+name = "t"
+seed = 7
+output = "out"
+
+[target]
+text_bytes = "200MiB"
+
+[ir]
+cpu = false
+cuda = true
+
+[synth]
+categories = { arithmetic = 1, math = 2.5 }
+
+[dedup]
+level = "shape"
+expected_items = 1000
+false_positive_rate = 0.01
+"#;
+
+    #[test]
+    fn parses_good_config() {
+        let c = Config::parse(GOOD).unwrap();
+        assert_eq!(c.target.get(), Target::TextBytes(200 << 20));
+        assert_eq!(c.synth.weights(), vec![("arithmetic", 1.0), ("math", 2.5)]);
+        assert_eq!(c.dedup.level, DedupLevel::Shape);
+        assert_eq!(c.shards, Shards::default());
+        // The effective TOML parses back to the same config.
+        assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(Size::parse("200MiB"), Ok(Size(200 << 20)));
+        assert_eq!(Size::parse("1.5GiB"), Ok(Size(3 << 29)));
+        assert_eq!(Size::parse("64kB"), Ok(Size(64_000)));
+        assert_eq!(Size::parse("10MB"), Ok(Size(10_000_000)));
+        assert_eq!(Size::parse("4096"), Ok(Size(4096)));
+        assert_eq!(Size::parse("12 KiB"), Ok(Size(12 << 10)));
+        for bad in [
+            "",
+            "MiB",
+            "12XB",
+            "1.2.3MB",
+            "-5MB",
+            "99999999999999999999GiB",
+        ] {
+            assert!(Size::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn err(text: &str) -> String {
+        let e = Config::parse(text).unwrap_err();
+        assert!(!e.contains('\n'), "multi-line error: {e}");
+        e
+    }
+
+    #[test]
+    fn unknown_key_names_table_and_key() {
+        let e = err(&GOOD.replace("seed = 7", "seed = 7\nworkerz = 3"));
+        assert!(
+            e.starts_with("5:1: run.workerz: unknown field `workerz`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_table_names_itself() {
+        let e = err(&GOOD.replace("[dedup]", "[dedupe]"));
+        assert!(e.contains("[dedupe]: unknown field `dedupe`"), "{e}");
+    }
+
+    #[test]
+    fn bad_size_names_key() {
+        let e = err(&GOOD.replace("\"200MiB\"", "\"200XB\""));
+        assert!(
+            e.contains("target.text_bytes: invalid size \"200XB\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn semantic_errors_name_key() {
+        let cases = [
+            (
+                GOOD.replace("math = 2.5", "maths = 1"),
+                "synth.categories: unknown category \"maths\"",
+            ),
+            (
+                GOOD.replace("math = 2.5", "math = 0"),
+                "synth.categories.math: weight must be",
+            ),
+            (GOOD.replace("0.01", "1.0"), "dedup.false_positive_rate"),
+            (
+                GOOD.replace("text_bytes = \"200MiB\"", "rows = 5\ndisk_bytes = 9"),
+                "found 2",
+            ),
+            (GOOD.replace("text_bytes = \"200MiB\"", ""), "found 0"),
+            (
+                GOOD.replace("cuda = true", "cuda = false"),
+                "ir: at least one",
+            ),
+            (
+                GOOD.replace("expected_items = 1000", "expected_items = 100000000000000"),
+                "dedup.expected_items",
+            ),
+            (
+                format!("{GOOD}[splits]\nvalidation = 0.6\ntest = 0.5\n"),
+                "splits: validation + test",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = err(&text);
+            assert!(e.contains(want), "{e} does not contain {want}");
+        }
+    }
+}

@@ -1,1 +1,343 @@
-//! TODO
+//! Deduplication: canonical forms of a kernel's source, xxh3 keys, and a Bloom
+//! filter that remembers the keys seen in a run.
+//!
+//! The synthesizer gives every kernel a fresh name, so hashing the raw source
+//! would call every sample unique. The canonical form renames user
+//! identifiers in order of first appearance, so structural twins collide.
+
+use std::fmt::Write as _;
+
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+
+use crate::config::{DedupLevel, Splits};
+use crate::lang::{Token, TokenKind, tokenize};
+use crate::lower::LowerError;
+
+/// Python keywords, the builtins kernels use, and the names warp gives
+/// meaning to without a `wp.` prefix: kept as they are by the renaming.
+fn is_reserved(name: &str) -> bool {
+    matches!(
+        name,
+        // keywords
+        "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await" | "break"
+            | "class" | "continue" | "def" | "del" | "elif" | "else" | "except" | "finally"
+            | "for" | "from" | "global" | "if" | "import" | "in" | "is" | "lambda"
+            | "nonlocal" | "not" | "or" | "pass" | "raise" | "return" | "try" | "while"
+            | "with" | "yield"
+            // Python builtins
+            | "range" | "float" | "int" | "bool" | "min" | "max" | "abs" | "len" | "print"
+            | "round" | "pow" | "tuple" | "list" | "isinstance" | "enumerate" | "zip" | "sum"
+            | "object" | "type" | "str" | "self"
+            // warp
+            | "wp" | "warp" | "float16" | "float32" | "float64" | "int8" | "int16" | "int32"
+            | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "vec2" | "vec3" | "vec4"
+            | "mat22" | "mat33" | "mat44" | "quat" | "transform" | "array"
+    )
+}
+
+/// Write the canonical form of `source` at `level` into `out` (cleared
+/// first): one token per item, user identifiers as `v0, v1, ...`, and at
+/// [`DedupLevel::Shape`] number literals as `<int>` / `<float>`.
+/// [`DedupLevel::Exact`] is the source itself.
+pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Result<(), LowerError> {
+    out.clear();
+    if level == DedupLevel::Exact {
+        out.push_str(source);
+        return Ok(());
+    }
+    let tokens = tokenize(source)?;
+    // Kernels have a few dozen identifiers: a linear scan beats hashing.
+    let mut names: Vec<&str> = Vec::with_capacity(32);
+    let mut depth = 0usize;
+    let mut in_def_header = false;
+    for (i, t) in tokens.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| &tokens[j]);
+        let next = tokens.get(i + 1);
+        match t.kind {
+            TokenKind::Name => {
+                let attribute = prev.is_some_and(|p| p.kind == TokenKind::Op && p.text == ".");
+                // `f(dtype=float)`: a keyword argument names the callee's
+                // parameter. In `def f(a=1)` the parameter list itself is
+                // depth 1, and `a` is the user's.
+                let kwarg = depth > usize::from(in_def_header)
+                    && next.is_some_and(|n| n.kind == TokenKind::Op && n.text == "=");
+                if t.text == "def" {
+                    in_def_header = true;
+                }
+                if attribute || kwarg || is_reserved(t.text) {
+                    out.push_str(t.text);
+                } else {
+                    let id = names.iter().position(|&n| n == t.text).unwrap_or_else(|| {
+                        names.push(t.text);
+                        names.len() - 1
+                    });
+                    let _ = write!(out, "v{id}");
+                }
+            }
+            TokenKind::Number if level == DedupLevel::Shape => out.push_str(number_kind(t)),
+            TokenKind::Op => {
+                match t.text {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                out.push_str(t.text);
+            }
+            TokenKind::Newline => {
+                in_def_header = false;
+                out.push('\n');
+                continue;
+            }
+            TokenKind::Indent => out.push_str("<indent>"),
+            TokenKind::Dedent => out.push_str("<dedent>"),
+            TokenKind::EndMarker => break,
+            TokenKind::Number | TokenKind::String => out.push_str(t.text),
+        }
+        out.push(' ');
+    }
+    Ok(())
+}
+
+/// `<int>` or `<float>` for a number literal.
+fn number_kind(t: &Token<'_>) -> &'static str {
+    let s = t.text.to_ascii_lowercase();
+    let hex = s.starts_with("0x");
+    if s.contains('.') || s.ends_with('j') || (!hex && s.contains('e')) {
+        "<float>"
+    } else {
+        "<int>"
+    }
+}
+
+/// The dedup key of `source`: xxh3 of its canonical form. `scratch` is a
+/// buffer reused between calls so a worker does not allocate per sample.
+pub fn dedup_key(source: &str, level: DedupLevel, scratch: &mut String) -> Result<u64, LowerError> {
+    if level == DedupLevel::Exact {
+        return Ok(xxh3_64(source.as_bytes()));
+    }
+    canonical_form(source, level, scratch)?;
+    Ok(xxh3_64(scratch.as_bytes()))
+}
+
+/// Salt for the split draw, so the split is independent of the Bloom
+/// filter's bit positions (both derive from the key).
+const SPLIT_SALT: u64 = 0x7370_6c69_745f_7070;
+
+/// The split of a row, from its dedup key alone: structural twins (which
+/// share a key) always land in the same split.
+pub fn split_for(key: u64, splits: &Splits) -> &'static str {
+    let u = (xxh3_64_with_seed(&key.to_le_bytes(), SPLIT_SALT) >> 11) as f64 / (1u64 << 53) as f64;
+    if u < splits.validation {
+        "validation"
+    } else if u < splits.validation + splits.test {
+        "test"
+    } else {
+        "train"
+    }
+}
+
+/// A Bloom filter over 64-bit keys that are already hashes (xxh3), so the
+/// probes come from double hashing of the key itself.
+pub struct Bloom {
+    words: Vec<u64>,
+    bits: u64,
+    hashes: u32,
+    ones: u64,
+}
+
+/// Outcome of [`Bloom::insert`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Seen {
+    /// Possibly seen before (all probed bits were set): counted as a duplicate.
+    Duplicate,
+    /// New. `false_positive_odds` is f/(1-f), f the filter's false-positive
+    /// rate at the moment of the query: summed over the new keys it is an
+    /// unbiased estimate of how many new keys were wrongly called duplicates.
+    New { false_positive_odds: f64 },
+}
+
+impl Bloom {
+    /// Bits for `n` items at false-positive rate `p`: m = -n ln p / (ln 2)^2,
+    /// rounded up to whole 64-bit words.
+    pub fn bits_for(n: u64, p: f64) -> u64 {
+        let m = (-(n.max(1) as f64) * p.ln() / std::f64::consts::LN_2.powi(2)).ceil();
+        let m = if m.is_finite() {
+            m.min(u64::MAX as f64 / 2.0) as u64
+        } else {
+            u64::MAX / 2
+        };
+        m.max(64).div_ceil(64) * 64
+    }
+
+    /// A filter sized for `expected_items` at `false_positive_rate`.
+    pub fn new(expected_items: u64, false_positive_rate: f64) -> Bloom {
+        let bits = Bloom::bits_for(expected_items, false_positive_rate);
+        let k = (bits as f64 / expected_items.max(1) as f64 * std::f64::consts::LN_2).round();
+        Bloom {
+            words: vec![0; (bits / 64) as usize],
+            bits,
+            hashes: (k as u32).clamp(1, 64),
+            ones: 0,
+        }
+    }
+
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// The current false-positive rate: (fraction of bits set)^k.
+    pub fn false_positive_rate(&self) -> f64 {
+        (self.ones as f64 / self.bits as f64).powi(self.hashes as i32)
+    }
+
+    /// Bit positions of `key`: h1 + i*h2 (Kirsch–Mitzenmacher), mapped to
+    /// [0, bits) by multiply-shift instead of a division.
+    #[inline]
+    fn probes(&self, key: u64) -> impl Iterator<Item = u64> + use<> {
+        let h1 = key;
+        let h2 = splitmix64(key) | 1;
+        let bits = self.bits;
+        (0..self.hashes as u64).map(move |i| {
+            ((h1.wrapping_add(i.wrapping_mul(h2)) as u128 * bits as u128) >> 64) as u64
+        })
+    }
+
+    /// Whether `key` may have been inserted (no false negatives).
+    pub fn contains(&self, key: u64) -> bool {
+        self.probes(key)
+            .all(|b| self.words[(b / 64) as usize] & (1 << (b % 64)) != 0)
+    }
+
+    /// Insert `key`, reporting whether it was (possibly) there already.
+    pub fn insert(&mut self, key: u64) -> Seen {
+        let f = self.false_positive_rate();
+        let mut new_bits = 0;
+        for b in self.probes(key) {
+            let word = &mut self.words[(b / 64) as usize];
+            let mask = 1u64 << (b % 64);
+            if *word & mask == 0 {
+                *word |= mask;
+                new_bits += 1;
+            }
+        }
+        self.ones += new_bits;
+        if new_bits == 0 {
+            Seen::Duplicate
+        } else {
+            Seen::New {
+                false_positive_odds: f / (1.0 - f),
+            }
+        }
+    }
+}
+
+/// A strong 64-bit mixer, for the second probe hash.
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "import warp as wp\n\n@wp.kernel\ndef saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):\n    i = wp.tid()\n    y[i] = a * x[i] + y[i]\n";
+
+    fn key(src: &str, level: DedupLevel) -> u64 {
+        dedup_key(src, level, &mut String::new()).unwrap()
+    }
+
+    #[test]
+    fn renamed_form_ignores_user_names() {
+        let b = A
+            .replace("saxpy", "k_19af")
+            .replace("a:", "alpha:")
+            .replace("a *", "alpha *");
+        assert_ne!(key(A, DedupLevel::Exact), key(&b, DedupLevel::Exact));
+        assert_eq!(key(A, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
+        let mut form = String::new();
+        canonical_form(A, DedupLevel::Renamed, &mut form).unwrap();
+        assert!(
+            form.contains("def v0 ( v1 : wp . array ( dtype = float )"),
+            "{form}"
+        );
+        assert!(form.contains("v4 = wp . tid ( )"), "{form}");
+    }
+
+    #[test]
+    fn renaming_follows_first_appearance() {
+        // Swapping which parameter is used where changes the structure.
+        let b = A.replace("a * x[i]", "a * y[i]");
+        assert_ne!(key(A, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
+        // A different builtin is a different kernel.
+        let c = A.replace("wp.tid()", "wp.tid() + 0");
+        assert_ne!(key(A, DedupLevel::Renamed), key(&c, DedupLevel::Renamed));
+    }
+
+    #[test]
+    fn shape_form_ignores_number_values_not_kinds() {
+        let a = A.replace("a * x[i]", "2.5 * x[i]");
+        let b = A.replace("a * x[i]", "0.75 * x[i]");
+        let c = A.replace("a * x[i]", "3 * x[i]");
+        assert_ne!(key(&a, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
+        assert_eq!(key(&a, DedupLevel::Shape), key(&b, DedupLevel::Shape));
+        assert_ne!(key(&a, DedupLevel::Shape), key(&c, DedupLevel::Shape));
+    }
+
+    #[test]
+    fn bloom_has_no_false_negatives_and_configured_fpr() {
+        let (n, p) = (100_000u64, 0.01);
+        let mut bloom = Bloom::new(n, p);
+        assert_eq!(bloom.hashes(), 7);
+        let keys = |seed: u64| (0..n).map(move |i| splitmix64(i ^ seed.rotate_left(40)));
+        let mut estimate = 0.0;
+        let mut dups = 0;
+        for k in keys(1) {
+            match bloom.insert(k) {
+                Seen::New {
+                    false_positive_odds,
+                } => estimate += false_positive_odds,
+                Seen::Duplicate => dups += 1,
+            }
+        }
+        assert!(keys(1).all(|k| bloom.contains(k)));
+        let fp = keys(2).filter(|&k| bloom.contains(k)).count() as f64 / n as f64;
+        assert!(
+            (0.007..0.013).contains(&fp),
+            "measured false-positive rate {fp}"
+        );
+        assert!(
+            (bloom.false_positive_rate() - p).abs() < 0.002,
+            "{}",
+            bloom.false_positive_rate()
+        );
+        // The running estimate matches the losses actually seen on insert.
+        assert!(
+            (estimate - dups as f64).abs() < 3.0 * (dups as f64).sqrt() + 5.0,
+            "{estimate} vs {dups}"
+        );
+    }
+
+    #[test]
+    fn splits_follow_fractions() {
+        let s = Splits {
+            validation: 0.1,
+            test: 0.2,
+        };
+        let mut counts = std::collections::HashMap::new();
+        for k in 0..100_000u64 {
+            *counts.entry(split_for(k, &s)).or_insert(0) += 1;
+        }
+        let frac = |name| counts[name] as f64 / 100_000.0;
+        assert!((frac("validation") - 0.1).abs() < 0.01);
+        assert!((frac("test") - 0.2).abs() < 0.01);
+        assert!((frac("train") - 0.7).abs() < 0.01);
+        assert_eq!(split_for(42, &s), split_for(42, &s));
+    }
+}

@@ -1,22 +1,200 @@
-// Temporary driver for `lower` while the CLI is being written on its own branch.
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() >= 3 && args[1] == "lower" {
-        let src = std::fs::read_to_string(&args[2]).expect("read");
-        let cpu = args.get(4).map(|s| s == "cpu").unwrap_or(false);
-        match pairpipe::lower::lower_file(&src, &args[2], cpu, !cpu) {
-            Ok(l) => print!(
-                "{}",
-                if cpu {
-                    l.cpu.unwrap().module
-                } else {
-                    l.cuda.unwrap().module
-                }
-            ),
-            Err(e) => {
-                eprintln!("{}:{e}", args[2]);
-                std::process::exit(2);
+//! The `pairpipe` command line. Only argument handling lives here; the work
+//! is done by the library's modules.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use pairpipe::config::{Config, TargetSpec, UserError, user_error};
+use pairpipe::{lower, pipeline, report, synth};
+
+/// Training pairs of NVIDIA Warp kernels (Python) and the C++/CUDA that
+/// warp-lang 1.19.0 generates for them, streamed into sharded Parquet.
+#[derive(Parser)]
+#[command(name = "pairpipe", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a dataset as a pipeline config describes it.
+    ///
+    /// Writes OUT/data/{train,validation,test}-NNNNN.parquet, OUT/manifest.json
+    /// and a dataset card OUT/README.md. The same config and seed give
+    /// byte-identical shards with any number of workers.
+    Run {
+        /// Pipeline config (TOML), e.g. pipelines/smoke.toml.
+        config: PathBuf,
+        /// Output folder, instead of the config's run.output.
+        #[arg(long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Write exactly N rows, instead of the config's [target].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        count: Option<u64>,
+        /// Random seed, instead of the config's run.seed.
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+        /// Worker threads for synthesize/lower/verify, instead of the
+        /// config's run.workers (0 = one per core).
+        #[arg(long, value_name = "N")]
+        workers: Option<usize>,
+        /// No progress bar (it is also off when stderr is not a terminal).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Summarize the dataset(s) in a run's folder, or in a folder of runs.
+    Report {
+        /// A run's output folder (holding manifest.json), or a folder of them.
+        dir: PathBuf,
+        /// Print JSON instead of text tables.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the module source warp-lang would generate for a Python file's kernels.
+    ///
+    /// Lowers every module-level @wp.kernel (and the @wp.func it calls) in
+    /// definition order; the rest of the file is passed over.
+    Lower {
+        /// A Python file with one or more @wp.kernel functions.
+        file: PathBuf,
+        /// Which module to print: the C++ one (cpu) or the CUDA one (cuda).
+        #[arg(long, value_enum)]
+        target: TargetArg,
+    },
+    /// Write synthesized kernels as Python files, DIR/{index:06}_{category}.py.
+    ///
+    /// Sample i is the same kernel the pipeline makes for index i with the
+    /// same seed, when the pipeline's categories are these (all five with
+    /// equal weights, or only --category).
+    Synth {
+        /// How many kernels to write (indices 0..N).
+        #[arg(long, value_name = "N")]
+        count: u64,
+        /// Random seed.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Only this category (default: all, with equal weights).
+        #[arg(long, value_name = "C",
+              value_parser = clap::builder::PossibleValuesParser::new(synth::CATEGORIES.iter().copied()))]
+        category: Option<String>,
+        /// Folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TargetArg {
+    Cpu,
+    Cuda,
+}
+
+fn main() -> ExitCode {
+    match dispatch(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            if e.downcast_ref::<UserError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
             }
         }
     }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Run {
+            config,
+            output,
+            count,
+            seed,
+            workers,
+            quiet,
+        } => {
+            let mut cfg = Config::load(&config)?;
+            if let Some(dir) = output {
+                cfg.run.output = dir;
+            }
+            if let Some(n) = count {
+                cfg.target = TargetSpec::rows(n);
+            }
+            if let Some(s) = seed {
+                cfg.run.seed = s;
+            }
+            if let Some(w) = workers {
+                cfg.run.workers = w;
+            }
+            cfg.validate()
+                .map_err(|e| user_error(format!("{}: {e}", config.display())))?;
+            let report = pipeline::run(&cfg, !quiet)?;
+            eprint!("{}", pipeline::summary(&report));
+            Ok(())
+        }
+        Command::Report { dir, json } => {
+            if !dir.is_dir() {
+                return Err(user_error(format!("{}: not a folder", dir.display())));
+            }
+            print_stdout(&report::run(&dir, json)?)
+        }
+        Command::Lower { file, target } => {
+            let source = read_source(&file)?;
+            let (cpu, cuda) = (
+                matches!(target, TargetArg::Cpu),
+                matches!(target, TargetArg::Cuda),
+            );
+            // warp prints the path a module was imported from in the comments
+            // above @wp.func definitions; the path as given stands in for it.
+            let lowered = lower::lower_file(&source, &file.to_string_lossy(), cpu, cuda)
+                .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
+            let module = if cpu { lowered.cpu } else { lowered.cuda };
+            print_stdout(&module.map(|m| m.module).unwrap_or_default())
+        }
+        Command::Synth {
+            count,
+            seed,
+            category,
+            out,
+        } => write_samples(count, seed, category.as_deref(), &out),
+    }
+}
+
+fn read_source(file: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(file).map_err(|e| user_error(format!("{}: {e}", file.display())))
+}
+
+/// Print to stdout; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn write_samples(count: u64, seed: u64, category: Option<&str>, out: &Path) -> anyhow::Result<()> {
+    let unwritable =
+        |e: std::io::Error| user_error(format!("{}: cannot write: {e}", out.display()));
+    std::fs::create_dir_all(out).map_err(unwritable)?;
+    // Draw the category exactly as the pipeline does, so index i matches.
+    let weights: Vec<(&'static str, f64)> = match category {
+        Some(c) => synth::CATEGORIES
+            .iter()
+            .filter(|&&k| k == c)
+            .map(|&k| (k, 1.0))
+            .collect(),
+        None => synth::CATEGORIES.iter().map(|&k| (k, 1.0)).collect(),
+    };
+    for index in 0..count {
+        let mut rng = synth::sample_rng(seed, index);
+        let category = synth::pick_category(&mut rng, &weights);
+        let sample = synth::synthesize(category, index, &mut rng);
+        let path = out.join(format!("{index:06}_{category}.py"));
+        std::fs::write(&path, sample.python_source).map_err(unwritable)?;
+    }
+    Ok(())
 }

@@ -1,0 +1,446 @@
+//! The stages of a run as threads joined by bounded channels:
+//!
+//! ```text
+//! index source ─► N workers (synthesize, lower, verify, dedup key)
+//!              ─► ordered stage (reorder by index, Bloom dedup)
+//!              ─► writer (counters, target, Parquet sink)
+//! ```
+//!
+//! Sample `i` depends only on (seed, i), and both the ordered stage and the
+//! writer see samples in index order, so the shards are byte-identical for
+//! any worker count. The writer alone decides when the target is reached;
+//! it then hangs up, and every stage before it stops on its next send.
+//! Memory is bounded: at most `IN_FLIGHT` samples exist between the source
+//! and the ordered stage (a credit is returned per sample leaving it), and
+//! the writer's queue holds at most `WRITER_QUEUE` rows.
+
+mod tally;
+mod worker;
+
+use std::collections::VecDeque;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crossbeam_channel::{Receiver, Sender, bounded};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use crate::config::{Config, Target, user_error};
+use crate::dedup::{Bloom, Seen};
+use crate::row::Row;
+use crate::sink::{self, CardInfo, ShardInfo, Sink, SinkOptions};
+
+pub use tally::{RejectExample, Tally, mib, thousands};
+pub use worker::{Outcome, Rejection, WorkerContext, process, row_id};
+
+/// Samples allowed between the source and the end of the ordered stage, per worker.
+const IN_FLIGHT_PER_WORKER: usize = 64;
+/// Rows queued for the writer.
+const WRITER_QUEUE: usize = 256;
+/// Rows between two progress-bar updates.
+const PROGRESS_EVERY: u64 = 64;
+
+/// What the ordered stage hands the writer, one per sample index, in order.
+enum Event {
+    Row(Box<Row>, f64),
+    Duplicate,
+    Rejected(u64, Rejection),
+}
+
+/// The outcome of a finished run.
+pub struct RunReport {
+    pub out_dir: PathBuf,
+    pub tally: Tally,
+    pub shards: Vec<ShardInfo>,
+    pub seconds: f64,
+    pub bloom: serde_json::Value,
+    /// The manifest as written to OUT/manifest.json.
+    pub manifest: serde_json::Value,
+}
+
+/// Run the pipeline described by `config` (already validated, overrides
+/// applied). `progress` shows a bar on stderr when stderr is a terminal.
+pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
+    let start = Instant::now();
+    quiet_worker_panics();
+    let out_dir = config.run.output.clone();
+    prepare_output(&out_dir)?;
+    let config_toml = config.to_toml();
+    let sink = Sink::create(SinkOptions {
+        out_dir: out_dir.clone(),
+        max_shard_bytes: config.shards.max_bytes.0,
+        row_group_bytes: config.shards.row_group_bytes.0,
+        cpu: config.ir.cpu,
+        cuda: config.ir.cuda,
+        modules: config.ir.modules,
+        metadata: vec![
+            ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
+            ("warp_version".into(), crate::WARP_VERSION.into()),
+            ("pairpipe_config".into(), config_toml.clone()),
+        ],
+    })?;
+
+    let workers = config.worker_count();
+    let ctx = WorkerContext::new(config);
+    let bar = progress_bar(config.target.get(), progress);
+    let in_flight = workers * IN_FLIGHT_PER_WORKER;
+    let (index_tx, index_rx) = bounded::<u64>(in_flight);
+    let (credit_tx, credit_rx) = bounded::<()>(in_flight);
+    let (done_tx, done_rx) = bounded::<(u64, Outcome)>(in_flight);
+    let (event_tx, event_rx) = bounded::<Event>(WRITER_QUEUE);
+    for _ in 0..in_flight {
+        credit_tx.send(()).expect("receiver alive");
+    }
+    let mut bloom = Bloom::new(
+        config.dedup.expected_items,
+        config.dedup.false_positive_rate,
+    );
+
+    let (tally, shards) = std::thread::scope(|s| -> anyhow::Result<_> {
+        spawn(s, "pairpipe-source".into(), move || {
+            source(index_tx, credit_rx)
+        })?;
+        for w in 0..workers {
+            let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
+            spawn(s, format!("pairpipe-worker-{w}"), move || {
+                let mut scratch = String::new();
+                for index in index_rx {
+                    if done_tx
+                        .send((index, process(ctx, index, &mut scratch)))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            })?;
+        }
+        drop((index_rx, done_tx));
+        let bloom = &mut bloom;
+        spawn(s, "pairpipe-ordered".into(), move || {
+            ordered(done_rx, credit_tx, event_tx, bloom)
+        })?;
+        writer(event_rx, sink, config.target.get(), &bar)
+    })?;
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+
+    let bloom = json!({
+        "bits": bloom.bits(),
+        "hashes": bloom.hashes(),
+        "expected_items": config.dedup.expected_items,
+        "false_positive_rate": config.dedup.false_positive_rate,
+        "estimated_false_positives": tally.estimated_false_positives,
+    });
+    let mut counters = serde_json::to_value(&tally)?;
+    counters["seconds"] = json!(seconds);
+    counters["rows_per_second"] = json!(tally.written as f64 / seconds.max(1e-9));
+    counters["bloom"] = bloom.clone();
+    let manifest = json!({
+        "pairpipe_version": crate::PAIRPIPE_VERSION,
+        "warp_version": crate::WARP_VERSION,
+        "name": config.run.name,
+        "seed": config.run.seed,
+        "config": config,
+        "config_toml": config_toml,
+        "counters": counters,
+        "shards": shards.iter().map(shard_json).collect::<Vec<_>>(),
+    });
+    sink::write_manifest(&out_dir, &manifest)?;
+    let rows_per_split = ["train", "validation", "test"]
+        .into_iter()
+        .filter_map(|s| tally.rows_per_split.get(s).map(|&n| (s.to_string(), n)))
+        .collect();
+    sink::write_dataset_card(
+        &out_dir,
+        &CardInfo {
+            name: config.run.name.clone(),
+            rows_per_split,
+            config_toml,
+            cpu: config.ir.cpu,
+            cuda: config.ir.cuda,
+            modules: config.ir.modules,
+        },
+    )?;
+    Ok(RunReport {
+        out_dir,
+        tally,
+        shards,
+        seconds,
+        bloom,
+        manifest,
+    })
+}
+
+fn shard_json(s: &ShardInfo) -> serde_json::Value {
+    json!({ "path": s.path, "split": s.split, "rows": s.rows, "bytes": s.bytes, "xxh3": s.xxh3 })
+}
+
+fn spawn<'scope, 'env, F>(
+    s: &'scope std::thread::Scope<'scope, 'env>,
+    name: String,
+    f: F,
+) -> anyhow::Result<std::thread::ScopedJoinHandle<'scope, ()>>
+where
+    F: FnOnce() + Send + 'scope,
+{
+    std::thread::Builder::new()
+        .name(name)
+        .spawn_scoped(s, f)
+        .context("cannot start a thread")
+}
+
+/// Hand out sample indices 0, 1, 2, ..., one per credit, until the
+/// ordered stage stops returning credits.
+fn source(index_tx: Sender<u64>, credit_rx: Receiver<()>) {
+    for index in 0u64.. {
+        if credit_rx.recv().is_err() || index_tx.send(index).is_err() {
+            return;
+        }
+    }
+}
+
+/// Put worker results back in index order, drop duplicates, and pass one
+/// event per index to the writer.
+fn ordered(
+    done_rx: Receiver<(u64, Outcome)>,
+    credit_tx: Sender<()>,
+    event_tx: Sender<Event>,
+    bloom: &mut Bloom,
+) {
+    let mut next = 0u64;
+    // Slot k holds the outcome of index next + k, once it has arrived.
+    let mut pending: VecDeque<Option<Outcome>> = VecDeque::new();
+    for (index, outcome) in done_rx {
+        let k = (index - next) as usize;
+        if pending.len() <= k {
+            pending.resize_with(k + 1, || None);
+        }
+        pending[k] = Some(outcome);
+        while let Some(Some(_)) = pending.front() {
+            let Some(Some(outcome)) = pending.pop_front() else {
+                unreachable!()
+            };
+            let event = match outcome {
+                Outcome::Row(row) => match bloom.insert(row.dedup_key) {
+                    Seen::Duplicate => Event::Duplicate,
+                    Seen::New {
+                        false_positive_odds,
+                    } => Event::Row(row, false_positive_odds),
+                },
+                Outcome::Rejected(r) => Event::Rejected(next, r),
+            };
+            if event_tx.send(event).is_err() {
+                return;
+            }
+            next += 1;
+            let _ = credit_tx.send(());
+        }
+    }
+}
+
+/// Count every event, write the rows, and stop at the target. Runs on the
+/// calling thread; returning (for any reason) hangs up on the stages before.
+fn writer(
+    events: Receiver<Event>,
+    mut sink: Sink,
+    target: Target,
+    bar: &ProgressBar,
+) -> anyhow::Result<(Tally, Vec<ShardInfo>)> {
+    let mut tally = Tally::default();
+    for event in &events {
+        match event {
+            Event::Row(row, odds) => {
+                tally.row(&row, odds);
+                sink.push(*row)?;
+                let done = match target {
+                    Target::Rows(n) => tally.written >= n,
+                    Target::TextBytes(n) => tally.text_bytes >= n,
+                    Target::DiskBytes(n) => sink.disk_bytes() >= n,
+                };
+                if done {
+                    break;
+                }
+                if tally.written % PROGRESS_EVERY == 0 {
+                    show_progress(bar, target, &tally, sink.disk_bytes());
+                }
+            }
+            Event::Duplicate => tally.duplicate(),
+            Event::Rejected(index, r) => {
+                let example = RejectExample {
+                    index,
+                    category: r.category,
+                    message: r.message,
+                    python_source: r.python_source,
+                };
+                tally.rejected(r.reason, example);
+            }
+        }
+        if let Some(why) = tally.stalled() {
+            anyhow::bail!("run stopped: {why}");
+        }
+    }
+    drop(events);
+    let shards = sink.finish()?;
+    tally.disk_bytes = shards.iter().map(|s| s.bytes).sum();
+    Ok((tally, shards))
+}
+
+fn progress_bar(target: Target, enabled: bool) -> ProgressBar {
+    if !enabled || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (len, template) = match target {
+        Target::Rows(n) => (
+            n,
+            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} rows  {msg}  {per_sec}  ETA {eta}",
+        ),
+        Target::TextBytes(n) => (
+            n,
+            "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} text  {msg}  {bytes_per_sec}  ETA {eta}",
+        ),
+        Target::DiskBytes(n) => (
+            n,
+            "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} on disk  {msg}  {bytes_per_sec}  ETA {eta}",
+        ),
+    };
+    let style = ProgressStyle::with_template(template)
+        .expect("valid template")
+        .progress_chars("=> ");
+    let bar =
+        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn show_progress(bar: &ProgressBar, target: Target, tally: &Tally, disk_bytes: u64) {
+    if bar.is_hidden() {
+        return;
+    }
+    let rows = thousands(tally.written);
+    match target {
+        Target::Rows(_) => {
+            bar.set_position(tally.written);
+            bar.set_message(mib(tally.text_bytes) + " text");
+        }
+        Target::TextBytes(_) => {
+            bar.set_position(tally.text_bytes);
+            bar.set_message(rows + " rows");
+        }
+        Target::DiskBytes(_) => {
+            bar.set_position(disk_bytes);
+            bar.set_message(format!("{rows} rows, {} text", mib(tally.text_bytes)));
+        }
+    }
+}
+
+/// Create the output folder, check that it is writable (a user error if
+/// not), and remove the shards of an earlier run there, which would
+/// otherwise be read as part of this one.
+fn prepare_output(out: &Path) -> anyhow::Result<()> {
+    let data = out.join("data");
+    let unwritable = |e: std::io::Error| {
+        user_error(format!(
+            "run.output: cannot write to {}: {e}",
+            out.display()
+        ))
+    };
+    std::fs::create_dir_all(&data).map_err(unwritable)?;
+    let probe = data.join(".pairpipe-write-test");
+    std::fs::write(&probe, b"").map_err(unwritable)?;
+    std::fs::remove_file(&probe).map_err(unwritable)?;
+    for entry in std::fs::read_dir(&data).map_err(unwritable)? {
+        let path = entry.map_err(unwritable)?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if is_shard_name(name) || (name.starts_with('.') && name.ends_with(".tmp")) {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove old shard {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `train-00000.parquet`, `validation-00012.parquet`, ...
+fn is_shard_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".parquet") else {
+        return false;
+    };
+    let Some((split, n)) = stem.rsplit_once('-') else {
+        return false;
+    };
+    matches!(split, "train" | "validation" | "test")
+        && n.len() == 5
+        && n.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A panic inside a worker is caught and counted as a rejection with its
+/// message; printing it too would scribble over the progress bar.
+fn quiet_worker_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let worker = std::thread::current()
+                .name()
+                .is_some_and(|n| n.starts_with("pairpipe-worker"));
+            if !worker {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// The end-of-run summary for stderr.
+pub fn summary(report: &RunReport) -> String {
+    let t = &report.tally;
+    let splits = ["train", "validation", "test"]
+        .iter()
+        .map(|s| {
+            format!(
+                "{s} {}",
+                thousands(t.rows_per_split.get(s).copied().unwrap_or(0))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rejected = match t.rejected_total() {
+        0 => "0 rejected".to_string(),
+        n => format!("{} rejected ({})", thousands(n), t.rejected_summary()),
+    };
+    format!(
+        "wrote {} rows ({splits}) to {} in {:.2} s, {} rows/s\n  \
+         {} samples: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
+         text {}, on disk {} in {} shards\n",
+        thousands(t.written),
+        report.out_dir.display(),
+        report.seconds,
+        thousands((t.written as f64 / report.seconds.max(1e-9)) as u64),
+        thousands(t.generated),
+        thousands(t.duplicates),
+        t.estimated_false_positives,
+        mib(t.text_bytes),
+        mib(t.disk_bytes),
+        report.shards.len(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_names() {
+        assert!(is_shard_name("train-00000.parquet"));
+        assert!(is_shard_name("validation-00123.parquet"));
+        assert!(!is_shard_name("train-0000.parquet"));
+        assert!(!is_shard_name("mine.parquet"));
+        assert!(!is_shard_name("dev-00000.parquet"));
+    }
+
+    #[test]
+    fn row_ids_are_stable_and_unique() {
+        assert_eq!(row_id(0x2a, 7), "000000000000002a-000000000007");
+        assert_ne!(row_id(1, 10), row_id(11, 0));
+    }
+}
