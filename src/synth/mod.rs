@@ -2,10 +2,30 @@
 //! everything about sample `i` comes from the generator handed to it.
 //!
 //! v1 writes only this subset of Warp (the Rust lowering supports exactly it):
-//! one `@wp.kernel` per module over float32/int32 arrays and scalars; `i =
-//! wp.tid()`; `name = expr`; `name += / -= / *= expr` on locals; `arr[idx] =
-//! expr`; `if/elif/else` nested at most two deep; atomics as statements
-//! (atomic category only). See `gen` for the expression forms.
+//! - one `@wp.kernel` per module, after `import warp as wp`; no `@wp.func`,
+//!   loops, vectors, tuples, strings or comments;
+//! - parameters `wp.array(dtype=float|wp.float32|int|wp.int32)` and scalars
+//!   `float|wp.float32|int|wp.int32`;
+//! - statements: `i = wp.tid()` first (named `i`, `tid`, `idx` or `gid`);
+//!   `name = expr`; `name += / -= / *= expr` on locals; `arr[idx] = expr`;
+//!   `if`/`elif`/`else` nested at most two deep, whose blocks only reassign
+//!   locals defined before the `if` and store to arrays; in the atomic
+//!   category `wp.atomic_add/sub/min/max(arr, idx, expr)` as statements and
+//!   `arr[idx] += / -= expr`;
+//! - indices: the thread index, `(i + c) % n` or `(i - 1) % n` with `n` an
+//!   int parameter, or an int local set once to `(i + c) % n`, `(i * c) % n`,
+//!   `i % m` or `arr[i] % m` (`m` a literal or int parameter);
+//! - expressions: float literals (`2.0`, `0.125`, `3.14159`) and int literals,
+//!   names, `arr[idx]`, `+ - * /` on floats, `+ - * // %` on ints (the right
+//!   side of `//` and `%` is a positive literal or an int parameter), unary
+//!   `-`, `float(int_expr)`, `int(float_expr)`, `wp.sin cos tan exp log sqrt
+//!   abs tanh floor ceil sinh cosh` (float), `wp.min wp.max` and
+//!   `wp.clamp(x, lo, hi)` (float or int), `wp.abs` (int too), `wp.pow` (float);
+//! - conditions: comparisons `< <= > >= == !=` of same-typed expressions,
+//!   joined by `and`/`or`, `not`.
+//!
+//! Float32 and int32 never meet in one operation; tests/python/check_synth_warp.py
+//! runs warp-lang's own code generator over dumped samples.
 
 mod arithmetic;
 mod atomic;
