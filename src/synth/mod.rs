@@ -13,8 +13,9 @@
 //!   category `wp.atomic_add/sub/min/max(arr, idx, expr)` as statements and
 //!   `arr[idx] += / -= expr`;
 //! - indices: the thread index, `(i + c) % n` or `(i - 1) % n` with `n` an
-//!   int parameter, or an int local set once to `(i + c) % n`, `(i * c) % n`,
-//!   `i % m` or `arr[i] % m` (`m` a literal or int parameter);
+//!   int parameter, an int local set once to `(i + c) % n`, `(i * c) % n`,
+//!   `i % m` or `arr[idx] % m` (`m` a literal or int parameter), and for
+//!   atomic targets also the literal `0`;
 //! - expressions: float literals (`2.0`, `0.125`, `3.14159`) and int literals,
 //!   names, `arr[idx]`, `+ - * /` on floats, `+ - * // %` on ints (the right
 //!   side of `//` and `%` is a positive literal or an int parameter), unary
