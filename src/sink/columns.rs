@@ -324,15 +324,17 @@ fn strings<'a>(rows: &'a [Row], get: impl Fn(&'a Row) -> Option<&'a str>) -> Arr
 }
 
 fn string_lists(rows: &[Row], field: &Field, get: impl Fn(&Row) -> &Vec<String>) -> ArrayRef {
-    let DataType::List(item) = field.data_type() else {
-        unreachable!("checked against Source::produces when columns.json was parsed")
+    // The schema's item field (checked to be a list when columns.json was parsed).
+    let item = match field.data_type() {
+        DataType::List(item) => item.clone(),
+        _ => Arc::new(Field::new("item", DataType::Utf8, true)),
     };
     let (items, bytes) = rows.iter().fold((0, 0), |(n, b), r| {
         let v = get(r);
         (n + v.len(), b + v.iter().map(String::len).sum::<usize>())
     });
     let mut b = ListBuilder::with_capacity(StringBuilder::with_capacity(items, bytes), rows.len())
-        .with_field(item.clone());
+        .with_field(item);
     for r in rows {
         for s in get(r) {
             b.values().append_value(s);

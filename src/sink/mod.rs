@@ -46,7 +46,9 @@ pub struct SinkOptions {
     pub out_dir: PathBuf,
     pub max_shard_bytes: u64,
     pub row_group_bytes: u64,
-    /// Which IR columns are filled; the others are written all-null.
+    /// Which IR columns are filled; the others are written all-null, and a row
+    /// that fills one of them is refused. `modules` adds the module column of
+    /// each enabled target (cpu_module needs cpu, cuda_module needs cuda).
     pub cpu: bool,
     pub cuda: bool,
     pub modules: bool,
@@ -100,7 +102,7 @@ impl FooterModel {
             .num_columns();
         Ok(FooterModel {
             // Without the leading magic, which bytes_written already counts.
-            fixed: (empty.len() - 4) as f64,
+            fixed: empty.len().saturating_sub(4) as f64,
             per_group: leaves as f64 * FOOTER_BYTES_PER_CHUNK_GUESS,
         })
     }
