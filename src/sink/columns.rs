@@ -49,7 +49,7 @@ pub(crate) enum Ir {
 }
 
 impl Ir {
-    pub(crate) const ALL: [Ir; 6] = [
+    pub const ALL: [Ir; 6] = [
         Ir::CpuForward,
         Ir::CpuBackward,
         Ir::CudaForward,
@@ -324,17 +324,15 @@ fn strings<'a>(rows: &'a [Row], get: impl Fn(&'a Row) -> Option<&'a str>) -> Arr
 }
 
 fn string_lists(rows: &[Row], field: &Field, get: impl Fn(&Row) -> &Vec<String>) -> ArrayRef {
-    // The schema's item field (checked to be a list when columns.json was parsed).
-    let item = match field.data_type() {
-        DataType::List(item) => item.clone(),
-        _ => Arc::new(Field::new("item", DataType::Utf8, true)),
+    let DataType::List(item) = field.data_type() else {
+        unreachable!("checked against Source::produces when columns.json was parsed")
     };
     let (items, bytes) = rows.iter().fold((0, 0), |(n, b), r| {
         let v = get(r);
         (n + v.len(), b + v.iter().map(String::len).sum::<usize>())
     });
     let mut b = ListBuilder::with_capacity(StringBuilder::with_capacity(items, bytes), rows.len())
-        .with_field(item);
+        .with_field(item.clone());
     for r in rows {
         for s in get(r) {
             b.values().append_value(s);
@@ -364,27 +362,6 @@ pub fn chars(s: &str) -> usize {
 /// user computes from the text.
 pub fn lines(s: &str) -> usize {
     let b = s.as_bytes();
-    // Fast path, for the usual text with `\n` as its only break: count `\n` and
-    // note any byte that may start another kind of break, 64 bytes at a time
-    // so the compiler vectorizes it.
-    let (mut newlines, mut rare) = (0usize, false);
-    for chunk in b.chunks(64) {
-        let (mut n, mut r) = (0u8, false);
-        for &c in chunk {
-            n += u8::from(c == b'\n');
-            r |= matches!(c, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2);
-        }
-        newlines += usize::from(n);
-        rare |= r;
-    }
-    if !rare {
-        return newlines + usize::from(b.last().is_some_and(|&c| c != b'\n'));
-    }
-    lines_exact(b)
-}
-
-/// `lines` for text holding breaks other than `\n` (or bytes that may start one).
-fn lines_exact(b: &[u8]) -> usize {
     let mut breaks = 0;
     let mut last_break_end = 0;
     let mut i = 0;
