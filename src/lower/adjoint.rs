@@ -515,17 +515,14 @@ impl<'a> Adjoint<'a> {
                 self.set_symbol(name, out);
                 Ok(())
             }
-            ExprKind::Subscript(target, slice) => {
+            ExprKind::Subscript(..) => {
                 let mut rhs = self.expr(value)?;
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
-                let (base, indices) = self.subscript_parts(target, slice)?;
-                let store = if matches!(self.ty(base), Type::Array { .. }) {
-                    "array_store"
-                } else {
-                    "assign_inplace"
-                };
+                let (base, nodes) = self.subscript_target(lhs, true)?;
+                let indices = self.eval_indices(base, &nodes)?;
+                let store = if matches!(self.ty(base), Type::Array { .. }) { "array_store" } else { "assign_inplace" };
                 self.check_component_target(base)?;
                 let mut args = vec![base];
                 args.extend(indices);
@@ -607,38 +604,34 @@ impl<'a> Adjoint<'a> {
                 self.set_symbol(name, result);
                 Ok(())
             }
-            ExprKind::Subscript(array, slice) => {
-                let (base, indices) = self.subscript_parts(array, slice)?;
+            ExprKind::Subscript(..) => {
+                let (base, nodes) = self.subscript_target(target, true)?;
+                let indices = self.eval_indices(base, &nodes)?;
                 let is_array = matches!(self.ty(base), Type::Array { .. });
-                if !is_array {
-                    self.check_component_target(base)?;
-                }
+                self.check_component_target(base)?;
                 let mut args = vec![base];
                 args.extend(indices.iter().copied());
-                match (is_array, op) {
-                    (true, BinOp::Add | BinOp::Sub) | (false, BinOp::Add | BinOp::Sub) => {
-                        let name = match (is_array, op) {
-                            (true, BinOp::Add) => "atomic_add",
-                            (true, _) => "atomic_sub",
-                            (false, BinOp::Add) => "add_inplace",
-                            (false, _) => "sub_inplace",
-                        };
-                        let rhs = self.expr(value)?;
-                        args.push(rhs);
-                        self.add_call(name, &args)?;
+                if let BinOp::Add | BinOp::Sub = op {
+                    // Arrays accumulate atomically; local vectors and matrices in place.
+                    let name = match (is_array, op) {
+                        (true, BinOp::Add) => "atomic_add",
+                        (true, _) => "atomic_sub",
+                        (false, BinOp::Add) => "add_inplace",
+                        (false, _) => "sub_inplace",
+                    };
+                    let rhs = self.expr(value)?;
+                    args.push(rhs);
+                    self.add_call(name, &args)?;
+                } else {
+                    // Load the current value, apply the operator, store it back.
+                    for a in args.iter_mut().skip(1) {
+                        *a = self.load(*a)?;
                     }
-                    (true, _) => {
-                        return Err(self.err(
-                            "only += and -= on array elements are supported by this version of the lowering",
-                        ));
-                    }
-                    (false, _) => {
-                        let current = self.add_value_call("extract", &args)?;
-                        let rhs = self.expr(value)?;
-                        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
-                        args.push(result);
-                        self.add_call("assign_inplace", &args)?;
-                    }
+                    let current = self.add_value_call(if is_array { "address" } else { "extract" }, &args)?;
+                    let rhs = self.expr(value)?;
+                    let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                    args.push(result);
+                    self.add_call(if is_array { "array_store" } else { "assign_inplace" }, &args)?;
                 }
                 Ok(())
             }
@@ -1086,15 +1079,12 @@ impl<'a> Adjoint<'a> {
         if self.funcs.borrow().building.iter().any(|n| n == name) {
             return Err(self.err(format!("recursive call of '{name}' is not supported")));
         }
-        let (def, pos) = self
-            .scope
-            .user_function(name)
-            .expect("resolve_callee checked it");
+        let (def, pos, native) = self.scope.user_function(name).expect("resolve_callee checked it");
         self.funcs.borrow_mut().building.push(name.to_string());
         let result = (|| {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
             adj.lower_function(def, pos)?;
-            Ok(super::module::render_function(&adj, def))
+            Ok(super::module::render_function(&adj, def, native))
         })();
         self.funcs.borrow_mut().building.retain(|n| n != name);
         let built = result?;
@@ -1194,16 +1184,9 @@ impl<'a> Adjoint<'a> {
             ExprKind::Call(func, args, kwargs) => self
                 .call(func, args, kwargs)?
                 .ok_or_else(|| self.err("the called function does not return a value")),
-            ExprKind::Subscript(target, slice) => {
-                let (base, indices) = self.subscript_parts(target, slice)?;
-                let op = if matches!(self.ty(base), Type::Array { .. }) {
-                    "address"
-                } else {
-                    "extract"
-                };
-                let mut args = vec![base];
-                args.extend(indices);
-                self.add_value_call(op, &args)
+            ExprKind::Subscript(..) => {
+                let (base, nodes) = self.subscript_target(e, false)?;
+                self.emit_indexing(base, &nodes)
             }
             ExprKind::Attribute(base, attr) => {
                 if let ExprKind::Name(m) = &base.kind {
@@ -1247,33 +1230,66 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// The array and index variables of `target[slice]` (target first, then indices).
-    fn subscript_parts(&mut self, target: &Expr, slice: &Expr) -> LResult<(VarId, Vec<VarId>)> {
-        let array = self.expr(target)?;
-        let index_exprs: Vec<&Expr> = match &slice.kind {
-            ExprKind::Tuple(elts) => elts.iter().collect(),
-            _ => vec![slice],
+    /// warp's `recurse_subscript`: `a[i][j, k]` becomes the innermost target
+    /// with the flattened index expressions, indexing through an array first
+    /// when there are more indices than it has dimensions.
+    fn subscript_target<'e>(&mut self, e: &'e Expr, as_target: bool) -> LResult<(VarId, Vec<&'e Expr>)> {
+        let ExprKind::Subscript(value, slice) = &e.kind else {
+            return Ok((self.expr(e)?, Vec::new()));
         };
-        let mut indices = Vec::with_capacity(index_exprs.len());
-        for ie in index_exprs {
-            indices.push(self.expr(ie)?);
+        let (mut target, mut indices) = self.subscript_target(value, as_target)?;
+        match &slice.kind {
+            ExprKind::Tuple(elts) => indices.extend(elts.iter()),
+            _ => indices.push(slice),
         }
-        match self.ty(array).strip_ref() {
+        if let Type::Array { ndim, .. } = self.ty(target).strip_ref() {
+            if indices.len() > ndim {
+                if as_target {
+                    return Err(self.err(
+                        "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
+                    ));
+                }
+                let first: Vec<&Expr> = indices.drain(..ndim).collect();
+                target = self.emit_indexing(target, &first)?;
+            }
+        }
+        Ok((target, indices))
+    }
+
+    /// Evaluates index expressions after checking their number against the target.
+    fn eval_indices(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<Vec<VarId>> {
+        let n = nodes.len();
+        let ok = match self.ty(target).strip_ref() {
             Type::Array { ndim, .. } => {
-                if indices.len() != ndim {
+                if n != ndim {
                     return Err(self.err(format!(
-                        "array has {ndim} dimension(s) but {} index(es) were given; views are not supported by this version of the lowering",
-                        indices.len()
+                        "array has {ndim} dimension(s) but {n} index(es) were given; views are not supported by this version of the lowering"
                     )));
                 }
-                Ok((array, indices))
+                true
             }
-            Type::Vector(..) | Type::Quat(_) if indices.len() == 1 => Ok((array, indices)),
-            Type::Matrix(..) if (1..=2).contains(&indices.len()) => Ok((array, indices)),
-            t => Err(self.err(format!(
-                "cannot index a value of type {t} with {} index(es)",
-                indices.len()
-            ))),
+            Type::Vector(..) | Type::Quat(_) => n == 1,
+            Type::Matrix(..) => (1..=2).contains(&n),
+            _ => false,
+        };
+        if !ok {
+            return Err(self.err(format!("cannot index a value of type {} with {n} index(es)", self.ty(target).strip_ref())));
+        }
+        nodes.iter().map(|node| self.expr(node)).collect()
+    }
+
+    /// Reads `target[indices]`: an element reference of an array (indices loaded
+    /// first), or a component of a vector, matrix or quaternion.
+    fn emit_indexing(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+        let mut args = vec![target];
+        args.extend(self.eval_indices(target, nodes)?);
+        if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
+            for a in args.iter_mut().skip(1) {
+                *a = self.load(*a)?;
+            }
+            self.add_value_call("address", &args)
+        } else {
+            self.add_value_call("extract", &args)
         }
     }
 

@@ -210,7 +210,16 @@ pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload, Str
     let dtype = Type::Scalar(target.dtype());
     let ok = args.is_empty()
         || (args.len() == 1 && args[0] == dtype)
-        || (args.len() == components && args.iter().all(|a| *a == dtype));
+        || (args.len() == components && args.iter().all(|a| *a == dtype))
+        // conversion from the same shape with another component type
+        || (args.len() == 1 && match (target, args[0]) {
+            (Value::Vector(n, _), Type::Vector(m, _)) => n == m,
+            (Value::Matrix(r, c, _), Type::Matrix(r2, c2, _)) => r == r2 && c == c2,
+            (Value::Quat(_), Type::Quat(_)) => true,
+            _ => false,
+        })
+        // a quaternion from its vector part and scalar part
+        || matches!((target, args), (Value::Quat(s), [Type::Vector(3, v), Type::Scalar(w)]) if s == *v && s == *w);
     if !ok {
         let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
         return Err(format!(
@@ -418,6 +427,12 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Overload, String> {
                 && rest[*ndim] == dtype.to_type() =>
         {
             return Ok(overload("array_store", None));
+        }
+        ("bool", [T::Scalar(_)]) => {
+            // `bool` is a plain C++ cast, not a wp:: function.
+            let mut o = overload("bool", Some(T::BOOL));
+            o.namespace = "";
+            return Ok(o);
         }
         (n, [T::Scalar(_)]) if cast_target(n).is_some() => cast_target(n).map(Type::Scalar),
         _ => None,

@@ -18,8 +18,8 @@ pub struct Scope<'a> {
     pub lines: Vec<&'a str>,
     /// The file name printed in `// file:line` comments above functions.
     pub filename: String,
-    /// Module-level `@wp.func` definitions.
-    functions: Vec<(&'a FunctionDef, Pos)>,
+    /// Module-level `@wp.func` definitions with their C++ names.
+    functions: Vec<(&'a FunctionDef, Pos, String)>,
     warp_aliases: Vec<String>,
     /// (local name, warp name) from `from warp import x as y`.
     warp_imports: Vec<(String, String)>,
@@ -63,10 +63,25 @@ impl<'a> Scope<'a> {
             warp_aliases,
             warp_imports,
         };
+        // warp numbers functions per name, globally, as they are decorated;
+        // importing warp already defined some names.
+        let mut counts: Vec<(String, usize)> = Vec::new();
         for stmt in &module.body {
             if let StmtKind::FunctionDef(def) = &stmt.kind {
                 if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
-                    scope.functions.push((def, stmt.pos));
+                    let key = native_identifier(&def.name);
+                    let n = match counts.iter_mut().find(|(k, _)| *k == key) {
+                        Some(entry) => {
+                            entry.1 += 1;
+                            entry.1
+                        }
+                        None => {
+                            let base = warp_defined_function_count(&key);
+                            counts.push((key.clone(), base));
+                            base
+                        }
+                    };
+                    scope.functions.push((def, stmt.pos, format!("{key}_{n}")));
                 }
             }
         }
@@ -74,12 +89,8 @@ impl<'a> Scope<'a> {
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
-    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos)> {
-        self.functions
-            .iter()
-            .rev()
-            .find(|(d, _)| d.name == name)
-            .copied()
+    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos, &str)> {
+        self.functions.iter().rev().find(|(d, _, _)| d.name == name).map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
     pub fn is_warp_module(&self, name: &str) -> bool {
@@ -211,6 +222,23 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.
+pub fn native_identifier(name: &str) -> String {
+    name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+}
+
+/// How many `@wp.func`s of this name warp 1.19.0 itself defines when it is
+/// imported (its math helpers); user functions of the same name count on.
+fn warp_defined_function_count(key: &str) -> usize {
+    match key {
+        "transform_compose" | "transform_decompose" | "transform_from_matrix" | "transform_to_matrix" => 3,
+        "norm_huber" | "norm_l1" | "norm_l2" | "norm_pseudo_huber" | "quat_between_vectors" | "quat_from_euler"
+        | "quat_to_euler" | "quat_to_rpy" | "quat_twist" | "quat_twist_angle" | "quat_twist_angle_signed"
+        | "smooth_normalize" | "transform_twist" | "transform_wrench" | "velocity_at_point" => 1,
+        _ => 0,
+    }
+}
+
 /// Python's `str.splitlines()` for the line terminators that occur in source files.
 fn split_lines(source: &str) -> Vec<&str> {
     source
@@ -281,7 +309,7 @@ struct KernelBody<'s> {
 fn mangle(source: &str, name: &str) -> String {
     let h = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), name.len() as u64)
         ^ xxhash_rust::xxh3::xxh3_64(name.as_bytes());
-    format!("{name}_{:08x}", h as u32)
+    format!("{}_{:08x}", native_identifier(name), h as u32)
 }
 
 pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
@@ -332,7 +360,7 @@ fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
 }
 
 /// Renders a lowered `@wp.func` into the pieces both targets' templates need.
-pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef) -> BuiltFunc {
+pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str) -> BuiltFunc {
     let indent = "    ";
     let ret = adj
         .return_var
@@ -353,7 +381,7 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef) -> BuiltFunc
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
     }
     BuiltFunc {
-        native: format!("{}_0", def.name),
+        native: native.to_string(),
         params,
         ret,
         callees: adj.called.clone(),

@@ -34,6 +34,12 @@ import warp as wp  # noqa: E402
 
 wp.config.quiet = True
 
+from warp._src import context as _wp_context  # noqa: E402
+
+# warp numbers @wp.func names per process; each file is checked as if it were
+# the first module imported after warp itself.
+_BASE_FUNCTION_COUNTS = dict(_wp_context.function_key_counts)
+
 _counter = 0
 
 
@@ -42,6 +48,8 @@ def warp_modules(path: Path) -> tuple[dict[str, str], list[str]]:
     global _counter
     _counter += 1
     name = f"pairpipe_parity_{_counter}"
+    _wp_context.function_key_counts.clear()
+    _wp_context.function_key_counts.update(_BASE_FUNCTION_COUNTS)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -66,16 +74,19 @@ def normalize(source: str, kernel_names: list[str]) -> str:
     return source
 
 
-_KERNEL_START = re.compile(r'^(struct wp_args_\w+ \{|extern "C" __global__ void \w+_cuda_kernel_forward\()$', re.M)
+_KERNEL_START = re.compile(
+    r'^(struct wp_args_\w+ \{|extern "C" __global__ void \w+_cuda_kernel_forward\(|// .+:\d+)$', re.M
+)
 
 
 def canonical_kernel_order(source: str) -> str:
-    """Sort the per-kernel sections of a module.
+    """Sort the per-kernel and per-function sections of a module.
 
-    warp-lang keeps a module's kernels in a WeakSet, so the order in which they
-    appear in its output follows memory addresses, not the source; pairpipe
-    writes them in definition order. Modules with several kernels are therefore
-    compared section by section, order aside (each section itself byte for byte).
+    warp-lang orders a module's kernels by their content hash (which includes
+    the module name it was imported as) and emits @wp.funcs in the order the
+    kernels reach them; pairpipe uses definition order. Modules with several
+    kernels or functions are therefore compared section by section, order
+    aside, each section itself byte for byte.
     """
     starts = [m.start() for m in _KERNEL_START.finditer(source)]
     if len(starts) < 2:
