@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Every test of pairpipe, with everything it needs set up first:
+#   1. the Python environment (warp-lang 1.19.0 as the oracle, pandas, pyarrow,
+#      polars, datasets, nbclient, pytest) in a venv outside the repository;
+#   2. the Rust unit and integration tests (release profile, the same build as
+#      the binary), including the 100k-source lowering fuzz test;
+#   3. differential parity against warp-lang: the hand-written corpus, the
+#      kernels warp rejects, 500 synthesized kernels per category, and the IR
+#      columns of a real run;
+#   4. the Python loader tests (pandas, pyarrow, polars, datasets) and the
+#      notebook, executed headless.
+# Usage: bash tests/run_all.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pairpipe-target}"
+VENV="${PAIRPIPE_VENV:-$HOME/.cache/pairpipe-venv}"
+SYNTH_PER_CATEGORY="${PAIRPIPE_SYNTH_PER_CATEGORY:-500}"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Python environment in $VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+PY="$VENV/bin/python"
+
+step "Rust build and tests (release)"
+cargo build --release --locked
+cargo test --release --locked
+BIN="$CARGO_TARGET_DIR/release/pairpipe"
+export PAIRPIPE_BIN="$BIN"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+# pytest and the parity driver run from a neutral directory (warp must not
+# see a local module shadowing the standard library).
+ROOT="$PWD"
+
+step "Parity with warp-lang: hand-written kernels"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" \
+    "$ROOT/tests/kernels/scalar" "$ROOT/tests/kernels/funcs" "$ROOT/tests/kernels/vector" \
+    "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions")
+
+step "Parity with warp-lang: kernels both must reject"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
+
+step "Parity with warp-lang: $SYNTH_PER_CATEGORY synthesized kernels per category"
+for category in arithmetic math control_flow scalar_param atomic; do
+    "$BIN" synth --count "$SYNTH_PER_CATEGORY" --seed 7 --category "$category" --out "$WORK/synth/$category" >/dev/null
+done
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" "$WORK/synth")
+
+step "Parity with warp-lang: IR columns of a pipeline run"
+"$BIN" run pipelines/smoke.toml --count 300 --output "$WORK/run" 2>/dev/null
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --shards "$WORK/run")
+
+step "Python loader and notebook tests"
+(cd "$WORK" && "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python")
