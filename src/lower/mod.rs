@@ -14,6 +14,50 @@ pub mod types;
 
 pub use module::Scope;
 
+/// The language constructs the lowering supports, each with a source fragment
+/// that shows it. `tests/supported.rs` counts the hand-written test kernels
+/// containing each fragment and renders `tests/kernels/SUPPORTED.md` from this
+/// list, so the table cannot drift from what is tested.
+pub const LANGUAGE: &[(&str, &str, &str)] = &[
+    ("types", "float32 / float", "dtype=float"),
+    ("types", "float64", "float64"),
+    ("types", "int32 / int", "dtype=int"),
+    ("types", "uint32", "uint32"),
+    ("types", "bool", "bool("),
+    ("types", "vec2 / vec3 / vec4 (f, d, i variants)", "wp.vec3"),
+    ("types", "mat22 / mat33 / mat44", "wp.mat33"),
+    ("types", "quat", "wp.quat"),
+    ("types", "1-D arrays", "wp.array(dtype="),
+    ("types", "2-D arrays (array2d, ndim=2)", "array2d"),
+    ("types", "3-D arrays (array3d, ndim=3)", "array3d"),
+    ("types", "arrays of vectors", "wp.array(dtype=wp.vec3)"),
+    ("types", "arrays of matrices", "wp.array(dtype=wp.mat33)"),
+    ("statements", "assignment", " = "),
+    ("statements", "tuple unpacking of wp.tid()", ", j = wp.tid()"),
+    ("statements", "augmented assignment on locals", " += "),
+    ("statements", "array element += / -= (atomic)", "] += "),
+    ("statements", "array element *= (load, op, store)", "] *= "),
+    ("statements", "vector component assignment", ".x += "),
+    ("statements", "if / elif / else", "elif "),
+    ("statements", "for over range(n)", "in range(n)"),
+    ("statements", "for over range(a, b, step)", "in range("),
+    ("statements", "while", "while "),
+    ("statements", "break", "break"),
+    ("statements", "continue", "continue"),
+    ("statements", "early return in kernels", "return
+"),
+    ("statements", "@wp.func helpers", "@wp.func"),
+    ("statements", "@wp.kernel(enable_backward=False)", "enable_backward=False"),
+    ("expressions", "floor division, modulo, power", "//"),
+    ("expressions", "comparisons (chained)", " <= "),
+    ("expressions", "and / or / not", " and "),
+    ("expressions", "conditional expressions", " if "),
+    ("expressions", "casts float(), int(), wp.float64()", "float("),
+    ("expressions", "component access v[0], v.x, m[i, j], m[i]", ".x"),
+    ("expressions", "constructors wp.vec3(...), wp.mat33(...), wp.identity(...)", "wp.identity("),
+    ("expressions", "multi-dimensional indexing a[i, j, k]", ", k]"),
+];
+
 /// Code generation target, as warp's `device` ("cpu" or "cuda").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
