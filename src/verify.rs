@@ -36,10 +36,10 @@ fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     )
     .ok_or("cuda_missing_forward_entry")?;
     let backward = format!("extern \"C\" __global__ void {name}_{hash}_cuda_kernel_backward(");
-    if !ir.backward.contains(&backward) {
+    if !has_backward(ir, module, &backward) {
         return Err("cuda_missing_backward_entry");
     }
-    for body in [&ir.forward, &ir.backward] {
+    for body in passes(ir) {
         if !GRID_STRIDE.iter().all(|p| body.contains(p)) {
             return Err("cuda_missing_grid_stride");
         }
@@ -50,7 +50,7 @@ fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
             return Err("cuda_unbalanced_braces");
         }
     }
-    if !module.contains(ir.forward.as_str()) || !module.contains(ir.backward.as_str()) {
+    if !passes(ir).all(|body| module.contains(body)) {
         return Err("cuda_ir_not_in_module");
     }
     Ok(())
@@ -60,27 +60,43 @@ fn verify_cpu(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     let name = &ir.name;
     let hash = entry_hash(&ir.forward, "static void ", name, "_cpu_kernel_forward(")
         .ok_or("cpu_missing_forward_kernel")?;
-    if !ir
-        .backward
-        .contains(&format!("static void {name}_{hash}_cpu_kernel_backward("))
-    {
+    if !has_backward(
+        ir,
+        module,
+        &format!("static void {name}_{hash}_cpu_kernel_backward("),
+    ) {
         return Err("cpu_missing_backward_kernel");
     }
-    for body in [&ir.forward, &ir.backward] {
-        if !balanced(body) {
-            return Err("cpu_unbalanced_braces");
-        }
+    if !passes(ir).all(balanced) {
+        return Err("cpu_unbalanced_braces");
     }
     if !module.contains(&format!("WP_API void {name}_{hash}_cpu_forward(")) {
         return Err("cpu_missing_forward_entry");
     }
-    if !module.contains(&format!("WP_API void {name}_{hash}_cpu_backward(")) {
+    let entry = format!("WP_API void {name}_{hash}_cpu_backward(");
+    if module.contains(&entry) == ir.backward.is_empty() {
         return Err("cpu_missing_backward_entry");
     }
-    if !module.contains(ir.forward.as_str()) || !module.contains(ir.backward.as_str()) {
+    if !passes(ir).all(|body| module.contains(body)) {
         return Err("cpu_ir_not_in_module");
     }
     Ok(())
+}
+
+/// Whether the backward function is as it should be: present and starting
+/// with `signature`, or, for a kernel declared `enable_backward=False`,
+/// empty and absent from the module as well.
+fn has_backward(ir: &KernelIr, module: &str, signature: &str) -> bool {
+    if ir.backward.is_empty() {
+        !module.contains(signature)
+    } else {
+        ir.backward.contains(signature)
+    }
+}
+
+/// The functions to check: forward, and backward unless it is disabled.
+fn passes(ir: &KernelIr) -> impl Iterator<Item = &str> {
+    std::iter::once(ir.forward.as_str()).chain(Some(ir.backward.as_str()).filter(|b| !b.is_empty()))
 }
 
 /// Find `{prefix}{name}_{8 hex}{suffix}` in `text` and return the hash.
@@ -183,6 +199,16 @@ mod tests {
             mutate(&|k| k.forward = k.forward.replace("    {\n", "    {\n\n")),
             Err("cuda_ir_not_in_module")
         );
+        // enable_backward=False: fine only if the module has no backward either.
+        let fwd_only = KernelIr {
+            backward: String::new(),
+            ..ir.clone()
+        };
+        assert_eq!(
+            verify(Target::Cuda, &fwd_only, &module),
+            Err("cuda_missing_backward_entry")
+        );
+        assert_eq!(verify(Target::Cuda, &fwd_only, &ir.forward), Ok(()));
     }
 
     #[test]
@@ -217,6 +243,20 @@ mod tests {
         bad.backward = bad.backward.replace("static void", "void");
         assert_eq!(
             verify(Target::Cpu, &bad, &module),
+            Err("cpu_missing_backward_kernel")
+        );
+        // enable_backward=False: no backward function, and no entry point for one.
+        let fwd_only = KernelIr {
+            backward: String::new(),
+            ..ir.clone()
+        };
+        let module_fwd = format!(
+            "{}\nWP_API void k_12345678_cpu_forward(\n)\n{{\n}}\n",
+            ir.forward
+        );
+        assert_eq!(verify(Target::Cpu, &fwd_only, &module_fwd), Ok(()));
+        assert_eq!(
+            verify(Target::Cpu, &fwd_only, &module),
             Err("cpu_missing_backward_kernel")
         );
         // A CUDA kernel is not a CPU kernel.
