@@ -1,1 +1,629 @@
-//! TODO
+//! `pairpipe report`: what is inside one run's shards, or a folder of runs.
+//!
+//! Every number comes from polars queries over the integer size columns
+//! (`*_chars`, `*_lines`, `text_bytes`) plus `split` and `category`: the scan
+//! projects only those, so the report never reads the text and stays fast on
+//! hundreds of MiB of pairs. Counters that only the pipeline knows
+//! (generated, duplicates, rejections, time) come from `manifest.json`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use polars::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Text columns and the prefix of their size columns (`{prefix}_chars`, `{prefix}_lines`).
+const TEXT_COLUMNS: [(&str, &str); 7] = [
+    ("python_source", "python"),
+    ("cpu_forward", "cpu_forward"),
+    ("cpu_backward", "cpu_backward"),
+    ("cuda_forward", "cuda_forward"),
+    ("cuda_backward", "cuda_backward"),
+    ("cpu_module", "cpu_module"),
+    ("cuda_module", "cuda_module"),
+];
+
+/// Splits in the order a reader expects them; any other split follows, sorted.
+const SPLIT_ORDER: [&str; 3] = ["train", "validation", "test"];
+
+/// Builds the report for `dir` (a run folder, or a folder of run folders) as
+/// Markdown tables, or as one JSON object with the same content when `json`.
+pub fn run(dir: &Path, json: bool) -> Result<String> {
+    let runs = find_runs(dir)?;
+    let mut sections = Vec::with_capacity(runs.len());
+    let mut frames = Vec::with_capacity(runs.len());
+    for run_dir in &runs {
+        let run = load_run(run_dir)?;
+        sections.push(summarize(
+            run.name,
+            run_dir.display().to_string(),
+            &run.frame,
+            run.shards,
+            run.disk_bytes,
+            run.manifest.as_ref(),
+        )?);
+        frames.push(run.frame.lazy());
+    }
+    let total = if runs.len() > 1 {
+        let all = concat(frames, UnionArgs::default())?.collect()?;
+        Some(total_of(dir, &sections, &all)?)
+    } else {
+        None
+    };
+    let report = Report {
+        path: dir.display().to_string(),
+        runs: sections,
+        total,
+    };
+    if json {
+        Ok(serde_json::to_string_pretty(&report)? + "\n")
+    } else {
+        Ok(report.to_markdown())
+    }
+}
+
+#[derive(Serialize)]
+struct Report {
+    path: String,
+    runs: Vec<Section>,
+    /// Present when `path` holds several runs: all their rows taken together.
+    total: Option<Section>,
+}
+
+#[derive(Serialize)]
+struct Section {
+    name: String,
+    path: String,
+    rows: u64,
+    splits: Vec<Share>,
+    categories: Vec<Share>,
+    columns: Vec<ColumnStats>,
+    storage: Storage,
+    /// From manifest.json; None when a run has none (or, in the total, when any run has none).
+    counters: Option<Counters>,
+    /// Disagreements between the shards and the manifest.
+    warnings: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Share {
+    name: String,
+    rows: u64,
+    share: f64,
+}
+
+#[derive(Serialize)]
+struct ColumnStats {
+    column: String,
+    /// Rows where the column is not null.
+    rows: u64,
+    chars: Dist,
+    lines: Dist,
+    /// Mean over rows of (this column's chars / python_source chars); None for python_source.
+    expansion: Option<f64>,
+}
+
+/// Percentiles are nearest-rank (polars `QuantileMethod::Nearest`), so they are real values.
+#[derive(Serialize)]
+struct Dist {
+    mean: f64,
+    p50: i64,
+    p95: i64,
+    max: i64,
+}
+
+#[derive(Serialize)]
+struct Storage {
+    shards: u64,
+    /// Uncompressed pair text: sum of the `text_bytes` column.
+    text_bytes: u64,
+    /// Size of the shard files on disk.
+    disk_bytes: u64,
+    /// text_bytes / disk_bytes.
+    compression_ratio: f64,
+}
+
+#[derive(Serialize, Default)]
+struct Counters {
+    generated: u64,
+    written: u64,
+    duplicates: u64,
+    rejected: BTreeMap<String, u64>,
+    rejected_total: u64,
+    seconds: f64,
+    rows_per_second: f64,
+}
+
+/// One run folder, its size columns loaded (no text).
+struct Run {
+    name: String,
+    frame: DataFrame,
+    shards: u64,
+    disk_bytes: u64,
+    manifest: Option<Value>,
+}
+
+/// `dir` itself when it is a run, else its sub-folders that are runs, sorted.
+fn find_runs(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.is_dir() {
+        bail!("{}: not a directory", dir.display());
+    }
+    if is_run(dir)? {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let mut runs = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() && is_run(&path)? {
+            runs.push(path);
+        }
+    }
+    if runs.is_empty() {
+        bail!(
+            "no pairpipe shards in {}: expected data/*.parquet in it (one run) \
+             or in its sub-folders (several runs)",
+            dir.display()
+        );
+    }
+    runs.sort();
+    Ok(runs)
+}
+
+fn is_run(dir: &Path) -> Result<bool> {
+    Ok(dir.join("manifest.json").is_file() || !shard_files(dir)?.is_empty())
+}
+
+/// Finished shards: `data/*.parquet`, skipping the hidden temporary files the sink renames.
+fn shard_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let data = dir.join("data");
+    if !data.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&data).with_context(|| format!("reading {}", data.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".parquet") && !name.starts_with('.') && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn load_run(dir: &Path) -> Result<Run> {
+    let files = shard_files(dir)?;
+    if files.is_empty() {
+        bail!("no Parquet shards in {}", dir.join("data").display());
+    }
+    let manifest_path = dir.join("manifest.json");
+    let manifest = if manifest_path.is_file() {
+        let text = std::fs::read_to_string(&manifest_path)
+            .with_context(|| format!("reading {}", manifest_path.display()))?;
+        Some(
+            serde_json::from_str::<Value>(&text)
+                .with_context(|| format!("parsing {}", manifest_path.display()))?,
+        )
+    } else {
+        None
+    };
+    let mut disk_bytes = 0;
+    for f in &files {
+        disk_bytes += std::fs::metadata(f)
+            .with_context(|| format!("reading {}", f.display()))?
+            .len();
+    }
+    let name = manifest
+        .as_ref()
+        .and_then(|m| m["name"].as_str())
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            dir.file_name().map_or_else(
+                || dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        });
+    let frame =
+        scan_sizes(&files).with_context(|| format!("reading shards in {}", dir.display()))?;
+    Ok(Run {
+        name,
+        frame,
+        shards: files.len() as u64,
+        disk_bytes,
+        manifest,
+    })
+}
+
+/// Reads `split`, `category`, `text_bytes` and every size column the shards have
+/// (absent ones become null), as Int64, so frames of different runs stack.
+fn scan_sizes(files: &[PathBuf]) -> Result<DataFrame> {
+    let paths: Vec<PlRefPath> = files
+        .iter()
+        .map(|p| PlRefPath::new(p.to_string_lossy().into_owned()))
+        .collect();
+    let args = ScanArgsParquet {
+        hive_options: HiveOptions {
+            enabled: Some(false),
+            ..Default::default()
+        },
+        glob: false,
+        allow_missing_columns: true,
+        ..Default::default()
+    };
+    let mut lf = LazyFrame::scan_parquet_files(paths.into_iter().collect(), args)?;
+    let schema = lf.collect_schema()?;
+    let mut exprs = Vec::new();
+    for required in [
+        "split",
+        "category",
+        "text_bytes",
+        "python_chars",
+        "python_lines",
+    ] {
+        if schema.get(required).is_none() {
+            bail!("shards have no `{required}` column (see schemas/columns.json)");
+        }
+    }
+    exprs.push(col("split").cast(DataType::String));
+    exprs.push(col("category").cast(DataType::String));
+    exprs.push(col("text_bytes").cast(DataType::Int64));
+    for (_, prefix) in TEXT_COLUMNS {
+        for size in ["chars", "lines"] {
+            let name = format!("{prefix}_{size}");
+            exprs.push(if schema.get(&name).is_some() {
+                col(name.as_str()).cast(DataType::Int64)
+            } else {
+                lit(NULL).cast(DataType::Int64).alias(name.as_str())
+            });
+        }
+    }
+    Ok(lf.select(exprs).collect()?)
+}
+
+fn summarize(
+    name: String,
+    path: String,
+    frame: &DataFrame,
+    shards: u64,
+    disk_bytes: u64,
+    manifest: Option<&Value>,
+) -> Result<Section> {
+    let rows = frame.height() as u64;
+    let mut splits = shares(frame, "split", rows)?;
+    splits.sort_by_key(|s| {
+        let rank = SPLIT_ORDER.iter().position(|o| *o == s.name);
+        (rank.unwrap_or(SPLIT_ORDER.len()), s.name.clone())
+    });
+    let mut categories = shares(frame, "category", rows)?;
+    categories.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
+
+    let (columns, text_bytes) = column_stats(frame)?;
+    let storage = Storage {
+        shards,
+        text_bytes,
+        disk_bytes,
+        compression_ratio: ratio(text_bytes as f64, disk_bytes as f64),
+    };
+    let counters = manifest.map(counters_of);
+    let mut warnings = Vec::new();
+    if let Some(m) = manifest {
+        check_manifest(m, rows, &splits, shards, &mut warnings);
+    }
+    Ok(Section {
+        name,
+        path,
+        rows,
+        splits,
+        categories,
+        columns,
+        storage,
+        counters,
+        warnings,
+    })
+}
+
+/// Rows per value of `column`, with their share of `total`.
+fn shares(frame: &DataFrame, column: &str, total: u64) -> Result<Vec<Share>> {
+    let counts = frame
+        .clone()
+        .lazy()
+        .group_by([col(column)])
+        .agg([len().cast(DataType::UInt64).alias("rows")])
+        .collect()?;
+    let names = counts.column(column)?.str()?;
+    let rows = counts.column("rows")?.u64()?;
+    Ok(names
+        .iter()
+        .zip(rows.iter())
+        .map(|(n, r)| {
+            let r = r.unwrap_or(0);
+            Share {
+                name: n.unwrap_or("(null)").to_owned(),
+                rows: r,
+                share: ratio(r as f64, total as f64),
+            }
+        })
+        .collect())
+}
+
+/// Size statistics of every text column that has at least one non-null row,
+/// and the total text bytes, in one aggregation.
+fn column_stats(frame: &DataFrame) -> Result<(Vec<ColumnStats>, u64)> {
+    let mut exprs = vec![
+        col("text_bytes")
+            .sum()
+            .cast(DataType::Int64)
+            .alias("text_bytes"),
+    ];
+    for (_, prefix) in TEXT_COLUMNS {
+        let chars = format!("{prefix}_chars");
+        exprs.push(
+            col(chars.as_str())
+                .count()
+                .cast(DataType::Int64)
+                .alias(format!("{prefix}|rows")),
+        );
+        for size in ["chars", "lines"] {
+            let c = format!("{prefix}_{size}");
+            let stat = |e: Expr, s: &str| e.alias(format!("{prefix}|{size}|{s}"));
+            exprs.push(stat(col(c.as_str()).cast(DataType::Float64).mean(), "mean"));
+            for (q, s) in [(0.5, "p50"), (0.95, "p95")] {
+                let e = col(c.as_str()).quantile(lit(q), QuantileMethod::Nearest);
+                exprs.push(stat(e.cast(DataType::Int64), s));
+            }
+            exprs.push(stat(col(c.as_str()).max(), "max"));
+        }
+        let e = (col(chars.as_str()).cast(DataType::Float64)
+            / col("python_chars").cast(DataType::Float64))
+        .mean();
+        exprs.push(e.alias(format!("{prefix}|expansion")));
+    }
+    let stats = frame.clone().lazy().select(exprs).collect()?;
+    let f = |name: &str| -> Result<Option<f64>> {
+        let c = stats.column(name)?.cast(&DataType::Float64)?;
+        Ok(c.f64()?.get(0))
+    };
+    let i = |name: &str| -> Result<i64> { Ok(f(name)?.unwrap_or(0.0) as i64) };
+    let mut columns = Vec::new();
+    for (column, prefix) in TEXT_COLUMNS {
+        let rows = i(&format!("{prefix}|rows"))?;
+        if rows == 0 {
+            continue;
+        }
+        let dist = |size: &str| -> Result<Dist> {
+            Ok(Dist {
+                mean: f(&format!("{prefix}|{size}|mean"))?.unwrap_or(0.0),
+                p50: i(&format!("{prefix}|{size}|p50"))?,
+                p95: i(&format!("{prefix}|{size}|p95"))?,
+                max: i(&format!("{prefix}|{size}|max"))?,
+            })
+        };
+        columns.push(ColumnStats {
+            column: column.to_owned(),
+            rows: rows as u64,
+            chars: dist("chars")?,
+            lines: dist("lines")?,
+            expansion: if prefix == "python" {
+                None
+            } else {
+                f(&format!("{prefix}|expansion"))?
+            },
+        });
+    }
+    Ok((columns, i("text_bytes")?.max(0) as u64))
+}
+
+fn counters_of(manifest: &Value) -> Counters {
+    let c = &manifest["counters"];
+    let u = |v: &Value| v.as_u64().unwrap_or(0);
+    let rejected: BTreeMap<String, u64> = c["rejected"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), u(v))).collect())
+        .unwrap_or_default();
+    let seconds = c["seconds"].as_f64().unwrap_or(0.0);
+    let written = u(&c["written"]);
+    Counters {
+        generated: u(&c["generated"]),
+        written,
+        duplicates: u(&c["duplicates"]),
+        rejected_total: rejected.values().sum(),
+        rejected,
+        seconds,
+        rows_per_second: c["rows_per_second"]
+            .as_f64()
+            .unwrap_or_else(|| ratio(written as f64, seconds)),
+    }
+}
+
+/// Notes where the shards on disk and the manifest disagree (e.g. a run still
+/// going, or files added or removed by hand).
+fn check_manifest(m: &Value, rows: u64, splits: &[Share], shards: u64, warnings: &mut Vec<String>) {
+    let c = &m["counters"];
+    if let Some(written) = c["written"].as_u64() {
+        if written != rows {
+            warnings.push(format!(
+                "manifest says {written} rows written, shards hold {rows}"
+            ));
+        }
+    }
+    if let Some(per_split) = c["rows_per_split"].as_object() {
+        for (split, n) in per_split {
+            let found = splits
+                .iter()
+                .find(|s| &s.name == split)
+                .map_or(0, |s| s.rows);
+            let n = n.as_u64().unwrap_or(0);
+            if n != found {
+                warnings.push(format!(
+                    "manifest says {n} {split} rows, shards hold {found}"
+                ));
+            }
+        }
+    }
+    if let Some(listed) = m["shards"].as_array() {
+        if listed.len() as u64 != shards {
+            warnings.push(format!(
+                "manifest lists {} shard files, data/ holds {shards}",
+                listed.len()
+            ));
+        }
+    }
+}
+
+/// All runs taken together: distributions over the stacked rows, counters summed.
+fn total_of(dir: &Path, sections: &[Section], all: &DataFrame) -> Result<Section> {
+    let shards = sections.iter().map(|s| s.storage.shards).sum();
+    let disk_bytes = sections.iter().map(|s| s.storage.disk_bytes).sum();
+    let mut total = summarize(
+        format!("total of {} runs", sections.len()),
+        dir.display().to_string(),
+        all,
+        shards,
+        disk_bytes,
+        None,
+    )?;
+    if sections.iter().all(|s| s.counters.is_some()) {
+        let mut sum = Counters::default();
+        for c in sections.iter().filter_map(|s| s.counters.as_ref()) {
+            sum.generated += c.generated;
+            sum.written += c.written;
+            sum.duplicates += c.duplicates;
+            sum.seconds += c.seconds;
+            for (reason, n) in &c.rejected {
+                *sum.rejected.entry(reason.clone()).or_default() += n;
+            }
+        }
+        sum.rejected_total = sum.rejected.values().sum();
+        // Runs may have run one after another: rate over their summed time.
+        sum.rows_per_second = ratio(sum.written as f64, sum.seconds);
+        total.counters = Some(sum);
+    }
+    Ok(total)
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}
+
+impl Report {
+    fn to_markdown(&self) -> String {
+        let mut out = format!("# pairpipe report: {}\n", self.path);
+        for s in self.runs.iter().chain(&self.total) {
+            s.write_markdown(&mut out);
+        }
+        out
+    }
+}
+
+impl Section {
+    fn write_markdown(&self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = self.try_write_markdown(out);
+    }
+
+    fn try_write_markdown(&self, out: &mut String) -> std::fmt::Result {
+        writeln!(out, "\n## {} ({})\n", self.name, self.path)?;
+        writeln!(
+            out,
+            "{} rows in {} shards, {} of text.",
+            self.rows,
+            self.storage.shards,
+            human_bytes(self.storage.text_bytes)
+        )?;
+        for w in &self.warnings {
+            writeln!(out, "\n> warning: {w}")?;
+        }
+        for (title, key, shares) in [
+            ("Rows per split", "split", &self.splits),
+            ("Categories", "category", &self.categories),
+        ] {
+            writeln!(
+                out,
+                "\n### {title}\n\n| {key} | rows | share |\n| --- | ---: | ---: |"
+            )?;
+            for s in shares {
+                writeln!(out, "| {} | {} | {:.1}% |", s.name, s.rows, 100.0 * s.share)?;
+            }
+        }
+        writeln!(
+            out,
+            "\n### Text sizes\n\n\
+             | column | rows | chars mean | chars p50 | chars p95 | chars max \
+             | lines mean | lines p50 | lines p95 | lines max | chars / python |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        )?;
+        for c in &self.columns {
+            let expansion = c.expansion.map_or("–".to_owned(), |e| format!("{e:.2}×"));
+            writeln!(
+                out,
+                "| {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} | {} | {} |",
+                c.column,
+                c.rows,
+                c.chars.mean,
+                c.chars.p50,
+                c.chars.p95,
+                c.chars.max,
+                c.lines.mean,
+                c.lines.p50,
+                c.lines.p95,
+                c.lines.max,
+                expansion
+            )?;
+        }
+        let st = &self.storage;
+        writeln!(
+            out,
+            "\n### Storage\n\n| shards | text bytes | disk bytes | compression |\n\
+             | ---: | ---: | ---: | ---: |\n| {} | {} ({}) | {} ({}) | {:.2}× |",
+            st.shards,
+            human_bytes(st.text_bytes),
+            st.text_bytes,
+            human_bytes(st.disk_bytes),
+            st.disk_bytes,
+            st.compression_ratio
+        )?;
+        match &self.counters {
+            None => writeln!(out, "\n### Counters\n\nno manifest.json")?,
+            Some(c) => {
+                writeln!(
+                    out,
+                    "\n### Counters (manifest.json)\n\n\
+                     | generated | written | duplicates | rejected | seconds | rows/s |\n\
+                     | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+                     | {} | {} | {} | {} | {:.2} | {:.0} |",
+                    c.generated,
+                    c.written,
+                    c.duplicates,
+                    c.rejected_total,
+                    c.seconds,
+                    c.rows_per_second
+                )?;
+                if !c.rejected.is_empty() {
+                    writeln!(out, "\n| rejected because | rows |\n| --- | ---: |")?;
+                    for (reason, n) in &c.rejected {
+                        writeln!(out, "| {reason} | {n} |")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}

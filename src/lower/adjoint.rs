@@ -804,19 +804,13 @@ impl<'a> Adjoint<'a> {
             if step == 0 {
                 return Err(self.err("range() arg 3 must not be zero"));
             }
-            let values: Vec<i128> = if step > 0 {
-                (0..)
-                    .map(|k| start + k * step)
-                    .take_while(|v| *v < stop)
-                    .collect()
-            } else {
-                (0..)
-                    .map(|k| start + k * step)
-                    .take_while(|v| *v > stop)
-                    .collect()
-            };
+            let count = range_len(start, stop, step)
+                .ok_or_else(|| self.err("range() bounds are too large"))?;
             let has_break = contains_loop_control(body, true, false);
-            if values.len() <= MAX_UNROLL && !has_break {
+            if count <= MAX_UNROLL as i128 && !has_break {
+                let values = (0..count)
+                    .map(|k| start.wrapping_add(k.wrapping_mul(step)))
+                    .collect();
                 return Ok(LoopRange::Unrolled(values));
             }
             if !contains_loop_control(body, true, true) {
@@ -930,12 +924,8 @@ impl<'a> Adjoint<'a> {
                 reverse.extend(cond.forward.iter().cloned());
             }
             Some((start, stop, step)) => {
-                let n = if step > 0 {
-                    (stop - start + step - 1) / step
-                } else {
-                    (start - stop - step - 1) / -step
-                };
-                let last = start + (n - 1) * step;
+                let n = range_len(start, stop, step).unwrap_or(0);
+                let last = start.wrapping_add((n - 1).wrapping_mul(step));
                 let rc = if step > 0 { "<" } else { ">" };
                 reverse.push(format!("{ind}{it} = {last};"));
                 reverse.push(format!("{ind}start_{label}:;"));
@@ -1612,6 +1602,20 @@ impl<'a> Adjoint<'a> {
             })
             .collect()
     }
+}
+
+/// Python's `len(range(start, stop, step))` (None on overflow).
+fn range_len(start: i128, stop: i128, step: i128) -> Option<i128> {
+    let span = if step > 0 {
+        stop.checked_sub(start)?
+    } else {
+        start.checked_sub(stop)?
+    };
+    if span <= 0 {
+        return Some(0);
+    }
+    let step = step.checked_abs()?;
+    Some((span - 1) / step + 1)
 }
 
 /// The largest number of names a `wp.tid()` result is unpacked into (1 if never).

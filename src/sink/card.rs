@@ -1,0 +1,236 @@
+//! OUT/README.md: a Hugging Face dataset card. Its YAML header maps splits to
+//! shard files, which is what lets `load_dataset(OUT)` work offline.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{SPLITS, atomic_write, column_specs};
+
+#[derive(Debug, Clone)]
+pub struct CardInfo {
+    pub name: String,
+    pub rows_per_split: Vec<(String, u64)>,
+    pub config_toml: String,
+    pub cpu: bool,
+    pub cuda: bool,
+    pub modules: bool,
+}
+
+/// Writes OUT/README.md, replacing any previous card atomically.
+pub fn write_dataset_card(out_dir: &Path, card: &CardInfo) -> Result<()> {
+    let text = render(out_dir, card)?;
+    atomic_write(&out_dir.join("README.md"), text.as_bytes())
+}
+
+/// A YAML (and JSON) double-quoted scalar: safe for any name.
+fn quoted(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+fn size_category(rows: u64) -> &'static str {
+    match rows {
+        0..1_000 => "n<1K",
+        1_000..10_000 => "1K<n<10K",
+        10_000..100_000 => "10K<n<100K",
+        100_000..1_000_000 => "100K<n<1M",
+        1_000_000..10_000_000 => "1M<n<10M",
+        10_000_000..100_000_000 => "10M<n<100M",
+        _ => "100M<n<1B",
+    }
+}
+
+/// The `dtype` / `sequence` form datasets' YAML features use for a column type.
+fn yaml_feature(type_name: &str) -> String {
+    match type_name
+        .strip_prefix("list<")
+        .and_then(|t| t.strip_suffix('>'))
+    {
+        // `sequence:` is read by every datasets release (4.x maps it to List).
+        Some(item) => format!("sequence: {item}"),
+        None => format!("dtype: {type_name}"),
+    }
+}
+
+fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
+    // Only splits that have rows: a split without shard files would break loading.
+    let splits: Vec<(&str, u64)> = SPLITS
+        .iter()
+        .filter_map(|&s| {
+            let rows = card
+                .rows_per_split
+                .iter()
+                .filter(|(n, _)| n == s)
+                .map(|(_, r)| r)
+                .sum();
+            (rows > 0).then_some((s, rows))
+        })
+        .collect();
+    let total: u64 = splits.iter().map(|(_, r)| r).sum();
+    let columns = column_specs()?;
+
+    let mut y = String::from("---\n");
+    writeln!(y, "pretty_name: {}", quoted(&card.name))?;
+    y.push_str("tags:\n- code\n- nvidia-warp\n- synthetic\n");
+    if card.cuda {
+        y.push_str("- cuda\n");
+    }
+    if card.cpu {
+        y.push_str("- cpp\n");
+    }
+    y.push_str("task_categories:\n- text-generation\n");
+    writeln!(y, "size_categories:\n- {}", size_category(total))?;
+    y.push_str("configs:\n- config_name: default\n  data_files:\n");
+    for (split, _) in &splits {
+        writeln!(y, "  - split: {split}\n    path: data/{split}-*.parquet")?;
+    }
+    y.push_str("dataset_info:\n  features:\n");
+    for c in columns {
+        writeln!(
+            y,
+            "  - name: {}\n    {}",
+            c.name,
+            yaml_feature(&c.type_name)
+        )?;
+    }
+    y.push_str("  splits:\n");
+    for (split, rows) in &splits {
+        writeln!(y, "  - name: {split}\n    num_examples: {rows}")?;
+    }
+    y.push_str("---\n\n");
+
+    let ir: Vec<&str> = [
+        (card.cpu, "`cpu_forward`, `cpu_backward` (C++)"),
+        (card.cuda, "`cuda_forward`, `cuda_backward` (CUDA)"),
+        (card.modules && card.cpu, "`cpu_module` (whole C++ module)"),
+        (
+            card.modules && card.cuda,
+            "`cuda_module` (whole CUDA module)",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, text)| on.then_some(text))
+    .collect();
+    let filled = if ir.is_empty() {
+        "none (Python sources only)".to_string()
+    } else {
+        ir.join(", ")
+    };
+
+    let mut m = y;
+    writeln!(m, "# {}\n", card.name)?;
+    m.push_str(
+        "Pairs of GPU kernels written in [NVIDIA Warp](https://github.com/NVIDIA/warp)'s Python \
+         dialect and the C++ / CUDA source that warp-lang 1.19.0's code generator emits for them, \
+         forward and backward (adjoint) passes. The kernels are synthesized; the generated source \
+         was produced by pairpipe, a Rust re-implementation of warp's lowering that is byte-exact \
+         (up to the 8-hex module hash in kernel names).\n\n",
+    );
+    writeln!(
+        m,
+        "IR columns filled in this dataset: {filled}. The other IR columns are null.\n"
+    )?;
+    m.push_str("| split | rows |\n| --- | ---: |\n");
+    for (split, rows) in &splits {
+        writeln!(m, "| {split} | {rows} |")?;
+    }
+    writeln!(m, "| total | {total} |\n")?;
+    m.push_str(
+        "Splits are chosen from `dedup_key`, so kernels that are structurally the same never \
+         appear in two splits.\n\n## Columns\n\n| column | type | nullable | description |\n\
+         | --- | --- | --- | --- |\n",
+    );
+    for c in columns {
+        let description = c.description.replace('|', "\\|");
+        let nullable = if c.nullable { "yes" } else { "no" };
+        writeln!(
+            m,
+            "| `{}` | {} | {nullable} | {description} |",
+            c.name, c.type_name
+        )?;
+    }
+    let fence = "`".repeat(3.max(longest_backtick_run(&card.config_toml) + 1));
+    let config = card.config_toml.trim_end();
+    writeln!(
+        m,
+        "\n## How it was made\n\n\
+         Generated by `pairpipe run` with this configuration:\n\n{fence}toml\n{config}\n{fence}\n\n\
+         `manifest.json` next to this card lists the counters of the run (generated, duplicates, \
+         rejections by reason) and every shard with its row count, size and xxh3 checksum. \
+         Shards are zstd-compressed Parquet; their key-value metadata holds the pairpipe and warp \
+         versions and the run config.\n"
+    )?;
+    let out = out_dir.display().to_string();
+    let q = quoted(&out);
+    let data = quoted(&format!("{out}/data"));
+    let glob = quoted(&format!("{out}/data/*.parquet"));
+    writeln!(
+        m,
+        "## How to load\n\n```python\nfrom datasets import load_dataset\n\
+         ds = load_dataset({q})                              # splits from this card\n\
+         ds = load_dataset(\"parquet\", data_dir={data})   # or straight from the shards\n\n\
+         import pandas as pd\n\
+         df = pd.read_parquet({data})                        # all splits; filter on the `split` column\n\n\
+         import polars as pl\n\
+         lf = pl.scan_parquet({glob})\n\
+         lf.filter(pl.col(\"split\") == \"train\").select(\"python_source\", \"cuda_forward\").collect()\n```"
+    )?;
+    Ok(m)
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card() -> CardInfo {
+        CardInfo {
+            name: "demo: \"quoted\"".into(),
+            rows_per_split: vec![
+                ("train".into(), 1500),
+                ("validation".into(), 0),
+                ("test".into(), 7),
+            ],
+            config_toml: "[run]\nname = \"demo\"\n# a ```` fence inside\n".into(),
+            cpu: false,
+            cuda: true,
+            modules: false,
+        }
+    }
+
+    #[test]
+    fn front_matter_lists_only_splits_with_rows() {
+        let text = render(Path::new("shards/demo"), &card()).unwrap();
+        let front = text.split("---\n").nth(1).unwrap();
+        assert!(front.contains("  - split: train\n    path: data/train-*.parquet\n"));
+        assert!(front.contains("  - split: test\n    path: data/test-*.parquet\n"));
+        assert!(!front.contains("validation"));
+        assert!(front.contains("  - name: test\n    num_examples: 7\n"));
+        assert!(front.contains("pretty_name: \"demo: \\\"quoted\\\"\"\n"));
+        assert!(front.contains("- 1K<n<10K\n"));
+        assert!(front.contains("  - name: builtins\n    sequence: string\n"));
+        assert!(front.contains("  - name: dedup_key\n    dtype: uint64\n"));
+    }
+
+    #[test]
+    fn body_has_columns_config_and_loading() {
+        let text = render(Path::new("shards/demo"), &card()).unwrap();
+        for c in column_specs().unwrap() {
+            assert!(
+                text.contains(&format!("| `{}` | {} |", c.name, c.type_name)),
+                "{}",
+                c.name
+            );
+        }
+        // The config's own ```` run forces a longer fence, so the block stays intact.
+        assert!(text.contains("`````toml\n[run]\nname = \"demo\"\n# a ```` fence inside\n`````\n"));
+        assert!(text.contains("load_dataset(\"shards/demo\")"));
+        assert!(text.contains("data_dir=\"shards/demo/data\""));
+        assert!(text.contains("`cuda_forward`, `cuda_backward` (CUDA)"));
+        assert!(!text.contains("`cpu_forward`, `cpu_backward` (C++)"));
+    }
+}

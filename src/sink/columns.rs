@@ -1,0 +1,464 @@
+//! The shard columns: parsed once from `schemas/columns.json`, turned into the
+//! Arrow schema, and each column bound to the `Row` field (or derived measure)
+//! that fills it, so the writer and the JSON can never disagree silently.
+
+use std::sync::{Arc, LazyLock};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow::array::{
+    ArrayRef, Int32Array, Int64Array, ListBuilder, StringBuilder, UInt64Array, new_null_array,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+use serde::Deserialize;
+
+use crate::row::Row;
+
+/// The machine-readable column list, compiled in so the binary needs no data files.
+pub const COLUMNS_JSON: &str = include_str!("../../schemas/columns.json");
+
+/// One entry of `schemas/columns.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    pub name: String,
+    /// One of: string, uint64, int32, int64, list<string>.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub nullable: bool,
+    pub description: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ColumnsFile {
+    #[serde(rename = "_comment")]
+    _comment: Option<String>,
+    columns: Vec<ColumnSpec>,
+}
+
+/// The IR text columns; `Option<String>` in `Row`, all-null when their target is off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ir {
+    CpuForward,
+    CpuBackward,
+    CudaForward,
+    CudaBackward,
+    CpuModule,
+    CudaModule,
+}
+
+impl Ir {
+    const ALL: [Ir; 6] = [
+        Ir::CpuForward,
+        Ir::CpuBackward,
+        Ir::CudaForward,
+        Ir::CudaBackward,
+        Ir::CpuModule,
+        Ir::CudaModule,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Ir::CpuForward => "cpu_forward",
+            Ir::CpuBackward => "cpu_backward",
+            Ir::CudaForward => "cuda_forward",
+            Ir::CudaBackward => "cuda_backward",
+            Ir::CpuModule => "cpu_module",
+            Ir::CudaModule => "cuda_module",
+        }
+    }
+
+    pub(crate) fn get(self, row: &Row) -> Option<&str> {
+        match self {
+            Ir::CpuForward => row.cpu_forward.as_deref(),
+            Ir::CpuBackward => row.cpu_backward.as_deref(),
+            Ir::CudaForward => row.cuda_forward.as_deref(),
+            Ir::CudaBackward => row.cuda_backward.as_deref(),
+            Ir::CpuModule => row.cpu_module.as_deref(),
+            Ir::CudaModule => row.cuda_module.as_deref(),
+        }
+    }
+
+    /// Whether the run fills this column, from the sink's target switches.
+    pub(crate) fn enabled(self, cpu: bool, cuda: bool, modules: bool) -> bool {
+        match self {
+            Ir::CpuForward | Ir::CpuBackward => cpu,
+            Ir::CudaForward | Ir::CudaBackward => cuda,
+            Ir::CpuModule => cpu && modules,
+            Ir::CudaModule => cuda && modules,
+        }
+    }
+}
+
+/// A text that size columns measure: python_source or one IR column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Text {
+    Python,
+    Ir(Ir),
+}
+
+impl Text {
+    fn get(self, row: &Row) -> Option<&str> {
+        match self {
+            Text::Python => Some(&row.python_source),
+            Text::Ir(ir) => ir.get(row),
+        }
+    }
+}
+
+/// Where a column's values come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Id,
+    Index,
+    Split,
+    Category,
+    KernelName,
+    Text(Text),
+    DedupKey,
+    Builtins,
+    Dtypes,
+    Chars(Text),
+    Lines(Text),
+    TextBytes,
+}
+
+impl Source {
+    /// Binds a column name to its source; `None` for a name the writer cannot fill.
+    fn for_name(name: &str) -> Option<Source> {
+        let text = |prefix: &str| match prefix {
+            "python" => Some(Text::Python),
+            _ => Ir::ALL
+                .into_iter()
+                .find(|ir| ir.name() == prefix)
+                .map(Text::Ir),
+        };
+        Some(match name {
+            "id" => Source::Id,
+            "index" => Source::Index,
+            "split" => Source::Split,
+            "category" => Source::Category,
+            "kernel_name" => Source::KernelName,
+            "python_source" => Source::Text(Text::Python),
+            "dedup_key" => Source::DedupKey,
+            "builtins" => Source::Builtins,
+            "dtypes" => Source::Dtypes,
+            "text_bytes" => Source::TextBytes,
+            _ => {
+                if let Some(prefix) = name.strip_suffix("_chars") {
+                    Source::Chars(text(prefix)?)
+                } else if let Some(prefix) = name.strip_suffix("_lines") {
+                    Source::Lines(text(prefix)?)
+                } else {
+                    Source::Text(Text::Ir(Ir::ALL.into_iter().find(|ir| ir.name() == name)?))
+                }
+            }
+        })
+    }
+
+    /// The Arrow type this source produces, and whether it can be null.
+    fn produces(self) -> (DataType, bool) {
+        let maybe_null = |t: Text| matches!(t, Text::Ir(_));
+        match self {
+            Source::Id | Source::Split | Source::Category | Source::KernelName => {
+                (DataType::Utf8, false)
+            }
+            Source::Text(t) => (DataType::Utf8, maybe_null(t)),
+            Source::Index | Source::DedupKey => (DataType::UInt64, false),
+            Source::Builtins | Source::Dtypes => (list_of_strings(), false),
+            Source::Chars(t) | Source::Lines(t) => (DataType::Int32, maybe_null(t)),
+            Source::TextBytes => (DataType::Int64, false),
+        }
+    }
+
+    /// Columns whose values are (nearly) unique per row gain nothing from a
+    /// Parquet dictionary and only cost time building one.
+    pub(crate) fn wants_dictionary(self) -> bool {
+        !matches!(
+            self,
+            Source::Id | Source::Index | Source::Text(_) | Source::DedupKey | Source::TextBytes
+        )
+    }
+}
+
+fn list_of_strings() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+/// Arrow type for a `type` string of columns.json.
+pub fn arrow_type(type_name: &str) -> Option<DataType> {
+    Some(match type_name {
+        "string" => DataType::Utf8,
+        "uint64" => DataType::UInt64,
+        "int32" => DataType::Int32,
+        "int64" => DataType::Int64,
+        "list<string>" => list_of_strings(),
+        _ => return None,
+    })
+}
+
+/// The parsed and checked column set, shared by every sink in the process.
+pub(crate) struct Columns {
+    pub specs: Vec<ColumnSpec>,
+    pub schema: SchemaRef,
+    sources: Vec<Source>,
+}
+
+static COLUMNS: LazyLock<Result<Columns, String>> =
+    LazyLock::new(|| Columns::parse(COLUMNS_JSON).map_err(|e| format!("{e:#}")));
+
+/// The columns of schemas/columns.json, parsed once; an error only if the
+/// compiled-in file is inconsistent with `Row` (a build defect, reported, not panicked).
+pub(crate) fn columns() -> Result<&'static Columns> {
+    COLUMNS
+        .as_ref()
+        .map_err(|e| anyhow!("schemas/columns.json (compiled in) is invalid: {e}"))
+}
+
+/// The column list of schemas/columns.json, in shard order.
+pub fn column_specs() -> Result<&'static [ColumnSpec]> {
+    Ok(&columns()?.specs)
+}
+
+/// The Arrow schema every shard is written with.
+pub fn arrow_schema() -> Result<SchemaRef> {
+    Ok(columns()?.schema.clone())
+}
+
+impl Columns {
+    fn parse(json: &str) -> Result<Columns> {
+        let file: ColumnsFile = serde_json::from_str(json).context("parsing JSON")?;
+        let mut fields = Vec::with_capacity(file.columns.len());
+        let mut sources = Vec::with_capacity(file.columns.len());
+        for spec in &file.columns {
+            let data_type = arrow_type(&spec.type_name).ok_or_else(|| {
+                anyhow!("column {}: unknown type {:?}", spec.name, spec.type_name)
+            })?;
+            let source = Source::for_name(&spec.name)
+                .ok_or_else(|| anyhow!("column {}: no Row field fills it", spec.name))?;
+            let (want_type, may_be_null) = source.produces();
+            if want_type != data_type {
+                bail!(
+                    "column {}: declared {}, but the writer fills it with {want_type}",
+                    spec.name,
+                    spec.type_name
+                );
+            }
+            if may_be_null && !spec.nullable {
+                bail!(
+                    "column {}: can be null but is declared non-nullable",
+                    spec.name
+                );
+            }
+            if sources.contains(&source) {
+                bail!("column {}: declared twice", spec.name);
+            }
+            fields.push(Field::new(&spec.name, data_type, spec.nullable));
+            sources.push(source);
+        }
+        Ok(Columns {
+            specs: file.columns,
+            schema: Arc::new(Schema::new(fields)),
+            sources,
+        })
+    }
+
+    /// Per column, whether Parquet should dictionary-encode it.
+    pub fn dictionary_flags(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.specs
+            .iter()
+            .zip(&self.sources)
+            .map(|(spec, s)| (spec.name.as_str(), s.wants_dictionary()))
+    }
+
+    /// Builds one record batch from buffered rows. IR columns whose target is
+    /// off (per `enabled`) are written all-null, with their size columns.
+    pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {
+        let n = rows.len();
+        let arrays: Vec<ArrayRef> = self
+            .sources
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(&source, field)| match source {
+                Source::Text(Text::Ir(ir))
+                | Source::Chars(Text::Ir(ir))
+                | Source::Lines(Text::Ir(ir))
+                    if !enabled(ir) =>
+                {
+                    new_null_array(field.data_type(), n)
+                }
+                Source::Id => strings(rows, |r| Some(&r.id)),
+                Source::Split => strings(rows, |r| Some(r.split)),
+                Source::Category => strings(rows, |r| Some(r.category)),
+                Source::KernelName => strings(rows, |r| Some(&r.kernel_name)),
+                Source::Text(t) => strings(rows, |r| t.get(r)),
+                Source::Index => {
+                    Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.index)))
+                }
+                Source::DedupKey => Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.dedup_key),
+                )),
+                Source::Builtins => string_lists(rows, field, |r| &r.builtins),
+                Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),
+                Source::Chars(t) => sizes(rows, |r| t.get(r).map(chars)),
+                Source::Lines(t) => sizes(rows, |r| t.get(r).map(lines)),
+                Source::TextBytes => Arc::new(Int64Array::from_iter_values(
+                    rows.iter()
+                        .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
+                )),
+            })
+            .collect();
+        RecordBatch::try_new(self.schema.clone(), arrays).context("building a record batch")
+    }
+}
+
+/// A string column, its buffers allocated once at the exact size.
+fn strings<'a>(rows: &'a [Row], get: impl Fn(&'a Row) -> Option<&'a str>) -> ArrayRef {
+    let bytes = rows.iter().map(|r| get(r).map_or(0, str::len)).sum();
+    let mut b = StringBuilder::with_capacity(rows.len(), bytes);
+    for r in rows {
+        b.append_option(get(r));
+    }
+    Arc::new(b.finish())
+}
+
+fn string_lists(rows: &[Row], field: &Field, get: impl Fn(&Row) -> &Vec<String>) -> ArrayRef {
+    let DataType::List(item) = field.data_type() else {
+        unreachable!("checked against Source::produces when columns.json was parsed")
+    };
+    let (items, bytes) = rows.iter().fold((0, 0), |(n, b), r| {
+        let v = get(r);
+        (n + v.len(), b + v.iter().map(String::len).sum::<usize>())
+    });
+    let mut b = ListBuilder::with_capacity(StringBuilder::with_capacity(items, bytes), rows.len())
+        .with_field(item.clone());
+    for r in rows {
+        for s in get(r) {
+            b.values().append_value(s);
+        }
+        b.append(true);
+    }
+    Arc::new(b.finish())
+}
+
+fn sizes(rows: &[Row], get: impl Fn(&Row) -> Option<usize>) -> ArrayRef {
+    // Rows are capped far below i32::MAX bytes when pushed, so this never saturates.
+    Arc::new(Int32Array::from_iter(
+        rows.iter()
+            .map(|r| get(r).map(|v| i32::try_from(v).unwrap_or(i32::MAX))),
+    ))
+}
+
+/// Unicode scalar values, what Python's `len(str)` counts.
+pub fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Lines as Python's `len(s.splitlines())` counts them: a final line break does
+/// not open an empty line ("a\n" and "a" are both 1 line, "" is 0), `\r\n` is one
+/// break, and the other breaks Python recognises (`\r`, `\v`, `\f`, `\x1c`-`\x1e`,
+/// U+0085, U+2028, U+2029) count too, so the column agrees with what a Python
+/// user computes from the text.
+pub fn lines(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut breaks = 0;
+    let mut last_break_end = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let len = match b[i] {
+            b'\n' | 0x0b | 0x0c | 0x1c..=0x1e => 1,
+            b'\r' => 1 + usize::from(b.get(i + 1) == Some(&b'\n')),
+            // U+0085 is C2 85; U+2028 / U+2029 are E2 80 A8 / E2 80 A9.
+            0xc2 if b.get(i + 1) == Some(&0x85) => 2,
+            0xe2 if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)) => 3,
+            _ => 0,
+        };
+        if len > 0 {
+            breaks += 1;
+            i += len;
+            last_break_end = i;
+        } else {
+            i += 1;
+        }
+    }
+    breaks + usize::from(last_break_end < b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_match_python_splitlines() {
+        // Expected values are len(s.splitlines()) in CPython.
+        let cases: &[(&str, usize)] = &[
+            ("", 0),
+            ("a", 1),
+            ("a\n", 1),
+            ("a\nb", 2),
+            ("a\nb\n", 2),
+            ("\n", 1),
+            ("\n\n", 2),
+            ("a\r\nb\r\n", 2),
+            ("a\rb", 2),
+            ("a\r\rb", 3),
+            ("a\x0bb\x0cc", 3),
+            ("a\x1cb\x1dc\x1e", 3),
+            ("a\u{85}b", 2),
+            ("a\u{2028}b\u{2029}", 2),
+            ("é\u{2027}ü", 1),
+            ("x = 1\n\n\ny = 2\n", 4),
+        ];
+        for &(s, want) in cases {
+            assert_eq!(lines(s), want, "lines({s:?})");
+        }
+    }
+
+    #[test]
+    fn chars_count_scalars_not_bytes() {
+        assert_eq!(chars(""), 0);
+        assert_eq!(chars("abc"), 3);
+        assert_eq!(chars("é∂𝔸"), 3);
+    }
+
+    #[test]
+    fn compiled_in_columns_parse_and_cover_every_source() {
+        let cols = columns().unwrap();
+        assert_eq!(cols.specs.len(), cols.schema.fields().len());
+        // Each IR column comes with its two size columns.
+        for ir in Ir::ALL {
+            for suffix in ["", "_chars", "_lines"] {
+                let name = format!("{}{suffix}", ir.name());
+                assert!(
+                    cols.schema.field_with_name(&name).unwrap().is_nullable(),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn inconsistent_json_is_rejected_with_the_column_named() {
+        let bad = |cols: &str| {
+            let json = format!(r#"{{"columns": [{cols}]}}"#);
+            format!(
+                "{:#}",
+                Columns::parse(&json).err().expect("must be rejected")
+            )
+        };
+        let col = |name: &str, ty: &str, nullable: bool| {
+            format!(r#"{{"name":"{name}","type":"{ty}","nullable":{nullable},"description":""}}"#)
+        };
+        assert!(bad(&col("colour", "string", false)).contains("colour: no Row field"));
+        assert!(bad(&col("id", "int32", false)).contains("id: declared int32"));
+        assert!(bad(&col("id", "text", false)).contains("unknown type"));
+        assert!(bad(&col("cuda_forward", "string", false)).contains("non-nullable"));
+        assert!(
+            bad(&col("python_chars", "int32", false)
+                .repeat(2)
+                .replace("}{", "},{"))
+            .contains("twice")
+        );
+    }
+}

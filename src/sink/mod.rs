@@ -1,0 +1,487 @@
+//! The end of the pipeline: rows → Arrow record batches → zstd Parquet shards,
+//! one open shard per split, plus the run's manifest and dataset card.
+//!
+//! Shards are written as `OUT/data/.{name}.tmp`, fsynced and renamed when
+//! complete, so a reader never sees a partial file. Row groups are cut when the
+//! buffered string data of a split reaches `row_group_bytes`; a shard is closed
+//! before a row group that would take it past `max_shard_bytes` (estimated from
+//! the compression of the previous group) or as soon as it reaches that size.
+
+mod card;
+mod columns;
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+pub use card::{CardInfo, write_dataset_card};
+pub use columns::{COLUMNS_JSON, ColumnSpec, arrow_schema, arrow_type, chars, column_specs, lines};
+
+use crate::row::Row;
+use columns::Columns;
+
+/// Split names in the order shards are reported; also the only values `Row::split` may take.
+pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
+
+/// Cap on `row_group_bytes`: with a row capped at [`MAX_ROW_BYTES`] this keeps
+/// every string column of a batch below Arrow's 2 GiB i32-offset limit.
+const MAX_ROW_GROUP_BYTES: u64 = 512 << 20;
+/// Largest row (all its strings together) the sink accepts.
+const MAX_ROW_BYTES: u64 = 1 << 30;
+/// Guess of footer bytes per row group (metadata, page indexes) before a shard
+/// has been closed and the real figure measured.
+const FOOTER_BYTES_PER_GROUP_GUESS: f64 = 8192.0;
+
+#[derive(Debug, Clone)]
+pub struct SinkOptions {
+    pub out_dir: PathBuf,
+    pub max_shard_bytes: u64,
+    pub row_group_bytes: u64,
+    /// Which IR columns are filled; the others are written all-null.
+    pub cpu: bool,
+    pub cuda: bool,
+    pub modules: bool,
+    /// Parquet key-value metadata (config, versions), in every shard.
+    pub metadata: Vec<(String, String)>,
+}
+
+/// A finished shard, as listed in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// Relative to the output directory, e.g. "data/train-00000.parquet".
+    pub path: String,
+    pub split: String,
+    pub rows: u64,
+    pub bytes: u64,
+    /// xxh3-64 of the file's bytes, 16 lowercase hex digits.
+    pub xxh3: String,
+}
+
+pub struct Sink {
+    shared: Shared,
+    splits: [SplitWriter; 3],
+}
+
+/// What every split writer needs, kept apart from them so both can be borrowed.
+struct Shared {
+    opts: SinkOptions,
+    data_dir: PathBuf,
+    columns: &'static Columns,
+    props: WriterProperties,
+    finished: Vec<ShardInfo>,
+    finished_bytes: u64,
+    /// Measured footer bytes per row group, refined at every shard close.
+    footer_per_group: f64,
+}
+
+impl Sink {
+    /// Creates OUT/data (failing clearly if OUT is a file or not writable) and
+    /// removes shards a previous run left there, so the directory holds exactly
+    /// this run's data once `finish` returns. Other files are left alone.
+    pub fn create(opts: SinkOptions) -> Result<Sink> {
+        if opts.max_shard_bytes == 0 {
+            bail!("shards.max_bytes must be greater than 0");
+        }
+        if opts.row_group_bytes == 0 || opts.row_group_bytes > MAX_ROW_GROUP_BYTES {
+            bail!(
+                "shards.row_group_bytes must be between 1 byte and 512MiB, got {}",
+                opts.row_group_bytes
+            );
+        }
+        let columns = columns::columns()?;
+        let data_dir = prepare_data_dir(&opts.out_dir)?;
+        let props = writer_properties(columns, &opts.metadata)?;
+        Ok(Sink {
+            shared: Shared {
+                opts,
+                data_dir,
+                columns,
+                props,
+                finished: Vec::new(),
+                finished_bytes: 0,
+                footer_per_group: FOOTER_BYTES_PER_GROUP_GUESS,
+            },
+            splits: SPLITS.map(SplitWriter::new),
+        })
+    }
+
+    /// Buffers the row in its split; writes a row group when the split's buffer
+    /// is full, rotating the split's shard when it is.
+    pub fn push(&mut self, row: Row) -> Result<()> {
+        let Some(i) = SPLITS.iter().position(|s| *s == row.split) else {
+            bail!(
+                "row {}: unknown split {:?} (expected one of {SPLITS:?})",
+                row.id,
+                row.split
+            );
+        };
+        let o = &self.shared.opts;
+        if let Some(ir) = columns::Ir::ALL
+            .into_iter()
+            .find(|ir| !ir.enabled(o.cpu, o.cuda, o.modules) && ir.get(&row).is_some())
+        {
+            bail!(
+                "row {}: {} is filled but the run does not write that column (cpu={}, cuda={}, modules={})",
+                row.id,
+                ir.name(),
+                o.cpu,
+                o.cuda,
+                o.modules
+            );
+        }
+        let bytes = row_bytes(&row);
+        if bytes > MAX_ROW_BYTES {
+            bail!(
+                "row {}: {bytes} bytes of text, more than the 1GiB a row may hold",
+                row.id
+            );
+        }
+        let split = &mut self.splits[i];
+        split.rows.push(row);
+        split.buffered += bytes;
+        if split.buffered >= self.shared.opts.row_group_bytes {
+            split.write_group(&mut self.shared)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes written to shard files so far, closed and open (rows still
+    /// buffered for a row group are not counted until it is written).
+    pub fn disk_bytes(&self) -> u64 {
+        self.shared.finished_bytes
+            + self
+                .splits
+                .iter()
+                .filter_map(|s| s.open.as_ref())
+                .map(|o| o.bytes_written())
+                .sum::<u64>()
+    }
+
+    /// Writes what is buffered, closes and renames every open shard, and
+    /// returns all shards: by split (train, validation, test), then number.
+    pub fn finish(mut self) -> Result<Vec<ShardInfo>> {
+        for split in &mut self.splits {
+            if !split.rows.is_empty() {
+                split.write_group(&mut self.shared)?;
+            }
+            if let Some(open) = split.open.take() {
+                self.shared.close(open)?;
+            }
+        }
+        // Make the renames durable; not every platform can sync a directory.
+        if let Ok(dir) = File::open(&self.shared.data_dir) {
+            let _ = dir.sync_all();
+        }
+        let mut shards = self.shared.finished;
+        shards.sort_by_key(|s| (SPLITS.iter().position(|x| *x == s.split), s.path.clone()));
+        Ok(shards)
+    }
+}
+
+/// All string bytes of a row: what a row group's size is measured in.
+fn row_bytes(row: &Row) -> u64 {
+    let lists = row
+        .builtins
+        .iter()
+        .chain(&row.dtypes)
+        .map(|s| s.len() as u64)
+        .sum::<u64>();
+    row.text_bytes() + (row.id.len() + row.kernel_name.len() + row.category.len()) as u64 + lists
+}
+
+fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result<WriterProperties> {
+    let kv = metadata
+        .iter()
+        .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
+        .collect();
+    let mut b = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
+        .set_statistics_enabled(EnabledStatistics::Page)
+        // Row groups are cut by the sink (by text bytes), never by the writer.
+        .set_max_row_group_row_count(None)
+        .set_max_row_group_bytes(None)
+        .set_key_value_metadata(Some(kv));
+    for (name, dictionary) in columns.dictionary_flags() {
+        if !dictionary {
+            b = b.set_column_dictionary_enabled(ColumnPath::from(name), false);
+        }
+    }
+    Ok(b.build())
+}
+
+/// Creates OUT/data, checks it is writable, and clears a previous run's shards.
+fn prepare_data_dir(out_dir: &Path) -> Result<PathBuf> {
+    if out_dir.exists() && !out_dir.is_dir() {
+        bail!(
+            "output path {} exists and is not a directory",
+            out_dir.display()
+        );
+    }
+    let data_dir = out_dir.join("data");
+    fs::create_dir_all(&data_dir)
+        .with_context(|| format!("cannot create output directory {}", data_dir.display()))?;
+    let probe = data_dir.join(format!(".pairpipe-probe-{}", std::process::id()));
+    File::create(&probe)
+        .with_context(|| format!("output directory {} is not writable", data_dir.display()))?;
+    let _ = fs::remove_file(&probe);
+    let entries = fs::read_dir(&data_dir)
+        .with_context(|| format!("cannot list output directory {}", data_dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("cannot list output directory {}", data_dir.display()))?
+            .path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let tmp_of_shard = name
+            .strip_prefix('.')
+            .and_then(|n| n.strip_suffix(".tmp"))
+            .is_some_and(is_shard_name);
+        if is_shard_name(name) || tmp_of_shard {
+            fs::remove_file(&path).with_context(|| {
+                format!("cannot remove {} left by a previous run", path.display())
+            })?;
+        }
+    }
+    Ok(data_dir)
+}
+
+/// `{split}-{NNNNN}.parquet`, the names this sink gives its shards.
+fn is_shard_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".parquet") else {
+        return false;
+    };
+    let Some((split, number)) = stem.rsplit_once('-') else {
+        return false;
+    };
+    SPLITS.contains(&split) && number.len() >= 5 && number.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Rows of one split waiting for a row group, and the split's open shard.
+struct SplitWriter {
+    split: &'static str,
+    rows: Vec<Row>,
+    buffered: u64,
+    /// Number of the next shard file of this split.
+    next_number: u32,
+    open: Option<OpenShard>,
+    /// On-disk bytes per buffered byte of the last row group written.
+    ratio: Option<f64>,
+}
+
+impl SplitWriter {
+    fn new(split: &'static str) -> SplitWriter {
+        SplitWriter {
+            split,
+            rows: Vec::new(),
+            buffered: 0,
+            next_number: 0,
+            open: None,
+            ratio: None,
+        }
+    }
+
+    /// Encodes the buffered rows as one row group of the split's shard.
+    fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
+        let max = shared.opts.max_shard_bytes;
+        // Close the open shard first if this group would likely take it past the cap.
+        let (ratio, buffered, footer) = (self.ratio, self.buffered, shared.footer_per_group);
+        let too_big = |open: &mut OpenShard| {
+            ratio.is_some_and(|ratio| {
+                open.bytes_written() as f64
+                    + buffered as f64 * ratio
+                    + (open.row_groups + 1) as f64 * footer
+                    > max as f64
+            })
+        };
+        if let Some(open) = self.open.take_if(too_big) {
+            shared.close(open)?;
+        }
+        let open = match &mut self.open {
+            Some(open) => open,
+            none => {
+                let name = format!("{}-{:05}.parquet", self.split, self.next_number);
+                self.next_number += 1;
+                none.insert(OpenShard::create(shared, self.split, name)?)
+            }
+        };
+        let o = &shared.opts;
+        let batch = shared
+            .columns
+            .batch(&self.rows, |ir| ir.enabled(o.cpu, o.cuda, o.modules))?;
+        let before = open.bytes_written();
+        open.write(&batch)?;
+        self.ratio = Some((open.bytes_written() - before) as f64 / self.buffered.max(1) as f64);
+        self.rows.clear();
+        self.buffered = 0;
+        if let Some(open) = self.open.take_if(|o| o.bytes_written() >= max) {
+            shared.close(open)?;
+        }
+        Ok(())
+    }
+}
+
+impl Shared {
+    /// Finishes a shard: footer, fsync, rename to its final name.
+    fn close(&mut self, shard: OpenShard) -> Result<()> {
+        let groups = shard.row_groups;
+        let before_footer = shard.bytes_written();
+        let info = shard.finish(&self.data_dir)?;
+        if groups > 0 {
+            self.footer_per_group = (info.bytes - before_footer) as f64 / groups as f64;
+        }
+        self.finished_bytes += info.bytes;
+        self.finished.push(info);
+        Ok(())
+    }
+}
+
+/// A shard being written under its temporary name; removed if dropped unfinished.
+struct OpenShard {
+    split: &'static str,
+    name: String,
+    tmp: PathBuf,
+    writer: Option<ArrowWriter<HashingFile>>,
+    rows: u64,
+    row_groups: usize,
+}
+
+impl OpenShard {
+    fn create(shared: &Shared, split: &'static str, name: String) -> Result<OpenShard> {
+        let tmp = shared.data_dir.join(format!(".{name}.tmp"));
+        let file =
+            File::create(&tmp).with_context(|| format!("cannot create shard {}", tmp.display()))?;
+        let file = HashingFile {
+            file,
+            hasher: Xxh3::new(),
+            bytes: 0,
+        };
+        let writer = ArrowWriter::try_new(
+            file,
+            shared.columns.schema.clone(),
+            Some(shared.props.clone()),
+        )
+        .with_context(|| format!("cannot start shard {}", tmp.display()))?;
+        Ok(OpenShard {
+            split,
+            name,
+            tmp,
+            writer: Some(writer),
+            rows: 0,
+            row_groups: 0,
+        })
+    }
+
+    fn bytes_written(&self) -> u64 {
+        self.writer.as_ref().map_or(0, |w| w.bytes_written() as u64)
+    }
+
+    /// Writes the batch as one complete row group.
+    fn write(&mut self, batch: &arrow::record_batch::RecordBatch) -> Result<()> {
+        let writer = self.writer.as_mut().context("shard already finished")?;
+        writer
+            .write(batch)
+            .and_then(|()| writer.flush())
+            .with_context(|| format!("writing shard {}", self.tmp.display()))?;
+        self.rows += batch.num_rows() as u64;
+        self.row_groups += 1;
+        Ok(())
+    }
+
+    fn finish(mut self, data_dir: &Path) -> Result<ShardInfo> {
+        let writer = self.writer.take().context("shard already finished")?;
+        let context = || format!("writing shard {}", self.tmp.display());
+        let hashed = writer.into_inner().with_context(context)?;
+        hashed.file.sync_all().with_context(context)?;
+        let path = data_dir.join(&self.name);
+        fs::rename(&self.tmp, &path).with_context(|| {
+            format!("cannot rename {} to {}", self.tmp.display(), path.display())
+        })?;
+        Ok(ShardInfo {
+            path: format!("data/{}", self.name),
+            split: self.split.to_string(),
+            rows: self.rows,
+            bytes: hashed.bytes,
+            xxh3: format!("{:016x}", hashed.hasher.digest()),
+        })
+    }
+}
+
+impl Drop for OpenShard {
+    fn drop(&mut self) {
+        // Unfinished (an error, or the sink dropped without finish): leave no partial file.
+        if self.writer.is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The shard file, hashing and counting its bytes as they are written so the
+/// checksum needs no second read.
+struct HashingFile {
+    file: File,
+    hasher: Xxh3,
+    bytes: u64,
+}
+
+impl Write for HashingFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Replaces `path` atomically: temporary file in the same directory, fsync, rename.
+fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .context("path has no file name")?;
+    fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create directory {}", dir.display()))?;
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let result = (|| -> io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Writes OUT/manifest.json (pretty JSON), replacing any previous one atomically.
+pub fn write_manifest(out_dir: &Path, manifest: &serde_json::Value) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(manifest).context("serializing the manifest")?;
+    bytes.push(b'\n');
+    atomic_write(&out_dir.join("manifest.json"), &bytes)
+}
+
+#[cfg(test)]
+mod tests;
