@@ -68,6 +68,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
     let out_dir = config.run.output.clone();
     prepare_output(&out_dir)?;
     let config_toml = config.to_toml();
+    let content_toml = config.content_toml();
     let sink = Sink::create(SinkOptions {
         out_dir: out_dir.clone(),
         max_shard_bytes: config.shards.max_bytes.0,
@@ -78,7 +79,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         metadata: vec![
             ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
             ("warp_version".into(), crate::WARP_VERSION.into()),
-            ("pairpipe_config".into(), config_toml.clone()),
+            ("pairpipe_config".into(), content_toml.clone()),
         ],
     })?;
 
@@ -157,7 +158,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         &CardInfo {
             name: config.run.name.clone(),
             rows_per_split,
-            config_toml,
+            config_toml: content_toml,
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
