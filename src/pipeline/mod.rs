@@ -384,7 +384,7 @@ pub fn summary(report: &RunReport) -> String {
     };
     format!(
         "wrote {} rows ({splits}) to {} in {:.2} s, {} rows/s\n  \
-         {} samples: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
+         {} samples generated: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
          text {}, on disk {} in {} shards\n",
         thousands(t.written),
         report.out_dir.display(),
