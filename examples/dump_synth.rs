@@ -1,6 +1,7 @@
 //! Writes synthesized modules as files, to check them against warp-lang:
 //! `cargo run --release --example dump_synth -- --count N --seed S --out DIR [--category C]`
 //! Files are named `{category}_{index}.py`; every category gets N samples.
+//! `--out -` writes nothing and reports the synthesis rate instead.
 
 use anyhow::{Context, Result, bail};
 use pairpipe::synth::{CATEGORIES, sample_rng, synthesize};
@@ -21,9 +22,12 @@ fn main() -> Result<()> {
             _ => bail!("unknown flag {flag}"),
         }
     }
-    std::fs::create_dir_all(&out)?;
+    let write = out.as_os_str() != "-";
+    if write {
+        std::fs::create_dir_all(&out)?;
+    }
     let start = std::time::Instant::now();
-    let mut bytes = 0usize;
+    let (mut bytes, mut samples) = (0usize, 0u64);
     for (c, &category) in CATEGORIES.iter().enumerate() {
         if only.as_deref().is_some_and(|o| o != category) {
             continue;
@@ -33,12 +37,17 @@ fn main() -> Result<()> {
             let index = c as u64 * count + n;
             let sample = synthesize(category, index, &mut sample_rng(seed, index));
             bytes += sample.python_source.len();
-            std::fs::write(
-                out.join(format!("{category}_{index}.py")),
-                &sample.python_source,
-            )?;
+            samples += 1;
+            if write {
+                let path = out.join(format!("{category}_{index}.py"));
+                std::fs::write(path, &sample.python_source)?;
+            }
         }
     }
-    eprintln!("wrote {bytes} bytes of source in {:.2?}", start.elapsed());
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{samples} samples, {bytes} bytes of source in {secs:.3} s ({:.0} samples/s)",
+        samples as f64 / secs
+    );
     Ok(())
 }

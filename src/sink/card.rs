@@ -94,10 +94,6 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
             yaml_feature(&c.type_name)
         )?;
     }
-    y.push_str("  splits:\n");
-    for (split, rows) in &splits {
-        writeln!(y, "  - name: {split}\n    num_examples: {rows}")?;
-    }
     y.push_str("---\n\n");
 
     let ir: Vec<&str> = [
@@ -167,11 +163,12 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
     let glob = quoted(&format!("{out}/data/*.parquet"));
     writeln!(
         m,
-        "## How to load\n\n```python\nfrom datasets import load_dataset\n\
-         ds = load_dataset({q})                              # splits from this card\n\
-         ds = load_dataset(\"parquet\", data_dir={data})   # or straight from the shards\n\n\
+        "## How to load\n\n```python\n\
+         from datasets import load_dataset\n\
+         ds = load_dataset({q})  # the splits this card declares\n\
+         ds = load_dataset(\"parquet\", data_dir={data})  # or from the shards alone\n\n\
          import pandas as pd\n\
-         df = pd.read_parquet({data})                        # all splits; filter on the `split` column\n\n\
+         df = pd.read_parquet({data})  # every split; the `split` column tells them apart\n\n\
          import polars as pl\n\
          lf = pl.scan_parquet({glob})\n\
          lf.filter(pl.col(\"split\") == \"train\").select(\"python_source\", \"cuda_forward\").collect()\n```"
@@ -209,7 +206,6 @@ mod tests {
         assert!(front.contains("  - split: train\n    path: data/train-*.parquet\n"));
         assert!(front.contains("  - split: test\n    path: data/test-*.parquet\n"));
         assert!(!front.contains("validation"));
-        assert!(front.contains("  - name: test\n    num_examples: 7\n"));
         assert!(front.contains("pretty_name: \"demo: \\\"quoted\\\"\"\n"));
         assert!(front.contains("- 1K<n<10K\n"));
         assert!(front.contains("  - name: builtins\n    sequence: string\n"));

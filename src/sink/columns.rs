@@ -49,7 +49,7 @@ pub(crate) enum Ir {
 }
 
 impl Ir {
-    const ALL: [Ir; 6] = [
+    pub const ALL: [Ir; 6] = [
         Ir::CpuForward,
         Ir::CpuBackward,
         Ir::CudaForward,

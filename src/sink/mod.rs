@@ -37,16 +37,18 @@ pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
 const MAX_ROW_GROUP_BYTES: u64 = 512 << 20;
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
-/// Guess of footer bytes per row group (metadata, page indexes) before a shard
-/// has been closed and the real figure measured.
-const FOOTER_BYTES_PER_GROUP_GUESS: f64 = 8192.0;
+/// Guess of footer bytes per column chunk (chunk metadata, statistics, page
+/// indexes) until a closed shard gives the real figure.
+const FOOTER_BYTES_PER_CHUNK_GUESS: f64 = 150.0;
 
 #[derive(Debug, Clone)]
 pub struct SinkOptions {
     pub out_dir: PathBuf,
     pub max_shard_bytes: u64,
     pub row_group_bytes: u64,
-    /// Which IR columns are filled; the others are written all-null.
+    /// Which IR columns are filled; the others are written all-null, and a row
+    /// that fills one of them is refused. `modules` adds the module column of
+    /// each enabled target (cpu_module needs cpu, cuda_module needs cuda).
     pub cpu: bool,
     pub cuda: bool,
     pub modules: bool,
@@ -79,8 +81,43 @@ struct Shared {
     props: WriterProperties,
     finished: Vec<ShardInfo>,
     finished_bytes: u64,
-    /// Measured footer bytes per row group, refined at every shard close.
-    footer_per_group: f64,
+    footer: FooterModel,
+}
+
+/// Predicts a shard's footer: a fixed part (schema, key-value metadata),
+/// measured exactly by writing an empty file, plus a part per row group,
+/// re-measured at every shard close.
+struct FooterModel {
+    fixed: f64,
+    per_group: f64,
+}
+
+impl FooterModel {
+    fn new(columns: &Columns, props: &WriterProperties) -> Result<FooterModel> {
+        let empty = ArrowWriter::try_new(Vec::new(), columns.schema.clone(), Some(props.clone()))
+            .and_then(|w| w.into_inner())
+            .context("measuring the Parquet footer")?;
+        let leaves = parquet::arrow::ArrowSchemaConverter::new()
+            .convert(&columns.schema)?
+            .num_columns();
+        Ok(FooterModel {
+            // Without the leading magic, which bytes_written already counts.
+            fixed: empty.len().saturating_sub(4) as f64,
+            per_group: leaves as f64 * FOOTER_BYTES_PER_CHUNK_GUESS,
+        })
+    }
+
+    /// Final size of `shard` if `extra` more data bytes went into one more row group.
+    fn projected(&self, shard: &OpenShard, extra: f64) -> f64 {
+        let groups = shard.row_groups + usize::from(extra > 0.0);
+        shard.bytes_written() as f64 + extra + self.fixed + groups as f64 * self.per_group
+    }
+
+    fn observe(&mut self, groups: usize, footer_bytes: u64) {
+        if groups > 0 {
+            self.per_group = ((footer_bytes as f64 - self.fixed) / groups as f64).max(0.0);
+        }
+    }
 }
 
 impl Sink {
@@ -100,6 +137,7 @@ impl Sink {
         let columns = columns::columns()?;
         let data_dir = prepare_data_dir(&opts.out_dir)?;
         let props = writer_properties(columns, &opts.metadata)?;
+        let footer = FooterModel::new(columns, &props)?;
         Ok(Sink {
             shared: Shared {
                 opts,
@@ -108,7 +146,7 @@ impl Sink {
                 props,
                 finished: Vec::new(),
                 finished_bytes: 0,
-                footer_per_group: FOOTER_BYTES_PER_GROUP_GUESS,
+                footer,
             },
             splits: SPLITS.map(SplitWriter::new),
         })
@@ -295,14 +333,9 @@ impl SplitWriter {
     fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
         let max = shared.opts.max_shard_bytes;
         // Close the open shard first if this group would likely take it past the cap.
-        let (ratio, buffered, footer) = (self.ratio, self.buffered, shared.footer_per_group);
+        let (ratio, buffered, footer) = (self.ratio, self.buffered, &shared.footer);
         let too_big = |open: &mut OpenShard| {
-            ratio.is_some_and(|ratio| {
-                open.bytes_written() as f64
-                    + buffered as f64 * ratio
-                    + (open.row_groups + 1) as f64 * footer
-                    > max as f64
-            })
+            ratio.is_some_and(|ratio| footer.projected(open, buffered as f64 * ratio) > max as f64)
         };
         if let Some(open) = self.open.take_if(too_big) {
             shared.close(open)?;
@@ -324,7 +357,11 @@ impl SplitWriter {
         self.ratio = Some((open.bytes_written() - before) as f64 / self.buffered.max(1) as f64);
         self.rows.clear();
         self.buffered = 0;
-        if let Some(open) = self.open.take_if(|o| o.bytes_written() >= max) {
+        let footer = &shared.footer;
+        if let Some(open) = self
+            .open
+            .take_if(|o| footer.projected(o, 0.0) >= max as f64)
+        {
             shared.close(open)?;
         }
         Ok(())
@@ -337,9 +374,7 @@ impl Shared {
         let groups = shard.row_groups;
         let before_footer = shard.bytes_written();
         let info = shard.finish(&self.data_dir)?;
-        if groups > 0 {
-            self.footer_per_group = (info.bytes - before_footer) as f64 / groups as f64;
-        }
+        self.footer.observe(groups, info.bytes - before_footer);
         self.finished_bytes += info.bytes;
         self.finished.push(info);
         Ok(())

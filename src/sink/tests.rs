@@ -123,7 +123,7 @@ fn rows_round_trip_with_sizes_and_nulls() {
                 // Rows of a split come back in push order.
                 let i = (next..).find(|&i| split_of(i) == shard.split).unwrap();
                 next = i + 1;
-                let want = row(i, shard.split, false, true);
+                let want = row(i, split_of(i), false, true);
                 assert_eq!(col("id").as_string::<i32>().value(r), want.id);
                 assert_eq!(col("index").as_primitive::<UInt64Type>().value(r), i);
                 assert_eq!(col("split").as_string::<i32>().value(r), shard.split);
@@ -187,10 +187,8 @@ fn rows_round_trip_with_sizes_and_nulls() {
             .iter()
             .find(|c| c.column_path().string() == "python_source")
             .unwrap();
-        assert_eq!(
-            python.compression(),
-            Compression::ZSTD(ZstdLevel::try_new(3).unwrap())
-        );
+        // The file records the codec, not the level.
+        assert!(matches!(python.compression(), Compression::ZSTD(_)));
         assert!(python.statistics().is_some(), "statistics are on");
     }
     let names = files_in(&dir.path().join("data"));
@@ -213,16 +211,23 @@ fn row_groups_follow_row_group_bytes() {
     let meta = SerializedFileReader::new(File::open(&train).unwrap()).unwrap();
     let groups = meta.metadata().row_groups();
     assert!(groups.len() > 10, "{} row groups", groups.len());
-    let one_row = row_bytes(&row(0, "train", false, true));
+    // Train rows in push order, cut where the file's row groups are cut.
+    let mut train_rows = (0..)
+        .filter(|&i| split_of(i) == "train")
+        .map(|i| row(i, "train", false, true));
     for (i, g) in groups.iter().enumerate() {
-        // Text bytes of the group, from the text_bytes column it holds.
-        let n = g.num_rows() as u64;
-        let approx = n * one_row;
+        let sizes: Vec<u64> = (0..g.num_rows())
+            .map(|_| row_bytes(&train_rows.next().unwrap()))
+            .collect();
+        let total: u64 = sizes.iter().sum();
         if i + 1 < groups.len() {
+            // Cut at the first row that fills the group, not before, not after.
             assert!(
-                approx >= group && approx < group + 2 * one_row,
-                "group {i}: {n} rows"
+                total >= group && total - sizes.last().unwrap() < group,
+                "group {i}: {total} bytes"
             );
+        } else {
+            assert!(total > 0 && total < group, "last group {i}: {total} bytes");
         }
     }
 }
@@ -238,7 +243,7 @@ fn shards_rotate_by_size_and_stay_near_the_cap() {
         assert_eq!(s.path, format!("data/train-{n:05}.parquet"));
         // Closed before the cap would be passed, by estimate: never far over it,
         // and (but the last) not much under it either.
-        assert!(s.bytes <= cap + cap / 10, "{} is {} bytes", s.path, s.bytes);
+        assert!(s.bytes <= cap + cap / 20, "{} is {} bytes", s.path, s.bytes);
         if n + 1 < train.len() {
             assert!(
                 s.bytes >= cap * 3 / 4,

@@ -31,10 +31,13 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
         k.param(rng, Role::Scalar, Ty::Float);
     }
 
-    if chance(rng, 0.5) {
+    let index_local = chance(rng, 0.5);
+    if index_local {
         k.new_index_local(rng);
     }
-    for _ in 0..weighted(rng, &[2, 3, 2, 1]) {
+    // At least one statement before the accumulation.
+    let min_locals = if index_local { 0 } else { 1 };
+    for _ in 0..min_locals.max(weighted(rng, &[2, 3, 2, 1])) {
         let ty = if chance(rng, 0.7) { Ty::Float } else { Ty::Int };
         let arg = between(rng, 1, 3) as u32;
         k.new_local(rng, ty, arg);

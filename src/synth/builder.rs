@@ -65,6 +65,7 @@ pub(crate) fn weighted(rng: &mut Gen, weights: &[u32]) -> usize {
 // ---------------------------------------------------------------- identifiers
 
 /// Float input arrays.
+#[rustfmt::skip]
 pub(crate) const FLOAT_ARRAYS: &[&str] = &[
     "a", "b", "c", "x", "y", "z", "u", "v", "w", "src", "inp", "data", "vals", "values", "weights",
     "coeffs", "samples", "field", "pos", "vel", "mass", "rho", "temp", "pressure", "lhs", "rhs",
@@ -72,265 +73,74 @@ pub(crate) const FLOAT_ARRAYS: &[&str] = &[
     "alpha_in", "scores", "prices", "heat", "flux", "depth", "noise", "amps", "points",
 ];
 /// Int input arrays.
+#[rustfmt::skip]
 pub(crate) const INT_ARRAYS: &[&str] = &[
-    "labels",
-    "keys",
-    "ids",
-    "flags",
-    "bins_in",
-    "counts_in",
-    "idx",
-    "mask",
-    "offsets",
-    "cells",
-    "indices",
-    "tags",
-    "states",
-    "codes",
-    "levels",
-    "ranks",
-    "classes",
-    "votes",
-    "hits",
-    "parts",
+    "labels", "keys", "ids", "flags", "bins_in", "counts_in", "mask", "offsets", "cells",
+    "indices", "tags", "states", "codes", "levels", "ranks", "classes", "votes", "hits", "parts",
 ];
 /// Output arrays (written, or accumulated into).
+#[rustfmt::skip]
 pub(crate) const OUT_ARRAYS: &[&str] = &[
-    "out",
-    "dst",
-    "res",
-    "result",
-    "output",
-    "y_out",
-    "target",
-    "acc",
-    "accum",
-    "total",
-    "sums",
-    "hist",
-    "counts",
-    "norms",
-    "grad",
-    "partial",
-    "dest",
-    "outputs",
-    "buf",
-    "store",
-    "sink",
-    "tally",
-    "bins",
-    "mins",
-    "maxs",
-    "score",
-    "energy_out",
-    "out_vals",
-    "results",
+    "out", "dst", "res", "result", "output", "y_out", "target", "acc", "accum", "total", "sums",
+    "hist", "counts", "norms", "grad", "partial", "dest", "outputs", "buf", "store", "sink",
+    "tally", "bins", "mins", "maxs", "score", "energy_out", "out_vals", "results",
 ];
 /// Float scalar parameters.
+#[rustfmt::skip]
 pub(crate) const FLOAT_SCALARS: &[&str] = &[
-    "s",
-    "alpha",
-    "beta",
-    "gamma",
-    "scale",
-    "dt",
-    "k",
-    "factor",
-    "offset",
-    "gain",
-    "bias",
-    "eps",
-    "threshold",
-    "limit",
-    "damping",
-    "rate",
-    "decay",
-    "weight",
-    "lo",
-    "hi",
-    "shift",
-    "coef",
-    "c0",
-    "c1",
-    "mu",
-    "sigma",
-    "tau",
-    "omega",
-    "freq",
-    "amp",
-    "cutoff",
-    "inv_h",
-    "lam",
-    "kappa",
-    "strength",
-    "radius_s",
-    "period_f",
-    "t0",
-    "vmax",
-    "vmin",
+    "s", "alpha", "beta", "gamma", "scale", "dt", "k", "factor", "offset", "gain", "bias", "eps",
+    "threshold", "limit", "damping", "rate", "decay", "weight", "lo", "hi", "shift", "coef", "c0",
+    "c1", "mu", "sigma", "tau", "omega", "freq", "amp", "cutoff", "inv_h", "lam", "kappa",
+    "strength", "radius_s", "period_f", "t0", "vmax", "vmin",
 ];
 /// Int scalar parameters.
+#[rustfmt::skip]
 pub(crate) const INT_SCALARS: &[&str] = &[
     "n", "m", "count", "stride", "width", "period", "nbins", "modulus", "steps", "size", "lag",
     "num", "span", "cols", "rows", "cap", "base", "seed", "phase", "window", "n_cells", "dim_n",
 ];
 /// Float locals.
+#[rustfmt::skip]
 pub(crate) const FLOAT_LOCALS: &[&str] = &[
-    "t",
-    "tmp",
-    "val",
-    "r",
-    "p",
-    "q",
-    "x0",
-    "x1",
-    "y0",
-    "y1",
-    "d",
-    "diff",
-    "prod",
-    "ratio",
-    "mag",
-    "norm",
-    "mid",
-    "term",
-    "e",
-    "f",
-    "g",
-    "h",
-    "u0",
-    "v0",
-    "w0",
-    "force",
-    "damp",
-    "theta",
-    "phi",
-    "ang",
-    "s0",
-    "s1",
-    "num_f",
-    "den",
-    "avg",
-    "mix",
-    "blend",
-    "fx",
-    "gx",
-    "dx",
-    "dy",
-    "z0",
-    "scaled",
-    "shifted",
-    "clipped",
-    "delta",
-    "corr",
-    "err",
-    "eta",
-    "psi",
-    "xi",
-    "lerp",
-    "acc_f",
-    "partial_f",
-    "energy_l",
-    "wave",
-    "decay_f",
-    "sig",
-    "smooth",
-    "peak",
-    "step_f",
-    "a0",
-    "b0",
-    "c2",
-    "m1",
-    "m2",
-    "res_f",
-    "tot",
-    "level_f",
-    "grad_f",
-    "score_f",
-    "bias_f",
-    "gain_f",
+    "t", "tmp", "val", "r", "p", "q", "x0", "x1", "y0", "y1", "d", "diff", "prod", "ratio", "mag",
+    "norm", "mid", "term", "e", "f", "g", "h", "u0", "v0", "w0", "force", "damp", "theta", "phi",
+    "ang", "s0", "s1", "num_f", "den", "avg", "mix", "blend", "fx", "gx", "dx", "dy", "z0",
+    "scaled", "shifted", "clipped", "delta", "corr", "err", "eta", "psi", "xi", "lerp", "acc_f",
+    "partial_f", "energy_l", "wave", "decay_f", "sig", "smooth", "peak", "step_f", "a0", "b0", "c2",
+    "m1", "m2", "res_f", "tot", "level_f", "grad_f", "score_f", "bias_f", "gain_f",
 ];
 /// Int locals.
+#[rustfmt::skip]
 pub(crate) const INT_LOCALS: &[&str] = &[
     "j", "k", "m", "cnt", "slot", "step", "code", "row", "col", "lane", "q", "rem", "quo", "off",
     "bucket", "tag", "lvl", "ki", "ni", "pos_i", "idx_i", "sel", "hop", "flag", "nb", "parity",
 ];
 /// Index locals (`j = (i + 1) % n`, ...).
+#[rustfmt::skip]
 pub(crate) const INDEX_LOCALS: &[&str] = &[
     "j", "nbr", "nxt", "prev", "src_i", "dst_i", "ii", "jj", "b", "cell", "slot", "target_i",
     "home", "lane", "bucket", "pos", "k",
 ];
 /// Names for the thread index, `i` most of the time.
+#[rustfmt::skip]
 const TID_NAMES: &[&str] = &["i", "i", "i", "i", "i", "i", "i", "tid", "idx", "gid"];
 /// Suffixes for compound names (`x_new`, `acc_sq`, ...).
+#[rustfmt::skip]
 const SUFFIXES: &[&str] = &[
     "new", "old", "tmp", "sq", "abs", "pos", "neg", "lo", "hi", "in", "out", "val", "v", "s", "f",
     "a", "b", "next", "prev", "sum", "mid", "max", "min", "c", "n",
 ];
 /// Words after a kernel's category prefix.
+#[rustfmt::skip]
 const KERNEL_WORDS: &[&str] = &[
-    "blend",
-    "saxpy",
-    "scale",
-    "mix",
-    "accum",
-    "update",
-    "step",
-    "norm",
-    "combine",
-    "filter",
-    "shade",
-    "apply",
-    "eval",
-    "compute",
-    "fuse",
-    "transform",
-    "reduce",
-    "advect",
-    "integrate",
-    "relax",
-    "smooth",
-    "splat",
-    "gather",
-    "project",
-    "clip",
-    "remap",
-    "warp",
-    "bias",
-    "decay",
-    "wave",
-    "diffuse",
-    "solve",
-    "sample",
-    "map",
-    "tally",
-    "count",
-    "bin",
-    "score",
-    "mask",
-    "shift",
-    "select",
-    "branch",
-    "kernel",
-    "op",
-    "pass",
-    "stage",
-    "damp",
-    "lerp",
-    "sigmoid",
-    "energy",
-    "force",
-    "flux",
-    "heat",
-    "gain",
-    "ramp",
-    "pulse",
-    "fold",
-    "scan",
-    "poly",
-    "taylor",
-    "spline",
+    "blend", "saxpy", "scale", "mix", "accum", "update", "step", "norm", "combine", "filter",
+    "shade", "apply", "eval", "compute", "fuse", "transform", "reduce", "advect", "integrate",
+    "relax", "smooth", "splat", "gather", "project", "clip", "remap", "warp", "bias", "decay",
+    "wave", "diffuse", "solve", "sample", "map", "tally", "count", "bin", "score", "mask", "shift",
+    "select", "branch", "kernel", "op", "pass", "stage", "damp", "lerp", "sigmoid", "energy",
+    "force", "flux", "heat", "gain", "ramp", "pulse", "fold", "scan", "poly", "taylor", "spline",
 ];
+#[rustfmt::skip]
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `{prefix}_{word}`, `{prefix}_{word}_{word}`, `{prefix}_{word}{digit}` or `{prefix}_{hex6}`.
@@ -408,35 +218,20 @@ pub(crate) enum Call {
     Clamp,
 }
 
+#[rustfmt::skip]
 pub(crate) const ALL_FLOAT_CALLS: &[Call] = &[
-    Call::Unary("wp.sin"),
-    Call::Unary("wp.cos"),
-    Call::Unary("wp.tan"),
-    Call::Unary("wp.exp"),
-    Call::Unary("wp.log"),
-    Call::Unary("wp.sqrt"),
-    Call::Unary("wp.abs"),
-    Call::Unary("wp.tanh"),
-    Call::Unary("wp.floor"),
-    Call::Unary("wp.ceil"),
-    Call::Unary("wp.sinh"),
-    Call::Unary("wp.cosh"),
-    Call::Binary("wp.min"),
-    Call::Binary("wp.max"),
-    Call::Binary("wp.pow"),
-    Call::Clamp,
+    Call::Unary("wp.sin"), Call::Unary("wp.cos"), Call::Unary("wp.tan"), Call::Unary("wp.exp"),
+    Call::Unary("wp.log"), Call::Unary("wp.sqrt"), Call::Unary("wp.abs"), Call::Unary("wp.tanh"),
+    Call::Unary("wp.floor"), Call::Unary("wp.ceil"), Call::Unary("wp.sinh"), Call::Unary("wp.cosh"),
+    Call::Binary("wp.min"), Call::Binary("wp.max"), Call::Binary("wp.pow"), Call::Clamp,
 ];
+#[rustfmt::skip]
 pub(crate) const SIMPLE_FLOAT_CALLS: &[Call] = &[
-    Call::Unary("wp.abs"),
-    Call::Binary("wp.min"),
-    Call::Binary("wp.max"),
-    Call::Clamp,
+    Call::Unary("wp.abs"), Call::Binary("wp.min"), Call::Binary("wp.max"), Call::Clamp,
 ];
+#[rustfmt::skip]
 pub(crate) const INT_CALLS: &[Call] = &[
-    Call::Unary("wp.abs"),
-    Call::Binary("wp.min"),
-    Call::Binary("wp.max"),
-    Call::Clamp,
+    Call::Unary("wp.abs"), Call::Binary("wp.min"), Call::Binary("wp.max"), Call::Clamp,
 ];
 
 /// Per-category knobs of the expression generator.
@@ -485,33 +280,25 @@ const P_MUL: u8 = 2;
 const P_UNARY: u8 = 3;
 const P_ATOM: u8 = 4;
 
+#[rustfmt::skip]
 const FLOAT_LITERALS: &[&str] = &[
     "0.5", "2.0", "1.0", "0.25", "3.0", "0.1", "1.5", "0.75", "4.0", "10.0", "0.01", "0.2", "0.3",
     "2.5", "5.0", "0.125", "0.001", "8.0", "100.0", "0.9", "0.99", "1.25", "0.05", "6.0", "0.4",
-    "3.5", "0.0", "0.6", "1.75", "0.8", "7.0", "9.81", "3.14159", "6.28318", "0.333", "1.1",
+    "3.5", "0.6", "1.75", "0.8", "7.0", "9.81", "3.14159", "6.28318", "0.333", "1.1",
 ];
+#[rustfmt::skip]
 const FLOAT_CLAMPS: &[(&str, &str)] = &[
-    ("0.0", "1.0"),
-    ("-1.0", "1.0"),
-    ("0.0", "10.0"),
-    ("-0.5", "0.5"),
-    ("0.1", "0.9"),
-    ("-2.0", "2.0"),
-    ("0.0", "100.0"),
-    ("0.01", "1.0"),
+    ("0.0", "1.0"), ("-1.0", "1.0"), ("0.0", "10.0"), ("-0.5", "0.5"), ("0.1", "0.9"),
+    ("-2.0", "2.0"), ("0.0", "100.0"), ("0.01", "1.0"),
 ];
+#[rustfmt::skip]
 const INT_CLAMPS: &[(&str, &str)] = &[
-    ("0", "1"),
-    ("0", "7"),
-    ("-4", "4"),
-    ("0", "255"),
-    ("1", "16"),
-    ("0", "15"),
-    ("-1", "1"),
+    ("0", "1"), ("0", "7"), ("-4", "4"), ("0", "255"), ("1", "16"), ("0", "15"), ("-1", "1"),
 ];
+#[rustfmt::skip]
 const INT_LITERALS: &[&str] = &[
-    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "16", "32", "100", "255", "1024", "3",
-    "2", "1", "12",
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "16", "32", "100", "255", "1024", "3", "2",
+    "1", "12",
 ];
 
 // ---------------------------------------------------------------- builder
@@ -778,10 +565,13 @@ impl Kernel {
     pub fn aug_assign(&mut self, rng: &mut Gen, local: usize, depth: u32) {
         let ty = self.locals[local].ty;
         self.start_line();
+        let start = self.body.len();
         self.body.push_str(&self.locals[local].name);
+        let end = self.body.len();
         self.body
             .push_str(word(rng, &[" += ", " += ", " -= ", " *= "]));
-        self.expr(rng, ty, depth, true);
+        // Not `x -= x`.
+        self.distinct_operand(start, end, |k| k.expr(rng, ty, depth, true));
         self.end_line();
     }
 
@@ -794,7 +584,33 @@ impl Kernel {
         self.index(rng);
         self.body.push_str("] = ");
         self.expr(rng, ty, depth, true);
+        self.fold_unused(rng, ty);
         self.end_line();
+    }
+
+    /// In drain mode, appends ` + x` / ` - x` for up to two locals that
+    /// nothing read yet (cast to `ty` when they are of the other type), so results are not computed for nothing. Valid
+    /// after any arithmetic expression: `+`/`-` bind loosest and associate left.
+    fn fold_unused(&mut self, rng: &mut Gen, ty: Ty) {
+        if !self.drain {
+            return;
+        }
+        for _ in 0..2 {
+            let Some(n) = self.locals.iter().position(|l| !l.index && l.uses == 0) else {
+                return;
+            };
+            self.body
+                .push_str(if chance(rng, 0.7) { " + " } else { " - " });
+            let cast = self.locals[n].ty != ty;
+            if cast {
+                self.body
+                    .push_str(if ty == Ty::Float { "float(" } else { "int(" });
+            }
+            self.use_local(n);
+            if cast {
+                self.body.push(')');
+            }
+        }
     }
 
     /// One store per writable array, in drain mode (depth in `lo..=hi`).
@@ -836,6 +652,7 @@ impl Kernel {
             self.body.push('1');
         } else {
             self.expr(rng, ty, depth, true);
+            self.fold_unused(rng, ty);
         }
         if op < 4 {
             self.body.push(')');
@@ -936,7 +753,10 @@ impl Kernel {
             rng,
             &[" < ", " <= ", " > ", " >= ", " == ", " != ", " > ", " < "],
         ));
-        if chance(rng, 0.55) {
+        if chance(rng, 0.2) {
+            self.body
+                .push_str(if ty == Ty::Float { "0.0" } else { "0" });
+        } else if chance(rng, 0.45) {
             self.literal(rng, ty);
         } else {
             let arg = below(rng, 2) as u32;
@@ -962,7 +782,8 @@ impl Kernel {
             self.leaf(rng, ty, need_var)
         } else if r < st.p_leaf + st.p_call {
             self.call(rng, ty, depth)
-        } else if r < st.p_leaf + st.p_call + st.p_neg {
+        } else if r < st.p_leaf + st.p_call + st.p_neg && min_prec < P_ATOM {
+            // (Never directly under another minus: no `-(-x)`.)
             // Unary minus; a compound operand gets parentheses (`-(a + b)`).
             let paren = P_UNARY < min_prec;
             if paren {
@@ -1000,21 +821,46 @@ impl Kernel {
         if paren {
             self.body.push('(');
         }
+        let start = self.body.len();
         if op == " // " || op == " % " {
             // Divisor: a positive literal or an int scalar, never an arbitrary expression.
             self.expr_p(rng, ty, depth - 1, true, prec);
+            let end = self.body.len();
             self.body.push_str(op);
-            self.modulus(rng);
+            self.distinct_operand(start, end, |k| k.modulus(rng));
         } else {
             let left = self.expr_p(rng, ty, depth - 1, false, prec);
+            let end = self.body.len();
             self.body.push_str(op);
+            // Lopsided trees: the right operand is often shallower.
+            let right_depth = if chance(rng, 0.5) {
+                below(rng, depth as usize) as u32
+            } else {
+                depth - 1
+            };
             // Left-associative: a same-level right operand needs parentheses.
-            self.expr_p(rng, ty, depth - 1, !left, prec + 1);
+            self.distinct_operand(start, end, |k| {
+                k.expr_p(rng, ty, right_depth, !left, prec + 1);
+            });
         }
         if paren {
             self.body.push(')');
         }
         true
+    }
+
+    /// Writes a second operand with `write`, again (up to three times) while
+    /// it comes out the same as the first one at `start..end` (`x - x`, `n % n`).
+    fn distinct_operand(&mut self, start: usize, end: usize, mut write: impl FnMut(&mut Kernel)) {
+        let at = self.body.len();
+        for _ in 0..3 {
+            write(self);
+            if self.body[at..] != self.body[start..end] {
+                return;
+            }
+            self.body.truncate(at);
+        }
+        write(self);
     }
 
     /// A positive int literal or an int scalar parameter (divisors, moduli).
@@ -1067,9 +913,11 @@ impl Kernel {
                     self.body
                         .push_str(word(rng, &["2.0", "3.0", "0.5", "1.5", "2.2", "0.333"]));
                 } else {
+                    let start = self.body.len();
                     self.expr(rng, ty, depth - 1, true);
+                    let end = self.body.len();
                     self.body.push_str(", ");
-                    self.expr(rng, ty, depth - 1, false);
+                    self.distinct_operand(start, end, |k| k.expr(rng, ty, depth - 1, false));
                 }
                 self.body.push(')');
             }
@@ -1138,7 +986,8 @@ impl Kernel {
 
     /// An array index: the thread index, an index local, or `(i + c) % n`.
     fn index(&mut self, rng: &mut Gen) {
-        if self.has_index_local() && chance(rng, 0.35) {
+        let unused_index = self.locals.iter().any(|l| l.index && l.uses == 0);
+        if self.has_index_local() && chance(rng, if unused_index { 0.8 } else { 0.35 }) {
             self.index_local(rng);
             return;
         }
@@ -1162,14 +1011,23 @@ impl Kernel {
         let v: Vec<usize> = (0..self.locals.len())
             .filter(|&n| self.locals[n].index)
             .collect();
-        let n = *pick(rng, &v);
+        let unused: Vec<usize> = v
+            .iter()
+            .copied()
+            .filter(|&n| self.locals[n].uses == 0)
+            .collect();
+        let n = if unused.is_empty() {
+            *pick(rng, &v)
+        } else {
+            *pick(rng, &unused)
+        };
         self.use_local(n);
     }
 
     /// A leaf: a local, scalar, array read, the thread index, a literal or a
     /// cast of a small expression of the other type. Returns whether it reads a variable.
     fn leaf(&mut self, rng: &mut Gen, ty: Ty, need_var: bool) -> bool {
-        if self.drain && chance(rng, 0.85) && self.unread_leaf(rng, ty) {
+        if self.drain && chance(rng, 0.85) && self.unread_leaf(rng, ty, true) {
             return true;
         }
         let st = self.style;
@@ -1286,8 +1144,9 @@ impl Kernel {
         }
     }
 
-    /// Writes a not-yet-read local, input or scalar of `ty`, if any.
-    fn unread_leaf(&mut self, rng: &mut Gen, ty: Ty) -> bool {
+    /// Writes a not-yet-read local, input or scalar of `ty`, if any (or, with
+    /// `cast_ok`, one of the other type inside `float(..)`/`int(..)`).
+    fn unread_leaf(&mut self, rng: &mut Gen, ty: Ty, cast_ok: bool) -> bool {
         let locals = self
             .locals
             .iter()
@@ -1299,7 +1158,20 @@ impl Kernel {
             .filter(|p| p.ty == ty && p.uses == 0 && p.role != Role::Output)
             .count();
         if locals + params == 0 {
-            return false;
+            // An input of the other type nobody read yet comes in through a cast.
+            let other = if ty == Ty::Float { Ty::Int } else { Ty::Float };
+            let unread_other = self
+                .params
+                .iter()
+                .any(|p| p.ty == other && p.uses == 0 && p.role != Role::Output);
+            if !cast_ok || !unread_other {
+                return false;
+            }
+            self.body
+                .push_str(if ty == Ty::Float { "float(" } else { "int(" });
+            self.unread_leaf(rng, other, false);
+            self.body.push(')');
+            return true;
         }
         let mut nth = below(rng, locals + params);
         if nth < locals {
@@ -1371,5 +1243,219 @@ impl Kernel {
         s.push_str(" = wp.tid()\n");
         s.push_str(&self.body);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python keywords and builtins, C++/CUDA keywords (parameter names become
+    /// struct fields in warp's generated code) and names warp's kernels use.
+    const RESERVED: &[&str] = &[
+        "False",
+        "None",
+        "True",
+        "and",
+        "as",
+        "assert",
+        "async",
+        "await",
+        "break",
+        "class",
+        "continue",
+        "def",
+        "del",
+        "elif",
+        "else",
+        "except",
+        "finally",
+        "for",
+        "from",
+        "global",
+        "if",
+        "import",
+        "in",
+        "is",
+        "lambda",
+        "nonlocal",
+        "not",
+        "or",
+        "pass",
+        "raise",
+        "return",
+        "try",
+        "while",
+        "with",
+        "yield",
+        "abs",
+        "all",
+        "any",
+        "bin",
+        "bool",
+        "chr",
+        "dict",
+        "dir",
+        "divmod",
+        "enumerate",
+        "eval",
+        "exec",
+        "filter",
+        "float",
+        "format",
+        "hash",
+        "hex",
+        "id",
+        "input",
+        "int",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "next",
+        "object",
+        "oct",
+        "open",
+        "ord",
+        "pow",
+        "print",
+        "range",
+        "repr",
+        "round",
+        "set",
+        "slice",
+        "sorted",
+        "str",
+        "sum",
+        "super",
+        "tuple",
+        "type",
+        "vars",
+        "zip",
+        "auto",
+        "char",
+        "const",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "enum",
+        "extern",
+        "goto",
+        "inline",
+        "long",
+        "new",
+        "operator",
+        "private",
+        "public",
+        "register",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "template",
+        "this",
+        "typedef",
+        "typename",
+        "union",
+        "unsigned",
+        "void",
+        "volatile",
+        "dim",
+        "task_index",
+        "wp",
+        "warp",
+        "tid",
+        "i",
+        "idx",
+        "gid",
+    ];
+
+    fn is_identifier(s: &str) -> bool {
+        let mut b = s.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+
+    #[test]
+    fn name_pools_hold_safe_identifiers() {
+        let pools = [
+            FLOAT_ARRAYS,
+            INT_ARRAYS,
+            OUT_ARRAYS,
+            FLOAT_SCALARS,
+            INT_SCALARS,
+            FLOAT_LOCALS,
+            INT_LOCALS,
+            INDEX_LOCALS,
+        ];
+        for pool in pools {
+            for (n, &name) in pool.iter().enumerate() {
+                assert!(is_identifier(name), "{name}");
+                assert!(!RESERVED.contains(&name), "{name} is reserved");
+                assert!(!pool[..n].contains(&name), "{name} twice in one pool");
+            }
+        }
+        // These only ever follow `name_`.
+        for word in SUFFIXES.iter().chain(KERNEL_WORDS) {
+            assert!(is_identifier(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn helpers_stay_in_range() {
+        let mut rng = Gen::new(7);
+        let mut seen = [false; 5];
+        for _ in 0..1000 {
+            let x = between(&mut rng, 3, 7);
+            assert!((3..=7).contains(&x));
+            seen[x - 3] = true;
+            let u = unit(&mut rng);
+            assert!((0.0..1.0).contains(&u));
+        }
+        assert!(
+            seen.iter().all(|&s| s),
+            "between() never drew some values: {seen:?}"
+        );
+        assert_eq!(weighted(&mut rng, &[0, 5, 0]), 1);
+    }
+
+    #[test]
+    fn fresh_names_never_collide() {
+        let mut rng = Gen::new(3);
+        let mut k = Kernel::new(&mut rng, BASE_STYLE);
+        // A tiny pool forces the digit fallback.
+        for _ in 0..40 {
+            k.param(&mut rng, Role::Input, Ty::Float);
+        }
+        let mut names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+        names.push(k.tid);
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+
+    #[test]
+    fn expressions_are_tidy() {
+        // No doubled signs, no stray spaces inside parentheses.
+        let mut rng = Gen::new(11);
+        for _ in 0..2000 {
+            let mut k = Kernel::new(&mut rng, BASE_STYLE);
+            k.param(&mut rng, Role::Input, Ty::Float);
+            k.param(&mut rng, Role::Scalar, Ty::Int);
+            k.new_local(&mut rng, Ty::Float, 5);
+            k.new_local(&mut rng, Ty::Int, 4);
+            for line in k.body.lines() {
+                for bad in ["--", "+ +", "( ", " )", "  "] {
+                    assert!(!line.trim_start().contains(bad), "{bad:?} in {line}");
+                }
+            }
+        }
     }
 }

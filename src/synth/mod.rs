@@ -2,10 +2,31 @@
 //! everything about sample `i` comes from the generator handed to it.
 //!
 //! v1 writes only this subset of Warp (the Rust lowering supports exactly it):
-//! one `@wp.kernel` per module over float32/int32 arrays and scalars; `i =
-//! wp.tid()`; `name = expr`; `name += / -= / *= expr` on locals; `arr[idx] =
-//! expr`; `if/elif/else` nested at most two deep; atomics as statements
-//! (atomic category only). See `gen` for the expression forms.
+//! - one `@wp.kernel` per module, after `import warp as wp`; no `@wp.func`,
+//!   loops, vectors, tuples, strings or comments;
+//! - parameters `wp.array(dtype=float|wp.float32|int|wp.int32)` and scalars
+//!   `float|wp.float32|int|wp.int32`;
+//! - statements: `i = wp.tid()` first (named `i`, `tid`, `idx` or `gid`);
+//!   `name = expr`; `name += / -= / *= expr` on locals; `arr[idx] = expr`;
+//!   `if`/`elif`/`else` nested at most two deep, whose blocks only reassign
+//!   locals defined before the `if` and store to arrays; in the atomic
+//!   category `wp.atomic_add/sub/min/max(arr, idx, expr)` as statements and
+//!   `arr[idx] += / -= expr`;
+//! - indices: the thread index, `(i + c) % n` or `(i - 1) % n` with `n` an
+//!   int parameter, an int local set once to `(i + c) % n`, `(i * c) % n`,
+//!   `i % m` or `arr[idx] % m` (`m` a literal or int parameter), and for
+//!   atomic targets also the literal `0`;
+//! - expressions: float literals (`2.0`, `0.125`, `3.14159`) and int literals,
+//!   names, `arr[idx]`, `+ - * /` on floats, `+ - * // %` on ints (the right
+//!   side of `//` and `%` is a positive literal or an int parameter), unary
+//!   `-`, `float(int_expr)`, `int(float_expr)`, `wp.sin cos tan exp log sqrt
+//!   abs tanh floor ceil sinh cosh` (float), `wp.min wp.max` and
+//!   `wp.clamp(x, lo, hi)` (float or int), `wp.abs` (int too), `wp.pow` (float);
+//! - conditions: comparisons `< <= > >= == !=` of same-typed expressions,
+//!   joined by `and`/`or`, `not`.
+//!
+//! Float32 and int32 never meet in one operation; tests/python/check_synth_warp.py
+//! runs warp-lang's own code generator over dumped samples.
 
 mod arithmetic;
 mod atomic;
@@ -92,5 +113,235 @@ pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sam
         category,
         kernel_name,
         python_source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn sample(category: &'static str, seed: u64, index: u64) -> Sample {
+        synthesize(category, index, &mut sample_rng(seed, index))
+    }
+
+    #[test]
+    fn same_seed_and_index_give_the_same_source() {
+        for &category in CATEGORIES {
+            for index in 0..100 {
+                let a = sample(category, 42, index);
+                assert_eq!(a, sample(category, 42, index));
+                assert_eq!(a.index, index);
+                assert_eq!(a.category, category);
+            }
+        }
+    }
+
+    #[test]
+    fn seed_and_index_both_change_the_sample() {
+        use rand_core::Rng;
+        let first = |seed, index| sample_rng(seed, index).next_u64();
+        assert_ne!(first(1, 0), first(2, 0));
+        assert_ne!(first(1, 0), first(1, 1));
+        assert_ne!(first(0, 1), first(1, 0));
+        let differ = (0..100)
+            .filter(|&i| sample("arithmetic", 1, i) != sample("arithmetic", 2, i))
+            .count();
+        assert!(
+            differ >= 99,
+            "only {differ}/100 samples changed with the seed"
+        );
+    }
+
+    /// Identifiers renamed `v0, v1, ...` in order of first appearance (keywords,
+    /// `wp`, names after `wp.` and `float`/`int` kept): the "renamed" dedup level.
+    fn renamed(src: &str) -> String {
+        const KEEP: &[&str] = &[
+            "import", "warp", "as", "wp", "def", "if", "elif", "else", "and", "or", "not", "float",
+            "int",
+        ];
+        let mut names: Vec<&str> = Vec::new();
+        let mut out = String::with_capacity(src.len());
+        let bytes = src.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            if c.is_ascii_alphabetic() || c == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let word = &src[start..i];
+                if KEEP.contains(&word) || (start > 0 && bytes[start - 1] == b'.') {
+                    out.push_str(word);
+                } else {
+                    let n = names.iter().position(|&w| w == word).unwrap_or_else(|| {
+                        names.push(word);
+                        names.len() - 1
+                    });
+                    out.push('v');
+                    out.push_str(&n.to_string());
+                }
+            } else {
+                out.push(c as char);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn renaming_normalizes_only_identifiers() {
+        let a = "x = wp.sin(a[i]) + float(k)\n";
+        let b = "y = wp.sin(b[j]) + float(m)\n";
+        assert_eq!(renamed(a), renamed(b));
+        assert_ne!(renamed(a), renamed("y = wp.cos(b[j]) + float(m)\n"));
+    }
+
+    #[test]
+    fn sources_vary_after_renaming_identifiers() {
+        for &category in CATEGORIES {
+            let distinct: HashSet<String> = (0..1000)
+                .map(|i| renamed(&sample(category, 7, i).python_source))
+                .collect();
+            assert!(
+                distinct.len() >= 950,
+                "{category}: only {} of 1000 distinct after renaming",
+                distinct.len()
+            );
+        }
+    }
+
+    /// Structural checks of the v1 subset; warp-lang itself checks the rest
+    /// (tests/python/check_synth_warp.py).
+    #[test]
+    fn every_category_writes_a_plausible_module() {
+        let prefixes = [
+            ("arithmetic", "arith_"),
+            ("math", "math_"),
+            ("control_flow", "ctrl_"),
+            ("scalar_param", "scalar_"),
+            ("atomic", "atomic_"),
+        ];
+        for &(category, prefix) in &prefixes {
+            let mut feature = 0;
+            for index in 0..500 {
+                let s = sample(category, 11, index);
+                let src = &s.python_source;
+                let name = &s.kernel_name;
+                assert!(name.starts_with(prefix), "{name}");
+                assert!(
+                    name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+                    "{name}"
+                );
+                let head = format!("import warp as wp\n\n\n@wp.kernel\ndef {name}(");
+                assert!(src.starts_with(&head), "{src}");
+                assert_eq!(src.matches("@wp.kernel").count(), 1);
+                for banned in [
+                    "@wp.func", "for ", "while ", "#", "\"", "'", "\t", "wp.vec", "wp.mat",
+                ] {
+                    assert!(!src.contains(banned), "{banned:?} in\n{src}");
+                }
+                let lines: Vec<&str> = src.lines().collect();
+                let body = &lines[5..];
+                assert!(lines[4].ends_with("):"), "{src}");
+                assert!(body[0].ends_with(" = wp.tid()"), "{src}");
+                assert!(
+                    (3..=32).contains(&body.len()),
+                    "{} body lines:\n{src}",
+                    body.len()
+                );
+                for line in body {
+                    let indent = line.len() - line.trim_start().len();
+                    assert!(indent % 4 == 0 && (4..=12).contains(&indent), "{src}");
+                    let opened = line.matches('(').count();
+                    assert_eq!(opened, line.matches(')').count(), "{line}");
+                    assert_eq!(
+                        line.matches('[').count(),
+                        line.matches(']').count(),
+                        "{line}"
+                    );
+                }
+                assert!(src.ends_with('\n'));
+                let has = match category {
+                    // Builtin calls besides `wp.tid()`, at least two.
+                    "math" => src.matches("wp.").count() - src.matches("wp.array").count() >= 4,
+                    "control_flow" => src.contains("\n    if "),
+                    "scalar_param" => {
+                        lines[4].matches(": float").count()
+                            + lines[4].matches(": wp.float32").count()
+                            + lines[4].matches(": int").count()
+                            + lines[4].matches(": wp.int32").count()
+                            >= 2
+                    }
+                    "atomic" => {
+                        src.contains("wp.atomic_") || src.contains("] += ") || src.contains("] -= ")
+                    }
+                    _ => {
+                        src.contains(" + ")
+                            || src.contains(" - ")
+                            || src.contains(" * ")
+                            || src.contains(" / ")
+                    }
+                };
+                feature += has as u32;
+            }
+            // Every atomic kernel accumulates and every control_flow kernel branches; the
+            // others have their feature in (almost) every sample.
+            assert!(
+                feature >= 480,
+                "{category}: only {feature}/500 show the category's feature"
+            );
+        }
+    }
+
+    #[test]
+    fn pick_category_follows_weights() {
+        let weights = [
+            ("arithmetic", 1.0),
+            ("math", 2.0),
+            ("control_flow", 0.5),
+            ("atomic", 4.5),
+        ];
+        let total: f64 = weights.iter().map(|w| w.1).sum();
+        let draws = 80_000;
+        let mut counts = [0u32; 4];
+        let mut rng = sample_rng(5, 0);
+        for _ in 0..draws {
+            let c = pick_category(&mut rng, &weights);
+            counts[weights.iter().position(|w| w.0 == c).unwrap()] += 1;
+        }
+        let chi2: f64 = weights
+            .iter()
+            .zip(counts)
+            .map(|(&(_, w), n)| {
+                let expected = draws as f64 * w / total;
+                (n as f64 - expected).powi(2) / expected
+            })
+            .sum();
+        // 3 degrees of freedom: P(chi2 > 16.27) = 0.001.
+        assert!(chi2 < 16.27, "chi2 {chi2}, counts {counts:?}");
+    }
+
+    #[test]
+    fn pick_category_skips_non_positive_weights() {
+        let weights = [
+            ("arithmetic", 0.0),
+            ("math", -1.0),
+            ("atomic", 1.0),
+            ("control_flow", f64::NAN),
+        ];
+        let mut rng = sample_rng(1, 2);
+        for _ in 0..1000 {
+            assert_eq!(pick_category(&mut rng, &weights), "atomic");
+        }
+        assert_eq!(pick_category(&mut rng, &[("math", 0.0)]), "math");
+        assert_eq!(pick_category(&mut rng, &[]), "arithmetic");
+    }
+
+    #[test]
+    #[should_panic(expected = "unknown synthesizer category")]
+    fn unknown_category_is_refused() {
+        sample("tile", 0, 0);
     }
 }

@@ -28,10 +28,13 @@ def angular_velocity(
 ):
     tid = wp.tid()
     q = rot[tid]
+    c0 = wp.quat_rotate(q, wp.vec3(1.0, 0.0, 0.0))
+    c1 = wp.quat_rotate(q, wp.vec3(0.0, 1.0, 0.0))
+    c2 = wp.quat_rotate(q, wp.vec3(0.0, 0.0, 1.0))
     R = wp.mat33(
-        wp.quat_rotate(q, wp.vec3(1.0, 0.0, 0.0)),
-        wp.quat_rotate(q, wp.vec3(0.0, 1.0, 0.0)),
-        wp.quat_rotate(q, wp.vec3(0.0, 0.0, 1.0)),
+        c0[0], c1[0], c2[0],
+        c0[1], c1[1], c2[1],
+        c0[2], c1[2], c2[2],
     )
     Iw = R * inertia[tid] * wp.transpose(R)
     omega[tid] = wp.inverse(Iw) * L[tid]

@@ -1,14 +1,11 @@
 import warp as wp
 
-NUM_TAPS = 5
-WEIGHTS_SUM = 16.0
-
 
 @wp.kernel
 def fir(src: wp.array(dtype=float), dst: wp.array(dtype=float), n: int):
     i = wp.tid()
     acc = float(0.0)
-    for k in range(NUM_TAPS):
+    for k in range(5):
         j = i + k - 2
         if j < 0 or j >= n:
             continue
@@ -18,7 +15,7 @@ def fir(src: wp.array(dtype=float), dst: wp.array(dtype=float), n: int):
         elif k == 2:
             w = 6.0
         acc += w * src[j]
-    dst[i] = acc / WEIGHTS_SUM
+    dst[i] = acc / 16.0
 
 
 @wp.kernel
