@@ -426,6 +426,21 @@ impl Config {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
     }
+
+    /// The effective config without the keys that do not change what is
+    /// generated (run.output, run.workers): stored in every shard and the
+    /// dataset card, so shards are byte-identical wherever and with however
+    /// many workers they were made.
+    pub fn content_toml(&self) -> String {
+        let Ok(mut value) = toml::Table::try_from(self) else {
+            return String::new();
+        };
+        if let Some(toml::Value::Table(run)) = value.get_mut("run") {
+            run.remove("output");
+            run.remove("workers");
+        }
+        toml::to_string(&value).unwrap_or_default()
+    }
 }
 
 /// toml's errors span several lines with a source excerpt; turn one into
@@ -499,6 +514,12 @@ false_positive_rate = 0.01
         assert_eq!(c.shards, Shards::default());
         // The effective TOML parses back to the same config.
         assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+        let content = c.content_toml();
+        assert!(
+            content.contains("seed = 7")
+                && !content.contains("output")
+                && !content.contains("workers")
+        );
     }
 
     #[test]

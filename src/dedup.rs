@@ -5,8 +5,6 @@
 //! would call every sample unique. The canonical form renames user
 //! identifiers in order of first appearance, so structural twins collide.
 
-use std::fmt::Write as _;
-
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::config::{DedupLevel, Splits};
@@ -71,7 +69,7 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
                         names.push(t.text);
                         names.len() - 1
                     });
-                    let _ = write!(out, "v{id}");
+                    push_id(out, id);
                 }
             }
             TokenKind::Number if level == DedupLevel::Shape => out.push_str(number_kind(t)),
@@ -98,11 +96,29 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
     Ok(())
 }
 
+/// Append `v{id}` without going through `fmt` (this runs per token).
+fn push_id(out: &mut String, id: usize) {
+    out.push('v');
+    let mut digits = [0u8; 20];
+    let mut n = id;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("?"));
+}
+
 /// `<int>` or `<float>` for a number literal.
 fn number_kind(t: &Token<'_>) -> &'static str {
-    let s = t.text.to_ascii_lowercase();
-    let hex = s.starts_with("0x");
-    if s.contains('.') || s.ends_with('j') || (!hex && s.contains('e')) {
+    let b = t.text.as_bytes();
+    let hex = b.len() > 1 && b[0] == b'0' && b[1] | 0x20 == b'x';
+    let exponent = !hex && b.iter().any(|&c| c | 0x20 == b'e');
+    if exponent || b.contains(&b'.') || matches!(b.last(), Some(b'j' | b'J')) {
         "<float>"
     } else {
         "<int>"
@@ -288,6 +304,24 @@ mod tests {
         assert_ne!(key(&a, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
         assert_eq!(key(&a, DedupLevel::Shape), key(&b, DedupLevel::Shape));
         assert_ne!(key(&a, DedupLevel::Shape), key(&c, DedupLevel::Shape));
+    }
+
+    #[test]
+    fn number_kinds() {
+        let kind = |text| {
+            number_kind(&Token {
+                kind: TokenKind::Number,
+                text,
+                line: 1,
+                col: 1,
+            })
+        };
+        for int in ["3", "0x1e", "0XFF", "1_000", "0o17", "0b101"] {
+            assert_eq!(kind(int), "<int>", "{int}");
+        }
+        for float in ["2.0", ".5", "1e5", "1E-3", "3j", "2.5e+10"] {
+            assert_eq!(kind(float), "<float>", "{float}");
+        }
     }
 
     #[test]

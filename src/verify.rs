@@ -3,6 +3,14 @@
 //! entry point, a broken grid-stride loop) before it reaches the dataset.
 //! A failing row is rejected with a short, stable reason slug that the
 //! manifest counts.
+//!
+//! This runs on every row, so the searches use memchr's SIMD substring
+//! finders and stop at the first match: the patterns sit near the top of
+//! each function.
+
+use std::sync::LazyLock;
+
+use memchr::memmem::{Finder, find};
 
 use crate::lower::{KernelIr, Target};
 
@@ -16,6 +24,14 @@ const GRID_STRIDE: [&str; 3] = [
 
 /// Block-level shared memory for tile programming, declared by every CUDA kernel.
 const TILE_STORAGE: &str = "wp::tile_shared_storage_t tile_mem;";
+
+/// At most this much layout (newline and indentation) between two pieces of
+/// the grid-stride loop.
+const MAX_GAP: usize = 64;
+
+static GRID_FINDERS: LazyLock<[Finder<'static>; 3]> =
+    LazyLock::new(|| GRID_STRIDE.map(Finder::new));
+static TILE_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(TILE_STORAGE));
 
 /// Check one kernel's generated code for `target`. `module` is the whole
 /// module source the kernel's functions were taken from.
@@ -36,21 +52,21 @@ fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     )
     .ok_or("cuda_missing_forward_entry")?;
     let backward = format!("extern \"C\" __global__ void {name}_{hash}_cuda_kernel_backward(");
-    if !ir.backward.contains(&backward) {
+    if !has_backward(ir, module, &backward) {
         return Err("cuda_missing_backward_entry");
     }
-    for body in [&ir.forward, &ir.backward] {
-        if !GRID_STRIDE.iter().all(|p| body.contains(p)) {
+    for body in passes(ir) {
+        if !grid_stride_loop(body) {
             return Err("cuda_missing_grid_stride");
         }
-        if !body.contains(TILE_STORAGE) {
+        if TILE_FINDER.find(body.as_bytes()).is_none() {
             return Err("cuda_missing_tile_storage");
         }
         if !balanced(body) {
             return Err("cuda_unbalanced_braces");
         }
     }
-    if !module.contains(ir.forward.as_str()) || !module.contains(ir.backward.as_str()) {
+    if !passes(ir).all(|body| embeds(module, body)) {
         return Err("cuda_ir_not_in_module");
     }
     Ok(())
@@ -60,33 +76,80 @@ fn verify_cpu(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     let name = &ir.name;
     let hash = entry_hash(&ir.forward, "static void ", name, "_cpu_kernel_forward(")
         .ok_or("cpu_missing_forward_kernel")?;
-    if !ir
-        .backward
-        .contains(&format!("static void {name}_{hash}_cpu_kernel_backward("))
-    {
+    if !has_backward(
+        ir,
+        module,
+        &format!("static void {name}_{hash}_cpu_kernel_backward("),
+    ) {
         return Err("cpu_missing_backward_kernel");
     }
-    for body in [&ir.forward, &ir.backward] {
-        if !balanced(body) {
-            return Err("cpu_unbalanced_braces");
-        }
+    if !passes(ir).all(balanced) {
+        return Err("cpu_unbalanced_braces");
     }
-    if !module.contains(&format!("WP_API void {name}_{hash}_cpu_forward(")) {
+    if !contains(module, &format!("WP_API void {name}_{hash}_cpu_forward(")) {
         return Err("cpu_missing_forward_entry");
     }
-    if !module.contains(&format!("WP_API void {name}_{hash}_cpu_backward(")) {
+    let entry = format!("WP_API void {name}_{hash}_cpu_backward(");
+    if contains(module, &entry) == ir.backward.is_empty() {
         return Err("cpu_missing_backward_entry");
     }
-    if !module.contains(ir.forward.as_str()) || !module.contains(ir.backward.as_str()) {
+    if !passes(ir).all(|body| embeds(module, body)) {
         return Err("cpu_ir_not_in_module");
     }
     Ok(())
 }
 
+fn contains(haystack: &str, needle: &str) -> bool {
+    find(haystack.as_bytes(), needle.as_bytes()).is_some()
+}
+
+/// The three pieces of the grid-stride loop, in order, separated only by layout.
+fn grid_stride_loop(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    let Some(mut at) = GRID_FINDERS[0].find(bytes) else {
+        return false;
+    };
+    at += GRID_STRIDE[0].len();
+    for (finder, piece) in GRID_FINDERS[1..].iter().zip(&GRID_STRIDE[1..]) {
+        let window = &bytes[at..bytes.len().min(at + MAX_GAP + piece.len())];
+        match finder.find(window) {
+            Some(gap) if window[..gap].iter().all(u8::is_ascii_whitespace) => {
+                at += gap + piece.len()
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether the backward function is as it should be: present and starting
+/// with `signature`, or, for a kernel declared `enable_backward=False`,
+/// empty and absent from the module as well.
+fn has_backward(ir: &KernelIr, module: &str, signature: &str) -> bool {
+    if ir.backward.is_empty() {
+        !contains(module, signature)
+    } else {
+        contains(&ir.backward, signature)
+    }
+}
+
+/// The functions to check: forward, and backward unless it is disabled.
+fn passes(ir: &KernelIr) -> impl Iterator<Item = &str> {
+    std::iter::once(ir.forward.as_str()).chain(Some(ir.backward.as_str()).filter(|b| !b.is_empty()))
+}
+
+/// `module.contains(body)`, but fast for a needle of kilobytes: find the
+/// body's first line, then compare the rest in place.
+fn embeds(module: &str, body: &str) -> bool {
+    let first = body.split_inclusive('\n').next().unwrap_or(body);
+    let m = module.as_bytes();
+    memchr::memmem::find_iter(m, first.as_bytes()).any(|at| m[at..].starts_with(body.as_bytes()))
+}
+
 /// Find `{prefix}{name}_{8 hex}{suffix}` in `text` and return the hash.
 fn entry_hash<'t>(text: &'t str, prefix: &str, name: &str, suffix: &str) -> Option<&'t str> {
     let needle = format!("{prefix}{name}_");
-    text.match_indices(&needle).find_map(|(at, _)| {
+    memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes()).find_map(|at| {
         let rest = &text[at + needle.len()..];
         let hash = rest.get(..8)?;
         (hash.bytes().all(|b| b.is_ascii_hexdigit()) && rest[8..].starts_with(suffix))
@@ -95,26 +158,28 @@ fn entry_hash<'t>(text: &'t str, prefix: &str, name: &str, suffix: &str) -> Opti
 }
 
 /// Braces balance outside `//` comments (the comments echo Python source),
-/// and the function has a body at all.
+/// and the function has a body at all. One pass over the bytes.
 fn balanced(code: &str) -> bool {
-    let mut depth = 0i64;
-    let mut opened = false;
-    for line in code.lines() {
-        let code = line.find("//").map_or(line, |i| &line[..i]);
-        for b in code.bytes() {
-            match b {
-                b'{' => {
-                    depth += 1;
-                    opened = true;
-                }
-                b'}' => {
-                    depth -= 1;
-                    if depth < 0 {
-                        return false;
-                    }
-                }
-                _ => {}
+    let b = code.as_bytes();
+    let (mut depth, mut opened, mut i) = (0i64, false, 0);
+    while let Some(off) = memchr::memchr3(b'{', b'}', b'/', &b[i..]) {
+        let j = i + off;
+        i = j + 1;
+        match b[j] {
+            b'{' => {
+                depth += 1;
+                opened = true;
             }
+            b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ if b.get(j + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |n| j + n);
+            }
+            _ => {}
         }
     }
     opened && depth == 0
@@ -183,6 +248,16 @@ mod tests {
             mutate(&|k| k.forward = k.forward.replace("    {\n", "    {\n\n")),
             Err("cuda_ir_not_in_module")
         );
+        // enable_backward=False: fine only if the module has no backward either.
+        let fwd_only = KernelIr {
+            backward: String::new(),
+            ..ir.clone()
+        };
+        assert_eq!(
+            verify(Target::Cuda, &fwd_only, &module),
+            Err("cuda_missing_backward_entry")
+        );
+        assert_eq!(verify(Target::Cuda, &fwd_only, &ir.forward), Ok(()));
     }
 
     #[test]
@@ -217,6 +292,20 @@ mod tests {
         bad.backward = bad.backward.replace("static void", "void");
         assert_eq!(
             verify(Target::Cpu, &bad, &module),
+            Err("cpu_missing_backward_kernel")
+        );
+        // enable_backward=False: no backward function, and no entry point for one.
+        let fwd_only = KernelIr {
+            backward: String::new(),
+            ..ir.clone()
+        };
+        let module_fwd = format!(
+            "{}\nWP_API void k_12345678_cpu_forward(\n)\n{{\n}}\n",
+            ir.forward
+        );
+        assert_eq!(verify(Target::Cpu, &fwd_only, &module_fwd), Ok(()));
+        assert_eq!(
+            verify(Target::Cpu, &fwd_only, &module),
             Err("cpu_missing_backward_kernel")
         );
         // A CUDA kernel is not a CPU kernel.

@@ -391,3 +391,51 @@ fn dedup_keys_see_through_renaming_of_real_samples() {
         );
     }
 }
+
+/// The rules hold for every kernel of the hand-written corpus under
+/// tests/kernels (files with several kernels and @wp.funcs included).
+#[test]
+fn verify_rules_fit_the_kernel_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.ends_with("invalid") {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "py") {
+                files.push(path);
+            }
+        }
+    }
+    let mut kernels = 0;
+    for file in &files {
+        let source = std::fs::read_to_string(file).unwrap();
+        // Lowering coverage is tested elsewhere; here only what lowers counts.
+        let Ok(lowered) = pairpipe::lower::lower_file(&source, &file.to_string_lossy(), true, true)
+        else {
+            continue;
+        };
+        for (target, ir) in [
+            (Target::Cpu, lowered.cpu.unwrap()),
+            (Target::Cuda, lowered.cuda.unwrap()),
+        ] {
+            for k in &ir.kernels {
+                assert_eq!(
+                    verify(target, k, &ir.module),
+                    Ok(()),
+                    "{} {} {target:?}",
+                    file.display(),
+                    k.name
+                );
+                kernels += 1;
+            }
+        }
+    }
+    assert!(
+        kernels >= 20,
+        "only {kernels} kernels in {}",
+        root.display()
+    );
+}

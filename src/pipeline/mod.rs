@@ -66,8 +66,9 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     quiet_worker_panics();
     let out_dir = config.run.output.clone();
-    prepare_output(&out_dir)?;
+    check_output(&out_dir)?;
     let config_toml = config.to_toml();
+    let content_toml = config.content_toml();
     let sink = Sink::create(SinkOptions {
         out_dir: out_dir.clone(),
         max_shard_bytes: config.shards.max_bytes.0,
@@ -78,7 +79,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         metadata: vec![
             ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
             ("warp_version".into(), crate::WARP_VERSION.into()),
-            ("pairpipe_config".into(), config_toml.clone()),
+            ("pairpipe_config".into(), content_toml.clone()),
         ],
     })?;
 
@@ -145,7 +146,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         "config": config,
         "config_toml": config_toml,
         "counters": counters,
-        "shards": shards.iter().map(shard_json).collect::<Vec<_>>(),
+        "shards": shards,
     });
     sink::write_manifest(&out_dir, &manifest)?;
     let rows_per_split = ["train", "validation", "test"]
@@ -157,7 +158,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         &CardInfo {
             name: config.run.name.clone(),
             rows_per_split,
-            config_toml,
+            config_toml: content_toml,
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
@@ -171,10 +172,6 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         bloom,
         manifest,
     })
-}
-
-fn shard_json(s: &ShardInfo) -> serde_json::Value {
-    json!({ "path": s.path, "split": s.split, "rows": s.rows, "bytes": s.bytes, "xxh3": s.xxh3 })
 }
 
 fn spawn<'scope, 'env, F>(
@@ -335,43 +332,20 @@ fn show_progress(bar: &ProgressBar, target: Target, tally: &Tally, disk_bytes: u
     }
 }
 
-/// Create the output folder, check that it is writable (a user error if
-/// not), and remove the shards of an earlier run there, which would
-/// otherwise be read as part of this one.
-fn prepare_output(out: &Path) -> anyhow::Result<()> {
-    let data = out.join("data");
+/// Create the output folder and check that it is writable, so that a bad
+/// `run.output` is reported as the user's mistake (exit 2) before any work.
+/// (The sink removes shards an earlier run left there.)
+fn check_output(out: &Path) -> anyhow::Result<()> {
     let unwritable = |e: std::io::Error| {
         user_error(format!(
             "run.output: cannot write to {}: {e}",
             out.display()
         ))
     };
-    std::fs::create_dir_all(&data).map_err(unwritable)?;
-    let probe = data.join(".pairpipe-write-test");
+    std::fs::create_dir_all(out).map_err(unwritable)?;
+    let probe = out.join(".pairpipe-write-test");
     std::fs::write(&probe, b"").map_err(unwritable)?;
-    std::fs::remove_file(&probe).map_err(unwritable)?;
-    for entry in std::fs::read_dir(&data).map_err(unwritable)? {
-        let path = entry.map_err(unwritable)?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if is_shard_name(name) || (name.starts_with('.') && name.ends_with(".tmp")) {
-            std::fs::remove_file(&path)
-                .with_context(|| format!("cannot remove old shard {}", path.display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// `train-00000.parquet`, `validation-00012.parquet`, ...
-fn is_shard_name(name: &str) -> bool {
-    let Some(stem) = name.strip_suffix(".parquet") else {
-        return false;
-    };
-    let Some((split, n)) = stem.rsplit_once('-') else {
-        return false;
-    };
-    matches!(split, "train" | "validation" | "test")
-        && n.len() == 5
-        && n.bytes().all(|b| b.is_ascii_digit())
+    std::fs::remove_file(&probe).map_err(unwritable)
 }
 
 /// A panic inside a worker is caught and counted as a rejection with its
@@ -410,7 +384,7 @@ pub fn summary(report: &RunReport) -> String {
     };
     format!(
         "wrote {} rows ({splits}) to {} in {:.2} s, {} rows/s\n  \
-         {} samples: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
+         {} samples generated: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
          text {}, on disk {} in {} shards\n",
         thousands(t.written),
         report.out_dir.display(),
@@ -428,15 +402,6 @@ pub fn summary(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shard_names() {
-        assert!(is_shard_name("train-00000.parquet"));
-        assert!(is_shard_name("validation-00123.parquet"));
-        assert!(!is_shard_name("train-0000.parquet"));
-        assert!(!is_shard_name("mine.parquet"));
-        assert!(!is_shard_name("dev-00000.parquet"));
-    }
 
     #[test]
     fn row_ids_are_stable_and_unique() {
