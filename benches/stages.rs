@@ -63,7 +63,10 @@ fn stages(c: &mut Criterion) {
     g.bench_function("verify", |b| {
         b.iter(|| {
             for l in &lowered {
-                for (target, ir) in [(Target::Cpu, l.cpu.as_ref().unwrap()), (Target::Cuda, l.cuda.as_ref().unwrap())] {
+                for (target, ir) in [
+                    (Target::Cpu, l.cpu.as_ref().unwrap()),
+                    (Target::Cuda, l.cuda.as_ref().unwrap()),
+                ] {
                     black_box(verify(target, &ir.kernels[0], &ir.module).unwrap());
                 }
             }
@@ -82,15 +85,20 @@ fn stages(c: &mut Criterion) {
 
 fn end_to_end(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/cuda200mb.toml")))
-        .expect("pipelines/cuda200mb.toml");
+    let mut config = Config::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/pipelines/cuda200mb.toml"
+    )))
+    .expect("pipelines/cuda200mb.toml");
     const ROWS: u64 = 2000;
     config.target = TargetSpec::rows(ROWS);
     config.run.output = dir.path().join("out");
     let mut g = c.benchmark_group("pipeline");
     g.sample_size(10);
     g.throughput(Throughput::Elements(ROWS));
-    g.bench_function("cuda_2000_rows", |b| b.iter(|| black_box(pairpipe::pipeline::run(&config, false).unwrap())));
+    g.bench_function("cuda_2000_rows", |b| {
+        b.iter(|| black_box(pairpipe::pipeline::run(&config, false).unwrap()))
+    });
     g.finish();
 }
 

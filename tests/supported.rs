@@ -31,7 +31,10 @@ fn kernel_files() -> Vec<PathBuf> {
 
 fn render() -> String {
     let files = kernel_files();
-    let sources: Vec<String> = files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    let sources: Vec<String> = files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
     let mut builtin_use: BTreeMap<&str, usize> = BTreeMap::new();
     for src in &sources {
         let lowered = lower(src, false, true).expect("every hand-written test kernel lowers");
@@ -48,14 +51,20 @@ fn render() -> String {
          backward). \"kernels\" counts the test files that use the construct. Regenerate with\n\
          `PAIRPIPE_UPDATE_DOCS=1 cargo test --release --test supported`.\n\n",
     );
-    s.push_str(&format!("{} kernel files.\n\n## Language\n\n| area | construct | kernels |\n| --- | --- | --- |\n", files.len()));
+    s.push_str(&format!(
+        "{} kernel files.\n\n## Language\n\n| area | construct | kernels |\n| --- | --- | --- |\n",
+        files.len()
+    ));
     for (area, what, fragment) in LANGUAGE {
         let n = sources.iter().filter(|src| src.contains(fragment)).count();
         s.push_str(&format!("| {area} | {what} | {n} |\n"));
     }
     s.push_str("\n## Builtins\n\n| builtin | kernels |\n| --- | --- |\n");
     for k in KNOWN {
-        s.push_str(&format!("| `wp.{k}` | {} |\n", builtin_use.get(k).copied().unwrap_or(0)));
+        s.push_str(&format!(
+            "| `wp.{k}` | {} |\n",
+            builtin_use.get(k).copied().unwrap_or(0)
+        ));
     }
     s
 }
@@ -68,13 +77,19 @@ fn support_table_is_current_and_every_construct_is_tested() {
         std::fs::write(&doc, &fresh).unwrap();
     }
     let committed = std::fs::read_to_string(&doc).unwrap_or_default();
-    assert_eq!(committed, fresh, "tests/kernels/SUPPORTED.md is stale: rerun with PAIRPIPE_UPDATE_DOCS=1");
+    assert_eq!(
+        committed, fresh,
+        "tests/kernels/SUPPORTED.md is stale: rerun with PAIRPIPE_UPDATE_DOCS=1"
+    );
     // A construct listed as supported must be exercised by at least one parity-tested kernel.
     for (area, what, fragment) in LANGUAGE {
         let n = kernel_files()
             .iter()
             .filter(|p| std::fs::read_to_string(p).unwrap().contains(fragment))
             .count();
-        assert!(n > 0, "{area}: '{what}' is listed as supported but no test kernel uses it");
+        assert!(
+            n > 0,
+            "{area}: '{what}' is listed as supported but no test kernel uses it"
+        );
     }
 }

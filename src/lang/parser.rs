@@ -1474,9 +1474,11 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_positions() {
-        let e = parse_module("def k(:\n    pass\n").unwrap_err();
-        assert_eq!((e.line, e.col), (1, 7));
-        let e = parse_module("def k():\n    x = = 1\n").unwrap_err();
-        assert_eq!(e.line, 2);
+        let e = parse_module("@wp.kernel\ndef k(a b):\n    pass\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 9));
+        // A plain Python function with a syntax error is passed over, not fatal.
+        assert!(parse_module("def helper(a b):\n    pass\n").is_ok());
+        let e = parse_module("@wp.func\ndef k():\n    x = = 1\n").unwrap_err();
+        assert_eq!(e.line, 3);
     }
 }

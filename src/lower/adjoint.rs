@@ -522,7 +522,11 @@ impl<'a> Adjoint<'a> {
                 }
                 let (base, nodes) = self.subscript_target(lhs, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
-                let store = if matches!(self.ty(base), Type::Array { .. }) { "array_store" } else { "assign_inplace" };
+                let store = if matches!(self.ty(base), Type::Array { .. }) {
+                    "array_store"
+                } else {
+                    "assign_inplace"
+                };
                 self.check_component_target(base)?;
                 let mut args = vec![base];
                 args.extend(indices);
@@ -627,11 +631,19 @@ impl<'a> Adjoint<'a> {
                     for a in args.iter_mut().skip(1) {
                         *a = self.load(*a)?;
                     }
-                    let current = self.add_value_call(if is_array { "address" } else { "extract" }, &args)?;
+                    let current =
+                        self.add_value_call(if is_array { "address" } else { "extract" }, &args)?;
                     let rhs = self.expr(value)?;
                     let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                     args.push(result);
-                    self.add_call(if is_array { "array_store" } else { "assign_inplace" }, &args)?;
+                    self.add_call(
+                        if is_array {
+                            "array_store"
+                        } else {
+                            "assign_inplace"
+                        },
+                        &args,
+                    )?;
                 }
                 Ok(())
             }
@@ -1079,7 +1091,10 @@ impl<'a> Adjoint<'a> {
         if self.funcs.borrow().building.iter().any(|n| n == name) {
             return Err(self.err(format!("recursive call of '{name}' is not supported")));
         }
-        let (def, pos, native) = self.scope.user_function(name).expect("resolve_callee checked it");
+        let (def, pos, native) = self
+            .scope
+            .user_function(name)
+            .expect("resolve_callee checked it");
         self.funcs.borrow_mut().building.push(name.to_string());
         let result = (|| {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
@@ -1233,7 +1248,11 @@ impl<'a> Adjoint<'a> {
     /// warp's `recurse_subscript`: `a[i][j, k]` becomes the innermost target
     /// with the flattened index expressions, indexing through an array first
     /// when there are more indices than it has dimensions.
-    fn subscript_target<'e>(&mut self, e: &'e Expr, as_target: bool) -> LResult<(VarId, Vec<&'e Expr>)> {
+    fn subscript_target<'e>(
+        &mut self,
+        e: &'e Expr,
+        as_target: bool,
+    ) -> LResult<(VarId, Vec<&'e Expr>)> {
         let ExprKind::Subscript(value, slice) = &e.kind else {
             return Ok((self.expr(e)?, Vec::new()));
         };
@@ -1273,7 +1292,10 @@ impl<'a> Adjoint<'a> {
             _ => false,
         };
         if !ok {
-            return Err(self.err(format!("cannot index a value of type {} with {n} index(es)", self.ty(target).strip_ref())));
+            return Err(self.err(format!(
+                "cannot index a value of type {} with {n} index(es)",
+                self.ty(target).strip_ref()
+            )));
         }
         nodes.iter().map(|node| self.expr(node)).collect()
     }

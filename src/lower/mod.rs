@@ -33,7 +33,11 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("types", "arrays of vectors", "wp.array(dtype=wp.vec3)"),
     ("types", "arrays of matrices", "wp.array(dtype=wp.mat33)"),
     ("statements", "assignment", " = "),
-    ("statements", "tuple unpacking of wp.tid()", ", j = wp.tid()"),
+    (
+        "statements",
+        "tuple unpacking of wp.tid()",
+        ", j = wp.tid()",
+    ),
     ("statements", "augmented assignment on locals", " += "),
     ("statements", "array element += / -= (atomic)", "] += "),
     ("statements", "array element *= (load, op, store)", "] *= "),
@@ -44,18 +48,42 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("statements", "while", "while "),
     ("statements", "break", "break"),
     ("statements", "continue", "continue"),
-    ("statements", "early return in kernels", "return
-"),
+    (
+        "statements",
+        "early return in kernels",
+        "return
+",
+    ),
     ("statements", "@wp.func helpers", "@wp.func"),
-    ("statements", "@wp.kernel(enable_backward=False)", "enable_backward=False"),
+    (
+        "statements",
+        "@wp.kernel(enable_backward=False)",
+        "enable_backward=False",
+    ),
     ("expressions", "floor division, modulo, power", "//"),
     ("expressions", "comparisons (chained)", " <= "),
     ("expressions", "and / or / not", " and "),
     ("expressions", "conditional expressions", " if "),
-    ("expressions", "casts float(), int(), wp.float64()", "float("),
-    ("expressions", "component access v[0], v.x, m[i, j], m[i]", ".x"),
-    ("expressions", "constructors wp.vec3(...), wp.mat33(...), wp.identity(...)", "wp.identity("),
-    ("expressions", "multi-dimensional indexing a[i, j, k]", ", k]"),
+    (
+        "expressions",
+        "casts float(), int(), wp.float64()",
+        "float(",
+    ),
+    (
+        "expressions",
+        "component access v[0], v.x, m[i, j], m[i]",
+        ".x",
+    ),
+    (
+        "expressions",
+        "constructors wp.vec3(...), wp.mat33(...), wp.identity(...)",
+        "wp.identity(",
+    ),
+    (
+        "expressions",
+        "multi-dimensional indexing a[i, j, k]",
+        ", k]",
+    ),
 ];
 
 /// Code generation target, as warp's `device` ("cpu" or "cuda").

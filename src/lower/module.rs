@@ -90,7 +90,11 @@ impl<'a> Scope<'a> {
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
     pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos, &str)> {
-        self.functions.iter().rev().find(|(d, _, _)| d.name == name).map(|(d, p, n)| (*d, *p, n.as_str()))
+        self.functions
+            .iter()
+            .rev()
+            .find(|(d, _, _)| d.name == name)
+            .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
     pub fn is_warp_module(&self, name: &str) -> bool {
@@ -224,17 +228,34 @@ impl<'a> Scope<'a> {
 
 /// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.
 pub fn native_identifier(name: &str) -> String {
-    name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
 }
 
 /// How many `@wp.func`s of this name warp 1.19.0 itself defines when it is
 /// imported (its math helpers); user functions of the same name count on.
 fn warp_defined_function_count(key: &str) -> usize {
     match key {
-        "transform_compose" | "transform_decompose" | "transform_from_matrix" | "transform_to_matrix" => 3,
-        "norm_huber" | "norm_l1" | "norm_l2" | "norm_pseudo_huber" | "quat_between_vectors" | "quat_from_euler"
-        | "quat_to_euler" | "quat_to_rpy" | "quat_twist" | "quat_twist_angle" | "quat_twist_angle_signed"
-        | "smooth_normalize" | "transform_twist" | "transform_wrench" | "velocity_at_point" => 1,
+        "transform_compose"
+        | "transform_decompose"
+        | "transform_from_matrix"
+        | "transform_to_matrix" => 3,
+        "norm_huber"
+        | "norm_l1"
+        | "norm_l2"
+        | "norm_pseudo_huber"
+        | "quat_between_vectors"
+        | "quat_from_euler"
+        | "quat_to_euler"
+        | "quat_to_rpy"
+        | "quat_twist"
+        | "quat_twist_angle"
+        | "quat_twist_angle_signed"
+        | "smooth_normalize"
+        | "transform_twist"
+        | "transform_wrench"
+        | "velocity_at_point" => 1,
         _ => 0,
     }
 }

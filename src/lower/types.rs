@@ -384,13 +384,19 @@ mod tests {
         assert_eq!(Type::BOOL.ctype(false), "bool");
         assert_eq!(
             Type::Array {
-                dtype: Scalar::Int32,
+                dtype: Value::Scalar(Scalar::Int32),
                 ndim: 1
             }
             .ctype(false),
             "wp::array_t<wp::int32>"
         );
-        assert_eq!(Type::Ref(Scalar::Float32).ctype(false), "wp::float32*");
-        assert_eq!(Type::Ref(Scalar::Float32).ctype(true), "wp::float32");
+        assert_eq!(
+            Type::Ref(Value::Scalar(Scalar::Float32)).ctype(false),
+            "wp::float32*"
+        );
+        assert_eq!(
+            Type::Ref(Value::Scalar(Scalar::Float32)).ctype(true),
+            "wp::float32"
+        );
     }
 }
