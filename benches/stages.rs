@@ -5,6 +5,9 @@
 //!
 //! Figures and the machine they were taken on are in BENCHMARKS.md.
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pairpipe::config::{Config, DedupLevel, TargetSpec};
 use pairpipe::dedup::dedup_key;

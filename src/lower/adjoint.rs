@@ -20,8 +20,17 @@ pub struct VarId(usize);
 pub struct VarInfo {
     /// Argument name, or the local's index: emitted as `var_{label}` / `adj_{label}`.
     pub label: String,
+    /// `var_{label}` and `adj_{label}`, kept because they are emitted many times.
+    pub name: String,
+    pub adj: String,
     pub ty: Type,
     pub constant: Option<ConstVal>,
+}
+
+impl VarInfo {
+    fn new(label: String, ty: Type, constant: Option<ConstVal>) -> VarInfo {
+        VarInfo { name: format!("var_{label}"), adj: format!("adj_{label}"), label, ty, constant }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -161,11 +170,7 @@ impl<'a> Adjoint<'a> {
             };
             let ty = scope.annotation_type(annotation)?;
             let id = VarId(adj.vars.len());
-            adj.vars.push(VarInfo {
-                label: arg.name.clone(),
-                ty,
-                constant: None,
-            });
+            adj.vars.push(VarInfo::new(arg.name.clone(), ty, None));
             adj.args.push(id);
             adj.set_symbol(&arg.name, id);
         }
@@ -200,12 +205,14 @@ impl<'a> Adjoint<'a> {
         &self.vars[id.0].ty
     }
 
-    pub fn emit(&self, id: VarId) -> String {
-        format!("var_{}", self.vars[id.0].label)
+    /// `var_{label}`, the variable's C++ name.
+    pub fn emit(&self, id: VarId) -> &str {
+        &self.vars[id.0].name
     }
 
+    /// `adj_{label}`, the name of the variable's adjoint.
     pub fn emit_adj(&self, id: VarId) -> String {
-        format!("adj_{}", self.vars[id.0].label)
+        self.vars[id.0].adj.clone()
     }
 
     fn symbol(&self, name: &str) -> Option<VarId> {
@@ -226,11 +233,7 @@ impl<'a> Adjoint<'a> {
 
     fn add_var(&mut self, ty: Type, constant: Option<ConstVal>) -> VarId {
         let id = VarId(self.vars.len());
-        self.vars.push(VarInfo {
-            label: self.locals.len().to_string(),
-            ty,
-            constant,
-        });
+        self.vars.push(VarInfo::new(self.locals.len().to_string(), ty, constant));
         self.locals.push(id);
         self.block().vars.push(id);
         id
@@ -246,14 +249,20 @@ impl<'a> Adjoint<'a> {
             .expect("the function block is never popped")
     }
 
+    fn indented(&self, statement: String) -> String {
+        if self.indentation.is_empty() { statement } else { format!("{}{statement}", self.indentation) }
+    }
+
     fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
-        let ind = self.indentation.clone();
-        let block = self.block();
+        let line = self.indented(statement);
         if !skip_replay {
-            let r = replay.as_deref().unwrap_or(&statement);
-            block.replay.push(format!("{ind}{r}"));
+            let r = match replay {
+                Some(r) => self.indented(r),
+                None => line.clone(),
+            };
+            self.block().replay.push(r);
         }
-        block.forward.push(format!("{ind}{statement}"));
+        self.block().forward.push(line);
     }
 
     fn add_forward_plain(&mut self, statement: String) {
@@ -261,8 +270,8 @@ impl<'a> Adjoint<'a> {
     }
 
     fn add_reverse(&mut self, statement: String) {
-        let ind = self.indentation.clone();
-        self.block().reverse.push(format!("{ind}{statement}"));
+        let line = self.indented(statement);
+        self.block().reverse.push(line);
     }
 
     fn begin_block(&mut self, name: &str) -> String {
@@ -361,7 +370,7 @@ impl<'a> Adjoint<'a> {
             // `load` takes the reference itself; every other builtin takes values.
             fwd_args.push(if name == "load" { a } else { self.load(a)? });
         }
-        let fwd: Vec<String> = fwd_args.iter().map(|a| self.emit(*a)).collect();
+        let fwd: Vec<String> = fwd_args.iter().map(|a| self.emit(*a).to_string()).collect();
         let call = format!("{}{}({})", ov.namespace, ov.native, fwd.join(", "));
         let forward = match output {
             Some(o) => format!("{} = {call};", self.emit(o)),
@@ -377,7 +386,7 @@ impl<'a> Adjoint<'a> {
         if ov.differentiable && !args.is_empty() {
             let mut parts = fwd;
             if let (true, Some(o)) = (ov.require_original_output, output) {
-                parts.push(self.emit(o));
+                parts.push(self.emit(o).to_string());
             }
             // Adjoints flow to the original (unloaded) argument.
             parts.extend(args.iter().map(|a| self.emit_adj(*a)));
@@ -884,7 +893,7 @@ impl<'a> Adjoint<'a> {
         self.loop_blocks.push(label.clone());
         self.add_forward_plain(format!("start_{label}:;"));
         self.indent();
-        let it = self.emit(iter);
+        let it = self.emit(iter).to_string();
         let value = match counted {
             None => {
                 self.add_forward_plain(format!("if (iter_cmp({it}) == 0) goto end_{label};"));
@@ -921,7 +930,7 @@ impl<'a> Adjoint<'a> {
         self.add_forward(format!("end_{label}:;"), None, true);
 
         let ind = self.indentation.clone();
-        let it = self.emit(iter);
+        let it = self.emit(iter).to_string();
         let mut reverse = Vec::new();
         match counted {
             None => {
@@ -1137,7 +1146,7 @@ impl<'a> Adjoint<'a> {
         for &a in args {
             fwd.push(self.load(a)?);
         }
-        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a)).collect();
+        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
         let call = format!("{native}({})", fwd_s.join(", "));
         let forward = match output {
             Some(o) => format!("{} = {call};", self.emit(o)),
@@ -1511,7 +1520,7 @@ impl<'a> Adjoint<'a> {
         }
         self.builtins_used.insert("tid".into());
         let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
-        let names: Vec<String> = outs.iter().map(|o| self.emit(*o)).collect();
+        let names: Vec<String> = outs.iter().map(|o| self.emit(*o).to_string()).collect();
         self.add_forward_plain(format!("builtin_tid{n}d({});", names.join(", ")));
         Ok(outs)
     }

@@ -241,27 +241,7 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Overload, String> {
             types.join(", ")
         )
     };
-    if !is_known(name)
-        && !matches!(
-            name,
-            "address"
-                | "load"
-                | "array_store"
-                | "copy"
-                | "assign"
-                | "range"
-                | "iter_next"
-                | "extract"
-                | "assign_inplace"
-                | "add_inplace"
-                | "sub_inplace"
-                | "unot"
-                | "neg"
-                | "pos"
-        )
-    {
-        return Err(format!("unknown builtin function '{name}'"));
-    }
+    // Unknown names fall through every arm below to "couldn't find a function".
     use Type as T;
     let numeric = |s: Scalar| s != Scalar::Bool;
     let same = |a: &Type, b: &Type| a == b;

@@ -424,7 +424,7 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
     let ret = f
         .ret
         .as_ref()
-        .map_or("void".to_string(), |t| t.ctype(false));
+        .map_or("void".to_string(), |t| t.ctype(false).into_owned());
     let (ret, name, args, body) = if reverse {
         let body = if f.used_by_backward {
             f.reverse_body.clone()
@@ -533,38 +533,55 @@ fn args_struct(k: &KernelBody<'_>) -> String {
 }
 
 /// Joins body lines under the function's indentation, as warp's `codegen_func_*`.
-fn push_lines(out: &mut String, indent: &str, lines: impl IntoIterator<Item = String>) {
+/// Appends body lines under the function's indentation, as warp's `codegen_func_*` joins them.
+fn push_lines<'l>(out: &mut String, indent: &str, lines: impl IntoIterator<Item = &'l str>) {
     for l in lines {
         out.push_str(indent);
-        out.push_str(&l);
+        out.push_str(l);
         out.push('\n');
     }
 }
 
-fn primal_vars(adj: &Adjoint<'_>) -> Vec<String> {
-    let mut lines = vec!["//---------".to_string(), "// primal vars".to_string()];
-    for &id in &adj.locals {
-        let v = adj.var(id);
-        lines.push(match v.constant {
-            None => format!("{} var_{};", v.ty.ctype(false), v.label),
-            Some(c) => format!(
-                "const {} var_{} = {};",
-                v.ty.ctype(false),
-                v.label,
-                c.c_str()
-            ),
-        });
+/// One body line built in place: `indent` + pieces + newline.
+fn push_line(out: &mut String, indent: &str, pieces: &[&str]) {
+    out.push_str(indent);
+    for p in pieces {
+        out.push_str(p);
     }
-    lines
+    out.push('\n');
 }
 
-fn dual_vars(adj: &Adjoint<'_>) -> Vec<String> {
-    let mut lines = vec!["//---------".to_string(), "// dual vars".to_string()];
+fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_adjoints: bool) {
+    push_lines(out, indent, ["//---------", "// argument vars"]);
+    for &a in &adj.args {
+        let v = adj.var(a);
+        push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, " = _wp_args->", &v.label, ";"]);
+    }
+    if with_adjoints {
+        for &a in &adj.args {
+            let v = adj.var(a);
+            push_line(out, indent, &[&v.ty.ctype(false), " ", &v.adj, " = _wp_adj_args->", &v.label, ";"]);
+        }
+    }
+}
+
+fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
+    push_lines(out, indent, ["//---------", "// primal vars"]);
     for &id in &adj.locals {
         let v = adj.var(id);
-        lines.push(format!("{} adj_{} = {{}};", v.ty.ctype(true), v.label));
+        match v.constant {
+            None => push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, ";"]),
+            Some(c) => push_line(out, indent, &["const ", &v.ty.ctype(false), " ", &v.name, " = ", &c.c_str(), ";"]),
+        }
     }
-    lines
+}
+
+fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
+    push_lines(out, indent, ["//---------", "// dual vars"]);
+    for &id in &adj.locals {
+        let v = adj.var(id);
+        push_line(out, indent, &[&v.ty.ctype(true), " ", &v.adj, " = {};"]);
+    }
 }
 
 /// Which function a body is generated for: argument loading and the exit of
@@ -577,85 +594,37 @@ enum Body {
 }
 
 fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let mut out = String::with_capacity(4096);
+    let mut out = String::with_capacity(64 * (adj.locals.len() + adj.body_forward().len()) + 256);
     if kind == Body::CpuKernel {
-        let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
-        for &a in &adj.args {
-            let v = adj.var(a);
-            lines.push(format!(
-                "{} var_{} = _wp_args->{};",
-                v.ty.ctype(false),
-                v.label,
-                v.label
-            ));
-        }
-        push_lines(&mut out, indent, lines);
+        push_argument_vars(&mut out, adj, indent, false);
     }
-    push_lines(&mut out, indent, primal_vars(adj));
-    push_lines(
-        &mut out,
-        indent,
-        ["//---------".to_string(), "// forward".to_string()],
-    );
+    push_primal_vars(&mut out, adj, indent);
+    push_lines(&mut out, indent, ["//---------", "// forward"]);
     let grid_stride = kind == Body::CudaKernel;
-    push_lines(
-        &mut out,
-        indent,
-        adj.body_forward().iter().map(|f| {
-            if grid_stride && f.trim_start().starts_with("return;") {
-                f.replace("return;", "continue;")
-            } else {
-                f.clone()
-            }
-        }),
-    );
+    for f in adj.body_forward() {
+        // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
+        if grid_stride && f.trim_start().starts_with("return;") {
+            push_line(&mut out, indent, &[&f.replace("return;", "continue;")]);
+        } else {
+            push_line(&mut out, indent, &[f]);
+        }
+    }
     out
 }
 
 fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let mut out = String::with_capacity(8192);
+    let lines = adj.body_replay().len() + adj.body_reverse().len();
+    let mut out = String::with_capacity(64 * (2 * adj.locals.len() + lines) + 256);
     if kind == Body::CpuKernel {
-        let mut lines = vec!["//---------".to_string(), "// argument vars".to_string()];
-        for &a in &adj.args {
-            let v = adj.var(a);
-            lines.push(format!(
-                "{} var_{} = _wp_args->{};",
-                v.ty.ctype(false),
-                v.label,
-                v.label
-            ));
-        }
-        for &a in &adj.args {
-            let v = adj.var(a);
-            lines.push(format!(
-                "{} adj_{} = _wp_adj_args->{};",
-                v.ty.ctype(false),
-                v.label,
-                v.label
-            ));
-        }
-        push_lines(&mut out, indent, lines);
+        push_argument_vars(&mut out, adj, indent, true);
     }
-    push_lines(&mut out, indent, primal_vars(adj));
-    push_lines(&mut out, indent, dual_vars(adj));
-    push_lines(
-        &mut out,
-        indent,
-        ["//---------".to_string(), "// forward".to_string()],
-    );
-    push_lines(&mut out, indent, adj.body_replay().iter().cloned());
-    push_lines(
-        &mut out,
-        indent,
-        ["//---------".to_string(), "// reverse".to_string()],
-    );
-    push_lines(&mut out, indent, adj.body_reverse().iter().rev().cloned());
-    let exit = if kind == Body::CudaKernel {
-        "continue;"
-    } else {
-        "return;"
-    };
-    push_lines(&mut out, indent, [exit.to_string()]);
+    push_primal_vars(&mut out, adj, indent);
+    push_dual_vars(&mut out, adj, indent);
+    push_lines(&mut out, indent, ["//---------", "// forward"]);
+    push_lines(&mut out, indent, adj.body_replay().iter().map(String::as_str));
+    push_lines(&mut out, indent, ["//---------", "// reverse"]);
+    push_lines(&mut out, indent, adj.body_reverse().iter().rev().map(String::as_str));
+    push_lines(&mut out, indent, [if kind == Body::CudaKernel { "continue;" } else { "return;" }]);
     out
 }
 

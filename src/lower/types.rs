@@ -56,10 +56,20 @@ impl Scalar {
         Scalar::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    pub fn ctype(self) -> String {
+    pub fn ctype(self) -> &'static str {
         match self {
-            Scalar::Bool => "bool".to_string(),
-            s => format!("wp::{}", s.name()),
+            Scalar::Bool => "bool",
+            Scalar::Int8 => "wp::int8",
+            Scalar::Int16 => "wp::int16",
+            Scalar::Int32 => "wp::int32",
+            Scalar::Int64 => "wp::int64",
+            Scalar::UInt8 => "wp::uint8",
+            Scalar::UInt16 => "wp::uint16",
+            Scalar::UInt32 => "wp::uint32",
+            Scalar::UInt64 => "wp::uint64",
+            Scalar::Float16 => "wp::float16",
+            Scalar::Float32 => "wp::float32",
+            Scalar::Float64 => "wp::float64",
         }
     }
 
@@ -86,7 +96,7 @@ pub enum Value {
 impl Value {
     pub fn ctype(self) -> String {
         match self {
-            Value::Scalar(s) => s.ctype(),
+            Value::Scalar(s) => s.ctype().to_string(),
             Value::Vector(n, s) => format!("wp::vec_t<{n}, {}>", s.ctype()),
             Value::Matrix(r, c, s) => format!("wp::mat_t<{r}, {c}, {}>", s.ctype()),
             Value::Quat(s) => format!("wp::quat_t<{}>", s.ctype()),
@@ -200,13 +210,16 @@ impl Type {
     pub const BOOL: Type = Type::Scalar(Scalar::Bool);
 
     /// The C++ type of a variable holding this value (`value_type` strips references).
-    pub fn ctype(&self, value_type: bool) -> String {
+    pub fn ctype(&self, value_type: bool) -> std::borrow::Cow<'static, str> {
+        use std::borrow::Cow;
         match *self {
-            Type::Array { dtype, .. } => format!("wp::array_t<{}>", dtype.ctype()),
-            Type::Ref(v) if value_type => v.ctype(),
-            Type::Ref(v) => format!("{}*", v.ctype()),
-            Type::Range => "wp::range_t".to_string(),
-            t => t.value().map(Value::ctype).unwrap_or_default(),
+            Type::Scalar(s) => Cow::Borrowed(s.ctype()),
+            Type::Ref(Value::Scalar(s)) if value_type => Cow::Borrowed(s.ctype()),
+            Type::Array { dtype, .. } => Cow::Owned(format!("wp::array_t<{}>", dtype.ctype())),
+            Type::Ref(v) if value_type => Cow::Owned(v.ctype()),
+            Type::Ref(v) => Cow::Owned(format!("{}*", v.ctype())),
+            Type::Range => Cow::Borrowed("wp::range_t"),
+            t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
         }
     }
 
