@@ -233,7 +233,7 @@ fn every_row_field_maps_to_a_column() {
 }
 
 /// pyarrow, pandas, polars and `datasets` (offline) read what the sink wrote:
-/// tests/python/test_sink_load.py run on this test's output.
+/// tests/python/check_sink_load.py run on this test's output.
 #[test]
 fn python_readers_load_the_dataset() {
     let python = std::env::var_os("PAIRPIPE_PYTHON")
@@ -251,7 +251,7 @@ fn python_readers_load_the_dataset() {
     }
     let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write_dataset(dir.path());
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/test_sink_load.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_sink_load.py");
     let out = Command::new(&python)
         .arg(&script)
         .arg(dir.path())

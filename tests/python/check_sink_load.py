@@ -4,7 +4,7 @@ schemas/columns.json, including the chars/lines size columns against Python's
 own len() and str.splitlines().
 
 The data comes from the Rust test `python_readers_load_the_dataset` in
-tests/schema.rs, which runs this file as `python test_sink_load.py OUT`.
+tests/schema.rs, which runs this file as `python check_sink_load.py OUT`.
 Under pytest, set PAIRPIPE_SINK_OUT to a dataset directory (else skipped).
 """
 
