@@ -32,8 +32,15 @@ mod arithmetic;
 mod atomic;
 mod builder;
 mod control_flow;
+mod grid;
+mod grid_2d;
+mod grid_3d;
 mod math;
+mod matrix;
+mod nested;
 mod scalar_param;
+mod typed;
+mod vector;
 
 use rand_pcg::Pcg64Mcg;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -54,6 +61,11 @@ pub const CATEGORIES: &[&str] = &[
     "control_flow",
     "scalar_param",
     "atomic",
+    "vector",
+    "matrix",
+    "nested",
+    "grid_2d",
+    "grid_3d",
 ];
 
 /// Salt of the per-sample seed derivation; changing it changes every dataset.
@@ -106,6 +118,11 @@ pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sam
         "control_flow" => control_flow::generate(rng),
         "scalar_param" => scalar_param::generate(rng),
         "atomic" => atomic::generate(rng),
+        "vector" => vector::generate(rng),
+        "matrix" => matrix::generate(rng),
+        "nested" => nested::generate(rng),
+        "grid_2d" => grid_2d::generate(rng),
+        "grid_3d" => grid_3d::generate(rng),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
     Sample {
