@@ -199,7 +199,7 @@ pub(crate) const LOOP_VARS: &[&str] = &[
 ];
 #[rustfmt::skip]
 pub(crate) const COUNTERS: &[&str] = &[
-    "it", "iter", "count", "steps_done", "n_iter", "tries", "pass_i", "rounds", "cnt", "guard",
+    "it", "n_steps", "count", "steps_done", "n_iter", "tries", "pass_i", "rounds", "cnt", "guard",
 ];
 #[rustfmt::skip]
 pub(crate) const HELPER_VERBS: &[&str] = &[
@@ -209,7 +209,7 @@ pub(crate) const HELPER_VERBS: &[&str] = &[
 #[rustfmt::skip]
 pub(crate) const HELPER_NOUNS: &[&str] = &[
     "term", "energy", "force", "dist", "weight", "falloff", "kernel", "step", "spring", "field",
-    "density", "offset", "dir", "basis", "frame", "value", "score", "coeff", "response", "sample",
+    "density", "offset", "direction", "basis", "frame", "value", "score", "coeff", "response", "sample",
     "potential", "gain", "profile",
 ];
 /// 2-D and 3-D thread index names.
@@ -1500,9 +1500,13 @@ impl Body {
             }
             10 => {
                 self.body.push_str("wp.lerp(");
+                let start = self.body.len();
                 let v = self.ex_var(rng, T::F, depth - 1, 0);
+                let end = self.body.len();
                 self.body.push_str(", ");
-                self.ex(rng, T::F, depth - 1, 0);
+                self.distinct_operand(start, end, |k| {
+                    k.ex(rng, T::F, depth - 1, 0);
+                });
                 self.body.push_str(", ");
                 self.blend_factor(rng, depth);
                 self.body.push(')');
@@ -1581,9 +1585,13 @@ impl Body {
             4 => self.call2(rng, "wp.cross(", ty, ty, depth),
             5 => {
                 self.body.push_str("wp.lerp(");
+                let start = self.body.len();
                 let v = self.ex_var(rng, ty, depth - 1, 0);
+                let end = self.body.len();
                 self.body.push_str(", ");
-                self.ex(rng, ty, depth - 1, 0);
+                self.distinct_operand(start, end, |k| {
+                    k.ex(rng, ty, depth - 1, 0);
+                });
                 self.body.push_str(", ");
                 self.blend_factor(rng, depth);
                 self.body.push(')');
@@ -2733,6 +2741,62 @@ pub(crate) fn helpers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Python keywords and builtins, C++ keywords (parameter names become
+    /// struct fields in warp's generated code), and names kernels use.
+    #[rustfmt::skip]
+    const RESERVED: &[&str] = &[
+        "False", "None", "True", "and", "as", "assert", "break", "class", "continue", "def", "del",
+        "elif", "else", "except", "for", "from", "global", "if", "import", "in", "is", "lambda",
+        "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "abs", "all",
+        "any", "bin", "bool", "dir", "float", "hash", "id", "int", "iter", "len", "list", "map",
+        "max", "min", "next", "pow", "print", "range", "round", "sum", "type", "zip", "auto",
+        "char", "const", "default", "delete", "do", "double", "enum", "goto", "long", "new",
+        "operator", "register", "short", "signed", "sizeof", "static", "struct", "switch",
+        "template", "this", "typedef", "union", "unsigned", "void", "volatile", "wp", "warp",
+        "dim", "task_index",
+    ];
+
+    fn is_identifier(s: &str) -> bool {
+        let mut b = s.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+
+    #[test]
+    fn name_pools_hold_safe_identifiers() {
+        let pools = [
+            VEC_ARRAYS,
+            VEC_OUTS,
+            VEC_LOCALS,
+            VEC_SCALARS,
+            MAT_ARRAYS,
+            MAT_OUTS,
+            MAT_LOCALS,
+            MAT_SCALARS,
+            LOOP_VARS,
+            COUNTERS,
+            HELPER_VERBS,
+            HELPER_NOUNS,
+        ];
+        for pool in pools {
+            for (n, &name) in pool.iter().enumerate() {
+                assert!(is_identifier(name), "{name}");
+                assert!(!RESERVED.contains(&name), "{name} is reserved");
+                assert!(!pool[..n].contains(&name), "{name} twice in one pool");
+            }
+        }
+        for names in TID2
+            .iter()
+            .map(|t| &t[..])
+            .chain(TID3.iter().map(|t| &t[..]))
+        {
+            for name in names {
+                assert!(is_identifier(name) && !RESERVED.contains(name), "{name}");
+            }
+        }
+    }
 
     #[test]
     fn trivial_values_are_detected() {
