@@ -123,10 +123,10 @@ pub(crate) const INDEX_LOCALS: &[&str] = &[
 ];
 /// Names for the thread index, `i` most of the time.
 #[rustfmt::skip]
-const TID_NAMES: &[&str] = &["i", "i", "i", "i", "i", "i", "i", "tid", "idx", "gid"];
+pub(crate) const TID_NAMES: &[&str] = &["i", "i", "i", "i", "i", "i", "i", "tid", "idx", "gid"];
 /// Suffixes for compound names (`x_new`, `acc_sq`, ...).
 #[rustfmt::skip]
-const SUFFIXES: &[&str] = &[
+pub(crate) const SUFFIXES: &[&str] = &[
     "new", "old", "tmp", "sq", "abs", "pos", "neg", "lo", "hi", "in", "out", "val", "v", "s", "f",
     "a", "b", "next", "prev", "sum", "mid", "max", "min", "c", "n",
 ];
@@ -281,22 +281,22 @@ const P_UNARY: u8 = 3;
 const P_ATOM: u8 = 4;
 
 #[rustfmt::skip]
-const FLOAT_LITERALS: &[&str] = &[
+pub(crate) const FLOAT_LITERALS: &[&str] = &[
     "0.5", "2.0", "1.0", "0.25", "3.0", "0.1", "1.5", "0.75", "4.0", "10.0", "0.01", "0.2", "0.3",
     "2.5", "5.0", "0.125", "0.001", "8.0", "100.0", "0.9", "0.99", "1.25", "0.05", "6.0", "0.4",
     "3.5", "0.6", "1.75", "0.8", "7.0", "9.81", "3.14159", "6.28318", "0.333", "1.1",
 ];
 #[rustfmt::skip]
-const FLOAT_CLAMPS: &[(&str, &str)] = &[
+pub(crate) const FLOAT_CLAMPS: &[(&str, &str)] = &[
     ("0.0", "1.0"), ("-1.0", "1.0"), ("0.0", "10.0"), ("-0.5", "0.5"), ("0.1", "0.9"),
     ("-2.0", "2.0"), ("0.0", "100.0"), ("0.01", "1.0"),
 ];
 #[rustfmt::skip]
-const INT_CLAMPS: &[(&str, &str)] = &[
+pub(crate) const INT_CLAMPS: &[(&str, &str)] = &[
     ("0", "1"), ("0", "7"), ("-4", "4"), ("0", "255"), ("1", "16"), ("0", "15"), ("-1", "1"),
 ];
 #[rustfmt::skip]
-const INT_LITERALS: &[&str] = &[
+pub(crate) const INT_LITERALS: &[&str] = &[
     "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "16", "32", "100", "255", "1024", "3", "2",
     "1", "12",
 ];

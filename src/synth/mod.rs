@@ -32,8 +32,15 @@ mod arithmetic;
 mod atomic;
 mod builder;
 mod control_flow;
+mod grid;
+mod grid_2d;
+mod grid_3d;
 mod math;
+mod matrix;
+mod nested;
 mod scalar_param;
+mod typed;
+mod vector;
 
 use rand_pcg::Pcg64Mcg;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -54,6 +61,11 @@ pub const CATEGORIES: &[&str] = &[
     "control_flow",
     "scalar_param",
     "atomic",
+    "vector",
+    "matrix",
+    "nested",
+    "grid_2d",
+    "grid_3d",
 ];
 
 /// Salt of the per-sample seed derivation; changing it changes every dataset.
@@ -106,6 +118,11 @@ pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sam
         "control_flow" => control_flow::generate(rng),
         "scalar_param" => scalar_param::generate(rng),
         "atomic" => atomic::generate(rng),
+        "vector" => vector::generate(rng),
+        "matrix" => matrix::generate(rng),
+        "nested" => nested::generate(rng),
+        "grid_2d" => grid_2d::generate(rng),
+        "grid_3d" => grid_3d::generate(rng),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
     Sample {
@@ -158,7 +175,7 @@ mod tests {
     fn renamed(src: &str) -> String {
         const KEEP: &[&str] = &[
             "import", "warp", "as", "wp", "def", "if", "elif", "else", "and", "or", "not", "float",
-            "int",
+            "int", "for", "in", "range", "while", "break", "continue", "return", "True",
         ];
         let mut names: Vec<&str> = Vec::new();
         let mut out = String::with_capacity(src.len());
@@ -294,6 +311,136 @@ mod tests {
             );
         }
     }
+
+    /// The v2 categories: kernel (and helper) layout, blocks, the rules that
+    /// keep warp happy (no local set to a bare name or literal, accumulators
+    /// declared dynamic), and each category's feature in every sample.
+    #[test]
+    fn v2_categories_write_plausible_modules() {
+        let cats = [
+            ("vector", "vec_", 1..=1),
+            ("matrix", "mat_", 1..=1),
+            ("nested", "nested_", 1..=2),
+            ("grid_2d", "grid2d_", 2..=2),
+            ("grid_3d", "grid3d_", 3..=3),
+        ];
+        let mut helpers = 0;
+        for (category, prefix, dims) in cats {
+            for index in 0..500 {
+                let s = sample(category, 13, index);
+                let src = &s.python_source;
+                let name = &s.kernel_name;
+                assert!(name.starts_with(prefix), "{name}");
+                assert!(src.starts_with("import warp as wp\n\n\n@wp."), "{src}");
+                assert!(src.ends_with('\n') && !src.ends_with("\n\n"), "{src}");
+                assert_eq!(src.matches("@wp.kernel").count(), 1, "{src}");
+                let funcs = src.matches("@wp.func\ndef ").count();
+                helpers += funcs;
+                assert_eq!(src.matches("\ndef ").count(), funcs + 1, "{src}");
+                let head = format!("@wp.kernel\ndef {name}(");
+                assert!(src.contains(&head), "{src}");
+                for banned in ["#", "\"", "'", "\t", "  =", "= =", "( ", " )", ",)"] {
+                    assert!(!src.contains(banned), "{banned:?} in\n{src}");
+                }
+                let lines: Vec<&str> = src.lines().collect();
+                let k = lines
+                    .iter()
+                    .position(|l| l.starts_with("def ") && l.contains(name.as_str()))
+                    .unwrap();
+                // The launch: as many thread indices as the category's dimensions.
+                let tid = lines[k + 1].trim_start();
+                assert!(tid.ends_with(" = wp.tid()"), "{src}");
+                let n_tid = tid.matches(',').count() + 1;
+                assert!(dims.contains(&n_tid), "{n_tid} thread indices:\n{src}");
+                let body = &lines[k + 1..];
+                assert!(
+                    (2..=90).contains(&body.len()),
+                    "{} lines:\n{src}",
+                    body.len()
+                );
+                let mut loop_indents: Vec<usize> = Vec::new();
+                let mut max_loops = 0;
+                let mut prev_indent = 4;
+                let mut opens = false;
+                for line in &lines[3..] {
+                    if line.is_empty() || line.starts_with('@') || line.starts_with("def ") {
+                        opens = line.starts_with("def ");
+                        prev_indent = 0;
+                        continue;
+                    }
+                    let indent = line.len() - line.trim_start().len();
+                    assert!(indent % 4 == 0 && indent >= 4, "{line}\n{src}");
+                    if opens {
+                        assert_eq!(indent, prev_indent + 4, "{line}\n{src}");
+                    } else {
+                        assert!(indent <= prev_indent, "{line}\n{src}");
+                    }
+                    let t = line.trim_start();
+                    opens = t.ends_with(':');
+                    prev_indent = indent;
+                    for open in ["(", "["] {
+                        let close = if open == "(" { ")" } else { "]" };
+                        assert_eq!(t.matches(open).count(), t.matches(close).count(), "{line}");
+                    }
+                    loop_indents.retain(|&i| i < indent);
+                    if t.starts_with("for ") || t.starts_with("while ") {
+                        loop_indents.push(indent);
+                        max_loops = max_loops.max(loop_indents.len());
+                    }
+                    if t == "break" || t == "continue" {
+                        assert!(!loop_indents.is_empty(), "{t} outside a loop:\n{src}");
+                    }
+                    // `x = <bare name or literal>` would make an alias or a
+                    // compile-time constant (warp refuses to mutate those in
+                    // dynamic loops): never written.
+                    if let Some((lhs, rhs)) = t.split_once(" = ") {
+                        let lhs_is_name =
+                            lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                        let rhs = rhs.strip_prefix('-').unwrap_or(rhs);
+                        let rhs_is_atom = rhs
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+                            && (rhs.as_bytes()[0].is_ascii_digit() || !rhs.contains('.'));
+                        assert!(!(lhs_is_name && rhs_is_atom), "{line}\n{src}");
+                    }
+                }
+                let has = match category {
+                    "vector" => src.contains("wp.vec"),
+                    "matrix" => src.contains("wp.mat"),
+                    "nested" => max_loops >= 2,
+                    "grid_2d" => src.contains("array2d(") || src.contains("ndim=2"),
+                    _ => src.contains("array3d(") || src.contains("ndim=3"),
+                };
+                assert!(has, "{category} feature missing:\n{src}");
+            }
+        }
+        assert!(
+            helpers > 100,
+            "only {helpers} @wp.func helpers in 2500 samples"
+        );
+    }
+
+    /// The v1 categories do not change with v2: a fingerprint of their first samples.
+    #[test]
+    fn v1_categories_are_stable() {
+        let mut all = String::new();
+        for category in [
+            "arithmetic",
+            "math",
+            "control_flow",
+            "scalar_param",
+            "atomic",
+        ] {
+            for index in 0..200 {
+                all.push_str(&sample(category, 2024, index).python_source);
+            }
+        }
+        let h = xxhash_rust::xxh3::xxh3_64(all.as_bytes());
+        assert_eq!(h, V1_FINGERPRINT, "v1 output changed: {h:#x}");
+    }
+
+    /// xxh3 of the v1 code before v2 (main at b5bf522).
+    const V1_FINGERPRINT: u64 = 0x2004_890f_21f1_703a;
 
     #[test]
     fn pick_category_follows_weights() {

@@ -8,7 +8,8 @@ Also checks that each module defines exactly one kernel.
     python tests/python/check_synth_warp.py DIR [--limit N] [--jobs N]
 
 Exit status 0 when every file passed, 1 otherwise. Files come from
-`cargo run --release --example dump_synth -- --count N --seed S --out DIR`.
+`pairpipe synth --count N --seed S [--category C] --out DIR`, named
+`{index:06}_{category}.py`.
 """
 
 import argparse
@@ -81,7 +82,9 @@ def main():
         print("FAIL", f)
     by_category = {}
     for path, r in zip(files, results):
-        cat = os.path.basename(path).rsplit("_", 1)[0]
+        stem = os.path.splitext(os.path.basename(path))[0]
+        head, _, rest = stem.partition("_")
+        cat = rest if head.isdigit() and rest else stem
         ok, total = by_category.get(cat, (0, 0))
         by_category[cat] = (ok + (r is None), total + 1)
     for cat, (ok, total) in sorted(by_category.items()):
