@@ -3,12 +3,14 @@
 //!
 //! Modules follow the data flow of the pipeline:
 //! config → synth → lang/lower → verify → dedup → sink, glued by `pipeline`;
-//! `report` reads the shards back with polars.
+//! `report` reads the shards back with polars; `merge` joins the parts of a
+//! run made on several machines (`run --part i/N`).
 
 pub mod config;
 pub mod dedup;
 pub mod lang;
 pub mod lower;
+pub mod merge;
 pub mod pipeline;
 pub mod report;
 pub mod row;

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use pairpipe::config::{Config, TargetSpec, UserError, user_error};
-use pairpipe::{lower, pipeline, report, synth};
+use pairpipe::pipeline::Part;
+use pairpipe::{lower, merge, pipeline, report, synth};
 
 /// Training pairs of NVIDIA Warp kernels (Python) and the C++/CUDA that
 /// warp-lang 1.19.0 generates for them, streamed into sharded Parquet.
@@ -46,6 +47,29 @@ enum Command {
         /// config's run.workers (0 = one per core).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
+        /// Make only part i of N (0 ≤ i < N): the sample indices i, i+N,
+        /// i+2N, …, up to 1/N of the target. The output defaults to
+        /// OUT-part-i-of-N beside the run's OUT; `pairpipe merge` joins the N
+        /// parts.
+        #[arg(long, value_name = "i/N")]
+        part: Option<String>,
+        /// No progress bar (it is also off when stderr is not a terminal).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Join the N parts of a run (made with `run --part i/N`) into one dataset.
+    ///
+    /// Every part 0..N must be given once, all made from the same config and
+    /// seed. Rows are deduplicated exactly on dedup_key across the parts (the
+    /// lowest index is kept) and written in index order into
+    /// DIR/data/*.parquet, with DIR/manifest.json and a dataset card.
+    Merge {
+        /// The part folders (each holding manifest.json and data/).
+        #[arg(required = true, value_name = "PARTS")]
+        parts: Vec<PathBuf>,
+        /// Folder to write the merged dataset into.
+        #[arg(long, value_name = "DIR")]
+        output: PathBuf,
         /// No progress bar (it is also off when stderr is not a terminal).
         #[arg(long)]
         quiet: bool,
@@ -119,11 +143,16 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             count,
             seed,
             workers,
+            part,
             quiet,
         } => {
+            // Checked first: a bad --part is a one-line error whatever the config.
+            let part = part.as_deref().map(Part::parse).transpose()?;
             let mut cfg = Config::load(&config)?;
-            if let Some(dir) = output {
-                cfg.run.output = dir;
+            match (output, part) {
+                (Some(dir), _) => cfg.run.output = dir,
+                (None, Some(p)) => cfg.run.output = p.default_output(&cfg.run.output),
+                (None, None) => {}
             }
             if let Some(n) = count {
                 cfg.target = TargetSpec::rows(n);
@@ -136,8 +165,17 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             cfg.validate()
                 .map_err(|e| user_error(format!("{}: {e}", config.display())))?;
-            let report = pipeline::run(&cfg, !quiet)?;
+            let report = pipeline::run_part(&cfg, part, !quiet)?;
             eprint!("{}", pipeline::summary(&report));
+            Ok(())
+        }
+        Command::Merge {
+            parts,
+            output,
+            quiet,
+        } => {
+            let report = merge::merge(&parts, &output, !quiet)?;
+            eprint!("{}", merge::summary(&report));
             Ok(())
         }
         Command::Report { dir, json } => {

@@ -69,14 +69,22 @@ fn help_on_every_command() {
     let top = pairpipe(&["--help"]);
     assert!(top.status.success());
     let text = String::from_utf8_lossy(&top.stdout);
-    for cmd in ["run", "report", "lower", "synth"] {
+    for cmd in ["run", "merge", "report", "lower", "synth"] {
         assert!(text.contains(cmd), "{cmd} missing from --help:\n{text}");
     }
-    let flags: [(&str, &[&str]); 4] = [
+    let flags: [(&str, &[&str]); 5] = [
         (
             "run",
-            &["--output", "--count", "--seed", "--workers", "CONFIG"],
+            &[
+                "--output",
+                "--count",
+                "--seed",
+                "--workers",
+                "--part",
+                "CONFIG",
+            ],
         ),
+        ("merge", &["--output", "PARTS"]),
         ("report", &["--json", "DIR"]),
         ("lower", &["--target", "cpu", "cuda", "FILE"]),
         (

@@ -99,6 +99,7 @@ fn write_dataset(out: &Path) -> Vec<PathBuf> {
         cpu: true,
         cuda: true,
         modules: true,
+        origin: Default::default(),
     };
     write_dataset_card(out, &card).unwrap();
     shards.iter().map(|s| out.join(&s.path)).collect()

@@ -13,7 +13,12 @@
 //! Memory is bounded: at most `IN_FLIGHT` samples exist between the source
 //! and the ordered stage (a credit is returned per sample leaving it), and
 //! the writer's queue holds at most `WRITER_QUEUE` rows.
+//!
+//! A run may be one part of several (`--part i/N`, see [`Part`]): the source
+//! then hands out only the part's indices i, i+N, i+2N, … and the writer
+//! stops at the part's share of the target.
 
+mod part;
 mod tally;
 mod worker;
 
@@ -30,8 +35,9 @@ use serde_json::json;
 use crate::config::{Config, Target, user_error};
 use crate::dedup::{Bloom, Seen};
 use crate::row::Row;
-use crate::sink::{self, CardInfo, ShardInfo, Sink, SinkOptions};
+use crate::sink::{self, CardInfo, Origin, ShardInfo, Sink, SinkOptions};
 
+pub use part::{Part, target_spec};
 pub use tally::{RejectExample, Tally, mib, thousands};
 pub use worker::{Outcome, Rejection, WorkerContext, process, row_id};
 
@@ -58,17 +64,40 @@ pub struct RunReport {
     pub bloom: serde_json::Value,
     /// The manifest as written to OUT/manifest.json.
     pub manifest: serde_json::Value,
+    /// Which part of the run this was, if it was one.
+    pub part: Option<Part>,
 }
 
 /// Run the pipeline described by `config` (already validated, overrides
 /// applied). `progress` shows a bar on stderr when stderr is a terminal.
 pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
+    run_part(config, None, progress)
+}
+
+/// Run the pipeline, or only `part` of it: the part's sample indices, up to
+/// its share of `config`'s target, into `config.run.output`. The config is
+/// the whole run's (its target included), so that every part records the
+/// same config and `pairpipe merge` can check they belong together.
+pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::Result<RunReport> {
     let start = Instant::now();
     quiet_worker_panics();
+    let whole = Part { index: 0, count: 1 };
+    let target = match part {
+        Some(p) => p.target(config.target.get())?,
+        None => config.target.get(),
+    };
     let out_dir = config.run.output.clone();
-    check_output(&out_dir)?;
+    check_output(&out_dir, "run.output")?;
     let config_toml = config.to_toml();
     let content_toml = config.content_toml();
+    let mut metadata = vec![
+        ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
+        ("warp_version".into(), crate::WARP_VERSION.into()),
+        ("pairpipe_config".into(), content_toml.clone()),
+    ];
+    if let Some(p) = part {
+        metadata.push(("pairpipe_part".into(), p.to_string()));
+    }
     let sink = Sink::create(SinkOptions {
         out_dir: out_dir.clone(),
         max_shard_bytes: config.shards.max_bytes.0,
@@ -76,16 +105,12 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         cpu: config.ir.cpu,
         cuda: config.ir.cuda,
         modules: config.ir.modules,
-        metadata: vec![
-            ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
-            ("warp_version".into(), crate::WARP_VERSION.into()),
-            ("pairpipe_config".into(), content_toml.clone()),
-        ],
+        metadata,
     })?;
 
     let workers = config.worker_count();
     let ctx = WorkerContext::new(config);
-    let bar = progress_bar(config.target.get(), progress);
+    let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
     let (index_tx, index_rx) = bounded::<u64>(in_flight);
     let (credit_tx, credit_rx) = bounded::<()>(in_flight);
@@ -94,14 +119,18 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
     for _ in 0..in_flight {
         credit_tx.send(()).expect("receiver alive");
     }
-    let mut bloom = Bloom::new(
-        config.dedup.expected_items,
-        config.dedup.false_positive_rate,
-    );
+    // A part sees about 1/N of the run's samples: a filter sized for that
+    // keeps the configured false-positive rate in 1/N of the memory.
+    let expected_items = match part {
+        Some(p) => config.dedup.expected_items.div_ceil(p.count),
+        None => config.dedup.expected_items,
+    };
+    let mut bloom = Bloom::new(expected_items, config.dedup.false_positive_rate);
+    let indices = part.unwrap_or(whole);
 
     let (tally, shards) = std::thread::scope(|s| -> anyhow::Result<_> {
         spawn(s, "pairpipe-source".into(), move || {
-            source(index_tx, credit_rx)
+            source(indices, index_tx, credit_rx)
         })?;
         for w in 0..workers {
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
@@ -120,9 +149,9 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         drop((index_rx, done_tx));
         let bloom = &mut bloom;
         spawn(s, "pairpipe-ordered".into(), move || {
-            ordered(done_rx, credit_tx, event_tx, bloom)
+            ordered(indices, done_rx, credit_tx, event_tx, bloom)
         })?;
-        writer(event_rx, sink, config.target.get(), &bar)
+        writer(event_rx, sink, target, &bar)
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -130,7 +159,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
     let bloom = json!({
         "bits": bloom.bits(),
         "hashes": bloom.hashes(),
-        "expected_items": config.dedup.expected_items,
+        "expected_items": expected_items,
         "false_positive_rate": config.dedup.false_positive_rate,
         "estimated_false_positives": tally.estimated_false_positives,
     });
@@ -138,7 +167,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
     counters["seconds"] = json!(seconds);
     counters["rows_per_second"] = json!(tally.written as f64 / seconds.max(1e-9));
     counters["bloom"] = bloom.clone();
-    let manifest = json!({
+    let mut manifest = json!({
         "pairpipe_version": crate::PAIRPIPE_VERSION,
         "warp_version": crate::WARP_VERSION,
         "name": config.run.name,
@@ -148,6 +177,18 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         "counters": counters,
         "shards": shards,
     });
+    if let Some(p) = part {
+        // The indices this part consumed: index + k·count for k < generated.
+        manifest["part"] = json!({
+            "index": p.index,
+            "count": p.count,
+            "target": target_spec(target),
+            "first_index": p.index,
+            "stride": p.count,
+            "indices_consumed": tally.generated,
+            "next_index": p.sample_index(tally.generated),
+        });
+    }
     sink::write_manifest(&out_dir, &manifest)?;
     let rows_per_split = ["train", "validation", "test"]
         .into_iter()
@@ -162,6 +203,13 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
+            origin: match part {
+                Some(p) => Origin::Part {
+                    index: p.index,
+                    count: p.count,
+                },
+                None => Origin::Run,
+            },
         },
     )?;
     Ok(RunReport {
@@ -171,6 +219,7 @@ pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
         seconds,
         bloom,
         manifest,
+        part,
     })
 }
 
@@ -188,11 +237,11 @@ where
         .context("cannot start a thread")
 }
 
-/// Hand out sample indices 0, 1, 2, ..., one per credit, until the
-/// ordered stage stops returning credits.
-fn source(index_tx: Sender<u64>, credit_rx: Receiver<()>) {
-    for index in 0u64.. {
-        if credit_rx.recv().is_err() || index_tx.send(index).is_err() {
+/// Hand out the part's sample indices (0, 1, 2, ... for a whole run), one
+/// per credit, until the ordered stage stops returning credits.
+fn source(part: Part, index_tx: Sender<u64>, credit_rx: Receiver<()>) {
+    for k in 0u64.. {
+        if credit_rx.recv().is_err() || index_tx.send(part.sample_index(k)).is_err() {
             return;
         }
     }
@@ -201,16 +250,19 @@ fn source(index_tx: Sender<u64>, credit_rx: Receiver<()>) {
 /// Put worker results back in index order, drop duplicates, and pass one
 /// event per index to the writer.
 fn ordered(
+    part: Part,
     done_rx: Receiver<(u64, Outcome)>,
     credit_tx: Sender<()>,
     event_tx: Sender<Event>,
     bloom: &mut Bloom,
 ) {
+    // Positions in the part's sequence of indices: position p is sample
+    // index part.sample_index(p).
     let mut next = 0u64;
-    // Slot k holds the outcome of index next + k, once it has arrived.
+    // Slot k holds the outcome of position next + k, once it has arrived.
     let mut pending: VecDeque<Option<Outcome>> = VecDeque::new();
     for (index, outcome) in done_rx {
-        let k = (index - next) as usize;
+        let k = ((index - part.index) / part.count - next) as usize;
         if pending.len() <= k {
             pending.resize_with(k + 1, || None);
         }
@@ -226,7 +278,7 @@ fn ordered(
                         false_positive_odds,
                     } => Event::Row(row, false_positive_odds),
                 },
-                Outcome::Rejected(r) => Event::Rejected(next, r),
+                Outcome::Rejected(r) => Event::Rejected(part.sample_index(next), r),
             };
             if event_tx.send(event).is_err() {
                 return;
@@ -333,15 +385,12 @@ fn show_progress(bar: &ProgressBar, target: Target, tally: &Tally, disk_bytes: u
 }
 
 /// Create the output folder and check that it is writable, so that a bad
-/// `run.output` is reported as the user's mistake (exit 2) before any work.
-/// (The sink removes shards an earlier run left there.)
-fn check_output(out: &Path) -> anyhow::Result<()> {
-    let unwritable = |e: std::io::Error| {
-        user_error(format!(
-            "run.output: cannot write to {}: {e}",
-            out.display()
-        ))
-    };
+/// output folder (`what` names the setting) is reported as the user's
+/// mistake (exit 2) before any work. (The sink removes shards an earlier run
+/// left there.)
+pub(crate) fn check_output(out: &Path, what: &str) -> anyhow::Result<()> {
+    let unwritable =
+        |e: std::io::Error| user_error(format!("{what}: cannot write to {}: {e}", out.display()));
     std::fs::create_dir_all(out).map_err(unwritable)?;
     let probe = out.join(".pairpipe-write-test");
     std::fs::write(&probe, b"").map_err(unwritable)?;
@@ -382,8 +431,12 @@ pub fn summary(report: &RunReport) -> String {
         0 => "0 rejected".to_string(),
         n => format!("{} rejected ({})", thousands(n), t.rejected_summary()),
     };
+    let part = report
+        .part
+        .map(|p| format!(" as part {p}"))
+        .unwrap_or_default();
     format!(
-        "wrote {} rows ({splits}) to {} in {:.2} s, {} rows/s\n  \
+        "wrote {} rows ({splits}) to {}{part} in {:.2} s, {} rows/s\n  \
          {} samples generated: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
          text {}, on disk {} in {} shards\n",
         thousands(t.written),

@@ -23,7 +23,7 @@ use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-pub use card::{CardInfo, write_dataset_card};
+pub use card::{CardInfo, Origin, write_dataset_card};
 pub use columns::{COLUMNS_JSON, ColumnSpec, arrow_schema, arrow_type, chars, column_specs, lines};
 
 use crate::row::Row;
