@@ -116,8 +116,10 @@ pub fn merge(parts: &[PathBuf], out: &Path, progress: bool) -> Result<MergeRepor
         metadata: vec![
             ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
             ("warp_version".into(), crate::WARP_VERSION.into()),
+            // The same metadata as a single run's shards (the merge is recorded
+            // in manifest.json), so that parts covering the same indices as a
+            // run merge into byte-identical shards.
             ("pairpipe_config".into(), content_toml.clone()),
-            ("pairpipe_merge".into(), format!("{count} parts")),
         ],
     })?;
     let bar = progress_bar(rows_in, progress);

@@ -7,12 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::UInt64Type;
+use arrow::datatypes::{Int64Type, UInt64Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
 use pairpipe::config::Splits;
 use pairpipe::dedup::split_for;
+use pairpipe::row::Row;
+use pairpipe::sink::{Sink, SinkOptions};
+use pairpipe::synth::CATEGORIES;
 
 const PARTS: u64 = 4;
 const COUNT: u64 = 240;
@@ -86,22 +89,8 @@ row_group_bytes = "16KiB"
     path
 }
 
-/// The fields of a row the checks compare.
-#[derive(Debug, Clone, PartialEq)]
-struct R {
-    index: u64,
-    id: String,
-    split: String,
-    category: String,
-    dedup_key: u64,
-    python_source: String,
-    cpu_forward: Option<String>,
-    cuda_backward: Option<String>,
-    text_bytes: i64,
-}
-
-/// Every row of one shard file, in file order.
-fn read_shard(path: &Path) -> Vec<R> {
+/// Every row of one shard file, in file order, as the pipeline's `Row`.
+fn read_shard(path: &Path) -> Vec<Row> {
     let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
         .unwrap()
         .build()
@@ -110,30 +99,46 @@ fn read_shard(path: &Path) -> Vec<R> {
     for batch in reader {
         let b: RecordBatch = batch.unwrap();
         let col = |n: &str| b.column_by_name(n).unwrap().clone();
-        let (index, key) = (col("index"), col("dedup_key"));
-        let (index, key) = (
-            index.as_primitive::<UInt64Type>(),
-            key.as_primitive::<UInt64Type>(),
-        );
-        let s = |n: &str, i: usize| {
+        let u64s = |n: &str| col(n).as_primitive::<UInt64Type>().clone();
+        let (index, key) = (u64s("index"), u64s("dedup_key"));
+        let text = |n: &str, i: usize| {
             let c = col(n);
             let a = c.as_string::<i32>();
             a.is_valid(i).then(|| a.value(i).to_string())
         };
-        let text_bytes = col("text_bytes");
-        let text_bytes = text_bytes.as_primitive::<arrow::datatypes::Int64Type>();
+        let list = |n: &str, i: usize| -> Vec<String> {
+            let c = col(n);
+            let v = c.as_list::<i32>().value(i);
+            v.as_string::<i32>()
+                .iter()
+                .map(|s| s.unwrap().to_string())
+                .collect()
+        };
+        let known = |name: String, among: &[&'static str]| -> &'static str {
+            among.iter().copied().find(|s| *s == name).unwrap()
+        };
         for i in 0..b.num_rows() {
-            rows.push(R {
+            let row = Row {
                 index: index.value(i),
-                id: s("id", i).unwrap(),
-                split: s("split", i).unwrap(),
-                category: s("category", i).unwrap(),
+                id: text("id", i).unwrap(),
+                split: known(text("split", i).unwrap(), &["train", "validation", "test"]),
+                category: known(text("category", i).unwrap(), CATEGORIES),
+                kernel_name: text("kernel_name", i).unwrap(),
+                python_source: text("python_source", i).unwrap(),
+                cpu_forward: text("cpu_forward", i),
+                cpu_backward: text("cpu_backward", i),
+                cuda_forward: text("cuda_forward", i),
+                cuda_backward: text("cuda_backward", i),
+                cpu_module: text("cpu_module", i),
+                cuda_module: text("cuda_module", i),
                 dedup_key: key.value(i),
-                python_source: s("python_source", i).unwrap(),
-                cpu_forward: s("cpu_forward", i),
-                cuda_backward: s("cuda_backward", i),
-                text_bytes: text_bytes.value(i),
-            });
+                builtins: list("builtins", i),
+                dtypes: list("dtypes", i),
+            };
+            let bytes = col("text_bytes");
+            let bytes = bytes.as_primitive::<Int64Type>().value(i);
+            assert_eq!(bytes as u64, row.text_bytes(), "{}", row.id);
+            rows.push(row);
         }
     }
     rows
@@ -150,8 +155,8 @@ fn shard_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every row of a dataset folder, by index.
-fn read_rows(dir: &Path) -> Vec<R> {
-    let mut rows: Vec<R> = shard_files(dir)
+fn read_rows(dir: &Path) -> Vec<Row> {
+    let mut rows: Vec<Row> = shard_files(dir)
         .iter()
         .flat_map(|f| read_shard(f))
         .collect();
@@ -205,6 +210,115 @@ fn merge(parts: &[&Path], out: &Path) -> Output {
     pairpipe(&args)
 }
 
+/// Checks a merged folder against the parts it was made from; returns the
+/// number of rows dropped as duplicates across parts.
+fn check_merged(parts: &[PathBuf], merged: &Path) -> usize {
+    let union: Vec<Row> = parts.iter().flat_map(|p| read_rows(p)).collect();
+    // What the merge must keep: per key, the row with the lowest index.
+    let mut lowest: HashMap<u64, &Row> = HashMap::new();
+    for r in &union {
+        let e = lowest.entry(r.dedup_key).or_insert(r);
+        if r.index < e.index {
+            *e = r;
+        }
+    }
+    let cross_duplicates = union.len() - lowest.len();
+
+    let rows = read_rows(merged);
+    assert_eq!(rows.len(), union.len() - cross_duplicates);
+    let splits = Splits {
+        validation: SPLITS.0,
+        test: SPLITS.1,
+    };
+    let mut keys = HashSet::new();
+    for r in &rows {
+        assert!(keys.insert(r.dedup_key), "dedup_key {} twice", r.dedup_key);
+        assert_eq!(
+            r, lowest[&r.dedup_key],
+            "key {} not kept with its lowest index",
+            r.dedup_key
+        );
+        assert_eq!(r.split, split_for(r.dedup_key, &splits), "row {}", r.id);
+    }
+    // Rows are written in index order: within every shard, indices ascend.
+    for f in shard_files(merged) {
+        let idx: Vec<u64> = read_shard(&f).iter().map(|r| r.index).collect();
+        assert!(idx.windows(2).all(|w| w[0] < w[1]), "{}", f.display());
+    }
+
+    // The manifest sums the parts' counters and records the merge's own.
+    let m = manifest(merged);
+    let c = &m["counters"];
+    let sum = |key: &str| -> u64 {
+        parts
+            .iter()
+            .map(|p| manifest(p)["counters"][key].as_u64().unwrap())
+            .sum()
+    };
+    let cross = cross_duplicates as u64;
+    assert_eq!(c["written"], rows.len() as u64);
+    assert_eq!(c["generated"], sum("generated"));
+    assert_eq!(c["duplicates_within_parts"], sum("duplicates"));
+    assert_eq!(c["duplicates_across_parts"], cross);
+    assert_eq!(c["duplicates"], sum("duplicates") + cross);
+    let rejected: u64 = c["rejected"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        c["generated"].as_u64().unwrap(),
+        rows.len() as u64 + c["duplicates"].as_u64().unwrap() + rejected
+    );
+    assert_eq!(
+        c["text_bytes"].as_u64().unwrap(),
+        rows.iter().map(Row::text_bytes).sum::<u64>()
+    );
+    for split in ["train", "validation", "test"] {
+        let n = rows.iter().filter(|r| r.split == split).count() as u64;
+        assert_eq!(
+            c["rows_per_split"][split].as_u64().unwrap_or(0),
+            n,
+            "{split}"
+        );
+    }
+    assert_eq!(m["merge"]["parts"], PARTS);
+    assert_eq!(m["merge"]["rows_in"], union.len() as u64);
+    assert_eq!(m["merge"]["duplicates_across_parts"], cross);
+    assert_eq!(m["merge"]["inputs"].as_array().unwrap().len() as u64, PARTS);
+    assert_eq!(m["config"]["target"]["rows"], COUNT);
+    let disk: u64 = shard_files(merged)
+        .iter()
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    assert_eq!(c["disk_bytes"], disk);
+    let card = std::fs::read_to_string(merged.join("README.md")).unwrap();
+    assert!(
+        card.contains(&format!("Generated by {PARTS} parts")),
+        "{card}"
+    );
+    assert!(card.contains(&format!("removed {cross} rows")), "{card}");
+    assert!(card.contains("path: data/train-*.parquet"));
+    cross_duplicates
+}
+
+/// Merging the same parts again gives the same shards, byte for byte.
+fn check_deterministic(parts: &[&Path], merged: &Path, again: &Path) {
+    assert_ok(&merge(parts, again));
+    assert_eq!(manifest(again)["shards"], manifest(merged)["shards"]);
+    let files = shard_files(merged);
+    assert_eq!(files.len(), shard_files(again).len());
+    for f in files {
+        let g = again.join("data").join(f.file_name().unwrap());
+        assert!(
+            std::fs::read(&f).unwrap() == std::fs::read(&g).unwrap(),
+            "{}",
+            f.display()
+        );
+    }
+}
+
 #[test]
 fn parts_merge_into_the_run_deduplicated_exactly() {
     let tmp = tempfile::tempdir().unwrap();
@@ -213,16 +327,15 @@ fn parts_merge_into_the_run_deduplicated_exactly() {
     let parts = run_parts(&config, dir, &[]);
 
     // Each part: only its own indices, its share of the target, recorded in its manifest and card.
-    let part_rows: Vec<Vec<R>> = parts.iter().map(|p| read_rows(p)).collect();
     let mut all_indices = HashSet::new();
-    for (i, (dir, rows)) in parts.iter().zip(&part_rows).enumerate() {
-        let i = i as u64;
+    for (i, dir) in parts.iter().enumerate() {
+        let (i, rows) = (i as u64, read_rows(dir));
         assert_eq!(rows.len() as u64, COUNT / PARTS, "part {i}");
         assert!(
             rows.iter().all(|r| r.index % PARTS == i),
             "part {i} holds another part's index"
         );
-        for r in rows {
+        for r in &rows {
             assert!(
                 all_indices.insert(r.index),
                 "index {} in two parts",
@@ -244,119 +357,21 @@ fn parts_merge_into_the_run_deduplicated_exactly() {
         let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
         assert!(card.contains(&format!("part {i} of {PARTS}")), "{card}");
     }
-    let union: Vec<&R> = part_rows.iter().flatten().collect();
-
-    // What the merge must keep: per key, the row with the lowest index.
-    let mut lowest: HashMap<u64, &R> = HashMap::new();
-    for r in &union {
-        let e = lowest.entry(r.dedup_key).or_insert(r);
-        if r.index < e.index {
-            *e = r;
-        }
-    }
-    let cross_duplicates = union.len() - lowest.len();
-    assert!(
-        cross_duplicates > 0,
-        "the test config should make duplicates across parts"
-    );
 
     // Parts in any order on the command line.
     let merged = dir.join("merged");
     let order: Vec<&Path> = [2, 0, 3, 1].iter().map(|&i| parts[i].as_path()).collect();
     let out = merge(&order, &merged);
     assert_ok(&out);
-    assert!(stderr(&out).contains(&format!("{cross_duplicates} duplicates across parts")));
-    let rows = read_rows(&merged);
-    assert_eq!(rows.len(), union.len() - cross_duplicates);
-    let mut keys = HashSet::new();
-    let splits = Splits {
-        validation: SPLITS.0,
-        test: SPLITS.1,
-    };
-    for r in &rows {
-        assert!(keys.insert(r.dedup_key), "dedup_key {} twice", r.dedup_key);
-        let kept = lowest[&r.dedup_key];
-        assert_eq!(
-            r, kept,
-            "key {} not kept with its lowest index",
-            r.dedup_key
-        );
-        assert_eq!(r.split, split_for(r.dedup_key, &splits), "row {}", r.id);
-    }
-    // Rows are written in index order: within every shard, indices ascend.
-    for f in shard_files(&merged) {
-        let idx: Vec<u64> = read_shard(&f).iter().map(|r| r.index).collect();
-        assert!(idx.windows(2).all(|w| w[0] < w[1]), "{}", f.display());
-    }
-
-    // The manifest sums the parts' counters and records the merge's own.
-    let m = manifest(&merged);
-    let c = &m["counters"];
-    let sum = |key: &str| -> u64 {
-        parts
-            .iter()
-            .map(|p| manifest(p)["counters"][key].as_u64().unwrap())
-            .sum()
-    };
-    assert_eq!(c["written"], rows.len() as u64);
-    assert_eq!(c["generated"], sum("generated"));
-    assert_eq!(c["duplicates_within_parts"], sum("duplicates"));
-    assert_eq!(c["duplicates_across_parts"], cross_duplicates as u64);
-    assert_eq!(c["duplicates"], sum("duplicates") + cross_duplicates as u64);
-    let rejected: u64 = c["rejected"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(
-        c["generated"].as_u64().unwrap(),
-        rows.len() as u64 + c["duplicates"].as_u64().unwrap() + rejected
-    );
-    assert_eq!(
-        c["text_bytes"].as_u64().unwrap(),
-        rows.iter().map(|r| r.text_bytes as u64).sum::<u64>()
-    );
-    for split in ["train", "validation", "test"] {
-        let n = rows.iter().filter(|r| r.split == split).count() as u64;
-        assert_eq!(
-            c["rows_per_split"][split].as_u64().unwrap_or(0),
-            n,
-            "{split}"
-        );
-    }
-    assert_eq!(m["merge"]["parts"], PARTS);
-    assert_eq!(m["merge"]["rows_in"], union.len() as u64);
-    assert_eq!(m["merge"]["inputs"].as_array().unwrap().len() as u64, PARTS);
-    assert_eq!(m["config"]["target"]["rows"], COUNT);
-    let disk: u64 = shard_files(&merged)
-        .iter()
-        .map(|f| f.metadata().unwrap().len())
-        .sum();
-    assert_eq!(c["disk_bytes"], disk);
-    let card = std::fs::read_to_string(merged.join("README.md")).unwrap();
+    let cross = check_merged(&parts, &merged);
     assert!(
-        card.contains(&format!("Generated by {PARTS} parts")),
-        "{card}"
+        stderr(&out).contains(&format!("{cross} duplicates across parts")),
+        "{}",
+        stderr(&out)
     );
-    assert!(card.contains("path: data/train-*.parquet"));
     assert!(shard_files(&merged).len() > 3, "small shards should rotate");
-
-    // Deterministic: a second merge writes the same shards, byte for byte.
-    let again = dir.join("merged-again");
-    assert_ok(&merge(
-        &parts.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
-        &again,
-    ));
-    assert_eq!(manifest(&again)["shards"], m["shards"]);
-    for f in shard_files(&merged) {
-        let g = again.join("data").join(f.file_name().unwrap());
-        assert!(
-            std::fs::read(&f).unwrap() == std::fs::read(&g).unwrap(),
-            "{}",
-            f.display()
-        );
-    }
+    let all: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    check_deterministic(&all, &merged, &dir.join("merged-again"));
 
     // The parts together are what one run makes: below the first index some
     // part did not reach, the merge holds exactly the rows of a single run.
@@ -377,18 +392,88 @@ fn parts_merge_into_the_run_deduplicated_exactly() {
         .unwrap()
         .min(manifest(&single)["counters"]["generated"].as_u64().unwrap());
     let below =
-        |rows: &[R]| -> Vec<R> { rows.iter().filter(|r| r.index < reached).cloned().collect() };
-    let single_rows = read_rows(&single);
-    let (a, b) = (below(&rows), below(&single_rows));
+        |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(|r| r.index < reached).collect() };
+    let (a, b) = (below(read_rows(&merged)), below(read_rows(&single)));
     assert!(
         a.len() as u64 > COUNT / 2,
         "{} rows below index {reached}",
         a.len()
     );
-    assert_eq!(
-        a, b,
+    assert!(
+        a == b,
         "merged rows differ from one run's below index {reached}"
     );
+}
+
+/// Today's synthesizers practically never repeat a kernel (no duplicate in
+/// 30,000 samples even at the "shape" level), so real parts have no
+/// duplicates across them to remove. This test makes some: part 1 is
+/// re-written (with the pipeline's own sink, its manifest updated) so that
+/// some of its rows carry kernels that part 0 made at another index, a lower
+/// one for some and a higher one for others. Everything else is real.
+#[test]
+fn duplicates_across_parts_keep_the_lowest_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = write_config(dir);
+    let mut parts = run_parts(&config, dir, &[]);
+    let p0 = read_rows(&parts[0]);
+    let mut p1 = read_rows(&parts[1]);
+    assert_eq!(p0.len(), p1.len());
+    let mut copied = Vec::new();
+    for k in 0..p1.len() - 1 {
+        // k % 3 == 0: part 0's kernel at about the same position, a lower
+        // index (4k' < 4k'+1); k % 3 == 1: one position later, a higher index.
+        let from = match k % 3 {
+            0 => &p0[k],
+            1 => &p0[k + 1],
+            _ => continue,
+        };
+        let to = &mut p1[k];
+        let (index, id) = (to.index, to.id.clone());
+        *to = Row {
+            index,
+            id,
+            ..from.clone()
+        };
+        copied.push((from.index, index));
+    }
+    let part1_wins = copied.iter().filter(|(a, b)| b < a).count();
+    assert!(part1_wins > 0 && part1_wins < copied.len());
+
+    // Write the doctored part 1 as the pipeline would have.
+    let doctored = dir.join("part-1-doctored");
+    let mut m = manifest(&parts[1]);
+    let cfg = &m["config"];
+    let mut sink = Sink::create(SinkOptions {
+        out_dir: doctored.clone(),
+        max_shard_bytes: cfg["shards"]["max_bytes"].as_u64().unwrap(),
+        row_group_bytes: cfg["shards"]["row_group_bytes"].as_u64().unwrap(),
+        cpu: true,
+        cuda: true,
+        modules: false,
+        metadata: vec![],
+    })
+    .unwrap();
+    for r in p1 {
+        sink.push(r).unwrap();
+    }
+    m["shards"] = serde_json::to_value(sink.finish().unwrap()).unwrap();
+    std::fs::write(doctored.join("manifest.json"), m.to_string()).unwrap();
+    parts[1] = doctored;
+
+    let merged = dir.join("merged");
+    let all: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    assert_ok(&merge(&all, &merged));
+    let cross = check_merged(&parts, &merged);
+    assert_eq!(cross, copied.len());
+    // Which copy survived: the one with the lower index, whichever part it is in.
+    let kept: HashSet<u64> = read_rows(&merged).iter().map(|r| r.index).collect();
+    for (i0, i1) in copied {
+        let (low, high) = (i0.min(i1), i0.max(i1));
+        assert!(kept.contains(&low) && !kept.contains(&high), "{i0} vs {i1}");
+    }
+    check_deterministic(&all, &merged, &dir.join("merged-again"));
 }
 
 #[test]
@@ -498,4 +583,45 @@ fn default_part_output_sits_beside_the_run() {
     assert!(dir.join("manifest.json").is_file(), "{}", stderr(&out));
     assert!(stderr(&out).contains("as part 1/2"), "{}", stderr(&out));
     assert_eq!(read_rows(&dir).len(), 10);
+}
+
+/// When the parts together consume exactly the indices a single run does (no
+/// duplicates, no rejections, a target divisible by N), the merge is not just
+/// the same rows: it is the single run's shards, byte for byte.
+#[test]
+fn merge_of_a_clean_cut_equals_the_single_run_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = write_config(dir);
+    // Exact dedup (the source byte for byte): synthesized names make repeats rare.
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("level = \"shape\"", "level = \"exact\"");
+    std::fs::write(&config, text).unwrap();
+    let parts = run_parts(&config, dir, &[]);
+    for p in &parts {
+        let m = manifest(p);
+        assert_eq!(
+            m["part"]["indices_consumed"],
+            COUNT / PARTS,
+            "{}",
+            p.display()
+        );
+    }
+    let merged = dir.join("merged");
+    assert_ok(&merge(
+        &parts.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &merged,
+    ));
+    let single = dir.join("single");
+    assert_ok(&pairpipe(&[
+        "run",
+        config.to_str().unwrap(),
+        "--quiet",
+        "--count",
+        &COUNT.to_string(),
+        "--output",
+        single.to_str().unwrap(),
+    ]));
+    assert_eq!(manifest(&merged)["shards"], manifest(&single)["shards"]);
 }
