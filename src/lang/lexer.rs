@@ -56,7 +56,11 @@ struct Lexer<'a> {
 impl<'a> Lexer<'a> {
     fn col_of(&self, pos: usize) -> usize {
         let seg = &self.bytes[self.line_start..pos];
-        if seg.is_ascii() { seg.len() + 1 } else { self.src[self.line_start..pos].chars().count() + 1 }
+        if seg.is_ascii() {
+            seg.len() + 1
+        } else {
+            self.src[self.line_start..pos].chars().count() + 1
+        }
     }
 
     fn push(&mut self, kind: TokenKind, start: usize, end: usize, line: usize, col: usize) {
@@ -238,7 +242,10 @@ impl<'a> Lexer<'a> {
                 }
                 _ => {
                     let rest = &self.src[start..];
-                    let Some(op) = OPERATORS.iter().find(|op| op.as_bytes()[0] == c && rest.starts_with(**op)) else {
+                    let Some(op) = OPERATORS
+                        .iter()
+                        .find(|op| op.as_bytes()[0] == c && rest.starts_with(**op))
+                    else {
                         let ch = rest.chars().next().unwrap_or('?');
                         return Err(err(
                             line,

@@ -29,7 +29,13 @@ pub struct VarInfo {
 
 impl VarInfo {
     fn new(label: String, ty: Type, constant: Option<ConstVal>) -> VarInfo {
-        VarInfo { name: format!("var_{label}"), adj: format!("adj_{label}"), label, ty, constant }
+        VarInfo {
+            name: format!("var_{label}"),
+            adj: format!("adj_{label}"),
+            label,
+            ty,
+            constant,
+        }
     }
 }
 
@@ -233,7 +239,8 @@ impl<'a> Adjoint<'a> {
 
     fn add_var(&mut self, ty: Type, constant: Option<ConstVal>) -> VarId {
         let id = VarId(self.vars.len());
-        self.vars.push(VarInfo::new(self.locals.len().to_string(), ty, constant));
+        self.vars
+            .push(VarInfo::new(self.locals.len().to_string(), ty, constant));
         self.locals.push(id);
         self.block().vars.push(id);
         id
@@ -250,7 +257,11 @@ impl<'a> Adjoint<'a> {
     }
 
     fn indented(&self, statement: String) -> String {
-        if self.indentation.is_empty() { statement } else { format!("{}{statement}", self.indentation) }
+        if self.indentation.is_empty() {
+            statement
+        } else {
+            format!("{}{statement}", self.indentation)
+        }
     }
 
     fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {

@@ -555,12 +555,34 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in &adj.args {
         let v = adj.var(a);
-        push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, " = _wp_args->", &v.label, ";"]);
+        push_line(
+            out,
+            indent,
+            &[
+                &v.ty.ctype(false),
+                " ",
+                &v.name,
+                " = _wp_args->",
+                &v.label,
+                ";",
+            ],
+        );
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
-            push_line(out, indent, &[&v.ty.ctype(false), " ", &v.adj, " = _wp_adj_args->", &v.label, ";"]);
+            push_line(
+                out,
+                indent,
+                &[
+                    &v.ty.ctype(false),
+                    " ",
+                    &v.adj,
+                    " = _wp_adj_args->",
+                    &v.label,
+                    ";",
+                ],
+            );
         }
     }
 }
@@ -571,7 +593,19 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
         let v = adj.var(id);
         match v.constant {
             None => push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, ";"]),
-            Some(c) => push_line(out, indent, &["const ", &v.ty.ctype(false), " ", &v.name, " = ", &c.c_str(), ";"]),
+            Some(c) => push_line(
+                out,
+                indent,
+                &[
+                    "const ",
+                    &v.ty.ctype(false),
+                    " ",
+                    &v.name,
+                    " = ",
+                    &c.c_str(),
+                    ";",
+                ],
+            ),
         }
     }
 }
@@ -621,10 +655,26 @@ fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     push_primal_vars(&mut out, adj, indent);
     push_dual_vars(&mut out, adj, indent);
     push_lines(&mut out, indent, ["//---------", "// forward"]);
-    push_lines(&mut out, indent, adj.body_replay().iter().map(String::as_str));
+    push_lines(
+        &mut out,
+        indent,
+        adj.body_replay().iter().map(String::as_str),
+    );
     push_lines(&mut out, indent, ["//---------", "// reverse"]);
-    push_lines(&mut out, indent, adj.body_reverse().iter().rev().map(String::as_str));
-    push_lines(&mut out, indent, [if kind == Body::CudaKernel { "continue;" } else { "return;" }]);
+    push_lines(
+        &mut out,
+        indent,
+        adj.body_reverse().iter().rev().map(String::as_str),
+    );
+    push_lines(
+        &mut out,
+        indent,
+        [if kind == Body::CudaKernel {
+            "continue;"
+        } else {
+            "return;"
+        }],
+    );
     out
 }
 

@@ -353,7 +353,11 @@ fn sizes(rows: &[Row], get: impl Fn(&Row) -> Option<usize>) -> ArrayRef {
 /// Unicode scalar values, what Python's `len(str)` counts.
 pub fn chars(s: &str) -> usize {
     // Generated code is ASCII: the SIMD check is far cheaper than decoding.
-    if s.is_ascii() { s.len() } else { s.chars().count() }
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
 }
 
 /// Lines as Python's `len(s.splitlines())` counts them: a final line break does
