@@ -29,6 +29,132 @@ pub(super) const MIX: Mix = Mix {
     accumulate: 1,
 };
 
+#[rustfmt::skip]
+const LOOKUP_NAMES: &[&str] = &[
+    "sample", "fetch", "lookup", "read_cell", "load_cell", "get_cell", "cell_value", "field_at",
+    "safe_read", "clamped_read", "tap", "sample_field", "value_at", "read_clamped", "wrap_read",
+];
+#[rustfmt::skip]
+const LOOKUP_FIELDS: &[&str] = &["f", "field", "grid", "src", "u", "data", "arr", "q"];
+#[rustfmt::skip]
+const LOOKUP_COORDS: &[[&str; 3]] = &[
+    ["x", "y", "z"], ["i", "j", "k"], ["ix", "iy", "iz"], ["a", "b", "c"], ["px", "py", "pz"],
+];
+#[rustfmt::skip]
+const LOOKUP_SIZES: &[[&str; 3]] = &[
+    ["nx", "ny", "nz"], ["w", "h", "d"], ["sx", "sy", "sz"], ["n0", "n1", "n2"],
+    ["width", "height", "depth"],
+];
+#[rustfmt::skip]
+const LOOKUP_LOCALS: &[[&str; 3]] = &[
+    ["xi", "yi", "zi"], ["ci", "cj", "ck"], ["x0", "y0", "z0"], ["ii", "jj", "kk"],
+    ["xc", "yc", "zc"],
+];
+
+/// A `@wp.func` that reads an `nd`-dimensional field of `ty` at clamped or
+/// wrapped coordinates, with the sizes as arguments:
+/// `def sample(f: wp.array2d(dtype=float), x: int, y: int, nx: int, ny: int) -> float`.
+/// Appends it to `out` and returns its name (reserved in `k`).
+pub(super) fn lookup_helper(
+    rng: &mut Gen,
+    k: &mut Body,
+    nd: usize,
+    ty: T,
+    out: &mut String,
+) -> String {
+    let base = *pick(rng, LOOKUP_NAMES);
+    let name = k.reserve_fresh(rng, base);
+    let f = *pick(rng, LOOKUP_FIELDS);
+    let c = pick(rng, LOOKUP_COORDS);
+    let n = pick(rng, LOOKUP_SIZES);
+    let l = pick(rng, LOOKUP_LOCALS);
+    let wrap = weighted(rng, &[6, 2, 2]);
+    let inline = chance(rng, 0.4);
+    out.push_str("@wp.func\ndef ");
+    out.push_str(&name);
+    out.push('(');
+    out.push_str(f);
+    out.push_str(": ");
+    let elem = match ty {
+        T::F => "float",
+        _ => ty.ctor(),
+    };
+    if chance(rng, 0.5) {
+        out.push_str(if nd == 2 {
+            "wp.array2d(dtype="
+        } else {
+            "wp.array3d(dtype="
+        });
+        out.push_str(elem);
+        out.push(')');
+    } else {
+        out.push_str("wp.array(dtype=");
+        out.push_str(elem);
+        out.push_str(if nd == 2 { ", ndim=2)" } else { ", ndim=3)" });
+    }
+    for d in 0..nd {
+        out.push_str(", ");
+        out.push_str(c[d]);
+        out.push_str(": int");
+    }
+    for d in 0..nd {
+        out.push_str(", ");
+        out.push_str(n[d]);
+        out.push_str(": int");
+    }
+    out.push_str(") -> ");
+    out.push_str(if ty == T::F { "float" } else { ty.ctor() });
+    out.push_str(":\n");
+    let coord = |out: &mut String, d: usize| match wrap {
+        0 => {
+            out.push_str("wp.clamp(");
+            out.push_str(c[d]);
+            out.push_str(", 0, ");
+            out.push_str(n[d]);
+            out.push_str(" - 1)");
+        }
+        1 => {
+            out.push('(');
+            out.push_str(c[d]);
+            out.push_str(" + ");
+            out.push_str(n[d]);
+            out.push_str(") % ");
+            out.push_str(n[d]);
+        }
+        _ => {
+            out.push_str("wp.min(wp.max(");
+            out.push_str(c[d]);
+            out.push_str(", 0), ");
+            out.push_str(n[d]);
+            out.push_str(" - 1)");
+        }
+    };
+    if !inline {
+        for d in 0..nd {
+            out.push_str("    ");
+            out.push_str(l[d]);
+            out.push_str(" = ");
+            coord(out, d);
+            out.push('\n');
+        }
+    }
+    out.push_str("    return ");
+    out.push_str(f);
+    out.push('[');
+    for d in 0..nd {
+        if d > 0 {
+            out.push_str(", ");
+        }
+        if inline {
+            coord(out, d);
+        } else {
+            out.push_str(l[d]);
+        }
+    }
+    out.push_str("]\n\n\n");
+    name
+}
+
 /// A grid kernel under construction.
 pub(super) struct Grid {
     pub k: Body,
@@ -42,6 +168,11 @@ pub(super) struct Grid {
     /// How offset indices stay in range.
     pub wrap: Wrap,
     pub types: Vec<T>,
+    /// A lookup helper for float fields (see [`lookup_helper`]).
+    pub lookup: Option<String>,
+    /// The helpers' source, written before the kernel.
+    pub helper_src: String,
+    used_lookup: bool,
 }
 
 pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
@@ -104,6 +235,8 @@ pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
     if vec_field.is_some() {
         types.push(vt);
     }
+    let mut helper_src = String::new();
+    let lookup = chance(rng, 0.25).then(|| lookup_helper(rng, &mut k, nd, T::F, &mut helper_src));
     Grid {
         k,
         nd,
@@ -112,6 +245,9 @@ pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
         int_field,
         wrap,
         types,
+        lookup,
+        helper_src,
+        used_lookup: false,
     }
 }
 
@@ -232,6 +368,41 @@ impl Grid {
         }
     }
 
+    /// Reads field `f` at `ix`: through the lookup helper now and then
+    /// (`sample(u, i + 1, j, nx, ny)`), else `u[..]` kept in range by `wrap`.
+    fn read(&mut self, rng: &mut Gen, f: usize, ix: &[Ix], wrap: Wrap) {
+        let Some(name) = self.lookup.clone() else {
+            self.k.grid_ref(f, ix, wrap);
+            return;
+        };
+        if self.k.vars[f].ty != T::F || !chance(rng, 0.75) {
+            self.k.grid_ref(f, ix, wrap);
+            return;
+        }
+        self.used_lookup = true;
+        self.k.push(&name);
+        self.k.push("(");
+        self.k.push_use(f);
+        for (d, &x) in ix.iter().enumerate() {
+            self.k.push(", ");
+            self.k.raw_index(d, x);
+        }
+        for d in 0..self.nd {
+            self.k.push(", ");
+            let s = self.k.sizes[d];
+            self.k.push_use(s);
+        }
+        self.k.push(")");
+    }
+
+    /// The kernel with its helpers (the lookup only if some read used it).
+    pub fn finish(mut self, rng: &mut Gen, name: &str) -> String {
+        if !self.used_lookup {
+            self.helper_src.clear();
+        }
+        self.k.finish_kernel(rng, name, &self.helper_src)
+    }
+
     fn offsets_ix(&self, off: &[i32]) -> Vec<Ix> {
         off.iter()
             .map(|&o| if o == 0 { Ix::Tid } else { Ix::Off(o) })
@@ -281,7 +452,7 @@ impl Grid {
                 self.k.push(word(rng, &["2.0 * ", "0.5 * ", "3.0 * "]));
             }
             let ix = self.offsets_ix(&off[..self.nd]);
-            self.k.grid_ref(f, &ix, wrap);
+            self.read(rng, f, &ix, wrap);
         }
         match form {
             0 => {
@@ -344,11 +515,11 @@ impl Grid {
             let mut off = [0i32; 3];
             off[d] = 1;
             let ix = self.offsets_ix(&off[..self.nd]);
-            self.k.grid_ref(f, &ix, wrap);
+            self.read(rng, f, &ix, wrap);
             self.k.push(" - ");
             off[d] = -1;
             let ix = self.offsets_ix(&off[..self.nd]);
-            self.k.grid_ref(f, &ix, wrap);
+            self.read(rng, f, &ix, wrap);
             self.k.push(")");
             match scale {
                 Some(s) => {
@@ -508,7 +679,7 @@ impl Grid {
                 self.k.push(word(rng, &[" * 0.5", " * 0.25", " / 2.0", ""]));
                 self.k.push(") * ");
             }
-            self.k.grid_ref(f, &ix, wrap);
+            self.read(rng, f, &ix, wrap);
             if max {
                 self.k.push(")");
             }

@@ -62,6 +62,6 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     g.k.call_unused_helpers(rng);
     g.k.store_all(rng, 0.1);
     let name = b1::kernel_name(rng, "grid3d");
-    let src = g.k.finish_kernel(rng, &name, "");
+    let src = g.finish(rng, &name);
     (name, src)
 }

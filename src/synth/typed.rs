@@ -303,6 +303,8 @@ pub(crate) struct Style {
     /// Array indices: weights of the thread index, a loop iterator, a shifted
     /// or neighbour index.
     pub idx: [u32; 3],
+    /// Probability of `a if c else b` / `wp.where(c, a, b)` at an interior node.
+    pub p_select: f64,
 }
 
 #[rustfmt::skip]
@@ -322,6 +324,7 @@ pub(crate) const BASE: Style = Style {
     unary_calls: SIMPLE_CALLS,
     p_guard: 0.7,
     idx: [10, 4, 1],
+    p_select: 0.03,
 };
 
 // Python precedence of what an expression writes.
@@ -408,11 +411,6 @@ impl Body {
         self.lines
     }
 
-    /// Nesting depth of blocks.
-    pub fn depth(&self) -> usize {
-        self.blocks.len()
-    }
-
     pub fn loop_depth(&self) -> usize {
         self.loops.len()
     }
@@ -420,6 +418,16 @@ impl Body {
     /// Reserve a name (a helper's) so that no local takes it.
     pub fn reserve(&mut self, name: &str) {
         self.names.push(name.to_string());
+    }
+
+    /// Reserves `base` (with digits appended while it is taken) and returns it.
+    pub fn reserve_fresh(&mut self, rng: &mut Gen, base: &str) -> String {
+        let mut s = base.to_string();
+        while self.taken(&s) {
+            s.push((b'0' + below(rng, 10) as u8) as char);
+        }
+        self.names.push(s.clone());
+        s
     }
 
     fn taken(&self, name: &str) -> bool {
@@ -504,13 +512,6 @@ impl Body {
         self.vars.iter().filter(|x| f(x)).count()
     }
 
-    pub fn arrays(&self, role: Option<Role>, ty: Option<T>) -> Vec<usize> {
-        self.find(|x| match x.kind {
-            Kind::Array(_, r) => role.is_none_or(|w| r == w) && ty.is_none_or(|t| x.ty == t),
-            _ => false,
-        })
-    }
-
     /// Writable arrays (outputs and in-place arrays).
     pub fn writable(&self) -> Vec<usize> {
         self.find(|x| matches!(x.kind, Kind::Array(_, Role::Out | Role::InOut)))
@@ -518,11 +519,6 @@ impl Body {
 
     pub fn locals(&self, ty: Option<T>) -> Vec<usize> {
         self.find(|x| x.kind == Kind::Local && ty.is_none_or(|t| x.ty == t))
-    }
-
-    pub fn random_local(&self, rng: &mut Gen, ty: Option<T>) -> Option<usize> {
-        let v = self.locals(ty);
-        (!v.is_empty()).then(|| *pick(rng, &v))
     }
 
     /// Locals that are vectors or matrices (component updates).
@@ -861,8 +857,7 @@ impl Body {
         self.start_line();
         self.array_ref(rng, arr, true);
         self.body.push_str(" = ");
-        self.expr(rng, ty, depth);
-        self.fold_unused(rng, ty);
+        self.expr_folded(rng, ty, depth);
         self.end_line();
     }
 
@@ -928,8 +923,7 @@ impl Body {
         if ty == T::I && op != 4 && op != 5 && chance(rng, 0.4) {
             self.body.push('1');
         } else {
-            self.expr(rng, ty, depth);
-            self.fold_unused(rng, ty);
+            self.expr_folded(rng, ty, depth);
         }
         if op >= 2 {
             self.body.push(')');
@@ -1266,8 +1260,7 @@ impl Body {
     pub fn ret(&mut self, rng: &mut Gen, ty: T, depth: u32) {
         self.start_line();
         self.body.push_str("return ");
-        self.expr(rng, ty, depth);
-        self.fold_unused(rng, ty);
+        self.expr_folded(rng, ty, depth);
         self.end_line();
     }
 
@@ -1327,7 +1320,8 @@ impl Body {
             T::F
         };
         let depth = weighted(rng, &[4, 4, 2]) as u32;
-        self.ex_var(rng, ty, depth, 0);
+        // Comparison operands bind tighter than `a if c else b`.
+        self.ex_var(rng, ty, depth, P_ADD);
         self.body.push_str(word(
             rng,
             &[" < ", " <= ", " > ", " >= ", " == ", " != ", " > ", " < "],
@@ -1338,7 +1332,7 @@ impl Body {
             self.literal(rng, ty);
         } else {
             let d = below(rng, 2) as u32;
-            self.expr(rng, ty, d);
+            self.ex_var(rng, ty, d, P_ADD);
         }
     }
 
@@ -1348,6 +1342,14 @@ impl Body {
     /// variable (when the scope has one of a usable type).
     pub fn expr(&mut self, rng: &mut Gen, ty: T, depth: u32) {
         self.ex_var(rng, ty, depth, 0);
+    }
+
+    /// An expression with, in drain mode, the locals nothing read folded in
+    /// (` + x`): then a conditional expression gets parentheses.
+    fn expr_folded(&mut self, rng: &mut Gen, ty: T, depth: u32) {
+        let p = if self.drain { P_ADD } else { 0 };
+        self.ex_var(rng, ty, depth, p);
+        self.fold_unused(rng, ty);
     }
 
     /// Where the text and the use counts stand, for [`Body::rollback`].
@@ -1384,6 +1386,9 @@ impl Body {
     fn ex(&mut self, rng: &mut Gen, ty: T, depth: u32, min_prec: u8) -> bool {
         if depth == 0 || chance(rng, self.style.p_leaf) {
             return self.leaf(rng, ty);
+        }
+        if !matches!(ty, T::M(_)) && chance(rng, self.style.p_select) {
+            return self.select(rng, ty, depth, min_prec);
         }
         match ty {
             T::F => self.ex_f(rng, depth, min_prec),
@@ -1664,6 +1669,38 @@ impl Body {
                 false
             }
         }
+    }
+
+    /// `a if cond else b` (parenthesized inside another expression) or
+    /// `wp.where(cond, a, b)`.
+    fn select(&mut self, rng: &mut Gen, ty: T, depth: u32, min_prec: u8) -> bool {
+        let ternary = chance(rng, 0.6);
+        let paren = ternary && min_prec > 0;
+        if paren {
+            self.body.push('(');
+        }
+        if !ternary {
+            self.body.push_str("wp.where(");
+            self.cond(rng);
+            self.body.push_str(", ");
+        }
+        let start = self.body.len();
+        let v = self.ex_var(rng, ty, depth - 1, P_ADD);
+        let end = self.body.len();
+        if ternary {
+            self.body.push_str(" if ");
+            self.cond(rng);
+            self.body.push_str(" else ");
+        } else {
+            self.body.push_str(", ");
+        }
+        self.distinct_operand(start, end, |k| {
+            k.ex(rng, ty, depth - 1, P_ADD);
+        });
+        if !ternary || paren {
+            self.body.push(')');
+        }
+        v
     }
 
     /// `f(x)` with an argument of `arg` that reads a variable.
@@ -1973,8 +2010,8 @@ impl Body {
         let n_param = self.count(|x| x.ty == ty && x.kind == Kind::Scalar);
         let n_array = self.count(|x| x.ty == ty && x.is_array() && x.readable());
         let comp_ok = match ty {
-            T::F => self.count(|x| matches!(x.ty, T::V(_) | T::M(_)) && x.is_value()) > 0,
-            T::V(n) => self.count(|x| x.ty == T::M(n) && x.is_value()) > 0,
+            T::F => self.count(|x| matches!(x.ty, T::V(_) | T::M(_)) && x.readable()) > 0,
+            T::V(n) => self.count(|x| x.ty == T::M(n) && x.readable()) > 0,
             _ => false,
         };
         let cast_ok = match ty {
@@ -2001,21 +2038,21 @@ impl Body {
                     .pick_fresh(rng, |x| {
                         x.ty == ty && matches!(x.kind, Kind::Local | Kind::Fixed)
                     })
-                    .unwrap_or_default();
+                    .expect("counted");
                 self.use_var(n);
                 true
             }
             1 => {
                 let n = self
                     .pick_fresh(rng, |x| x.ty == ty && x.kind == Kind::Scalar)
-                    .unwrap_or_default();
+                    .expect("counted");
                 self.use_var(n);
                 true
             }
             2 => {
                 let n = self
                     .pick_fresh(rng, |x| x.ty == ty && x.is_array() && x.readable())
-                    .unwrap_or_default();
+                    .expect("counted");
                 self.array_read(rng, n);
                 true
             }
@@ -2057,20 +2094,29 @@ impl Body {
                 }
             },
             4 => {
+                // Values first; array elements (`a[i].y`, `R[i][0, 1]`) now and then.
+                let of_type = move |x: &Var| match ty {
+                    T::V(n) => x.ty == T::M(n),
+                    _ => matches!(x.ty, T::V(_) | T::M(_)),
+                };
+                let values = self.count(|x| of_type(x) && x.is_value());
+                let arrays = values == 0 || chance(rng, 0.3);
+                let fits = |x: &Var| x.readable() && (x.is_value() || arrays) && of_type(x);
+                let c = self
+                    .pick_fresh(rng, fits)
+                    .expect("a readable vector or matrix (comp_ok)");
+                if self.vars[c].is_array() {
+                    self.array_read(rng, c);
+                } else {
+                    self.use_var(c);
+                }
                 if let T::V(n) = ty {
                     // A row of a matrix.
-                    let m = self
-                        .pick_fresh(rng, |x| x.ty == T::M(n) && x.is_value())
-                        .unwrap_or_default();
-                    self.use_var(m);
                     self.body.push('[');
                     self.component_index(rng, n);
                     self.body.push(']');
                 } else {
-                    let c = self
-                        .pick_fresh(rng, |x| matches!(x.ty, T::V(_) | T::M(_)) && x.is_value())
-                        .unwrap_or_default();
-                    self.component_read(rng, c);
+                    self.component_suffix(rng, self.vars[c].ty);
                 }
                 true
             }
@@ -2086,11 +2132,9 @@ impl Body {
         }
     }
 
-    /// `v[1]`, `v.y`, `m[0, 2]`, `m[1][0]`.
-    fn component_read(&mut self, rng: &mut Gen, var: usize) {
-        let ty = self.vars[var].ty;
+    /// `[1]`, `.y` (vectors), `[0, 2]`, `[1][0]` (matrices) after a value of `ty`.
+    fn component_suffix(&mut self, rng: &mut Gen, ty: T) {
         let n = ty.dim();
-        self.use_var(var);
         match ty {
             T::V(_) => {
                 if chance(rng, 0.4) {
@@ -2344,11 +2388,6 @@ impl Body {
         self.fresh_name(rng, local_pool(ty))
     }
 
-    /// Writes an array element reference `arr[..]` (indices chosen as usual).
-    pub fn element(&mut self, rng: &mut Gen, arr: usize) {
-        self.array_ref(rng, arr, false);
-    }
-
     // ------------------------------------------------------------ grids
 
     /// `arr[..]` with each dimension's index given: the thread index, an
@@ -2448,6 +2487,12 @@ impl Body {
                 self.use_var(s);
             }
         }
+    }
+
+    /// Writes index `x` of dimension `d` as is (`i + 1`, `i + di`): for
+    /// helpers that keep coordinates in range themselves.
+    pub fn raw_index(&mut self, d: usize, x: Ix) {
+        self.grid_index(d, x, Wrap::Raw);
     }
 
     /// The thread index of launch dimension `d`.
