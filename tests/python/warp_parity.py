@@ -128,6 +128,36 @@ def collect(paths: list[str]) -> list[Path]:
     return files
 
 
+def warp_module_with_hash_seed(path: Path, target: str, seed: int) -> str | None:
+    """warp-lang's module for `path` generated in a fresh interpreter with PYTHONHASHSEED=seed."""
+    env = dict(os.environ, PYTHONHASHSEED=str(seed))
+    res = subprocess.run(
+        [sys.executable, __file__, "--oracle", str(path), "--targets", target],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    return res.stdout if res.returncode == 0 else None
+
+
+# warp-lang 1.19.0 iterates a Python set of names when it turns leftover
+# constants of unrolled loops into variables before a dynamic loop
+# (`_promote_mutated_iter_constants`), so with two or more such names the order
+# of those copies depends on the interpreter's string-hash seed. When a module
+# differs, it is regenerated under other hash seeds: pairpipe must equal one of
+# the outputs warp-lang itself can produce.
+HASH_SEEDS_TO_TRY = 24
+
+
+def matches_some_hash_seed(path: Path, target: str, got: str, names: list[str]) -> bool:
+    for seed in range(HASH_SEEDS_TO_TRY):
+        ref = warp_module_with_hash_seed(path, target, seed)
+        if ref is not None and canonical_kernel_order(normalize(ref, names)) == got:
+            return True
+    return False
+
+
 def check_files(binary: str, files: list[Path], targets: list[str], verbose: bool) -> tuple[int, int]:
     passed = failed = 0
     for f in files:
@@ -145,7 +175,7 @@ def check_files(binary: str, files: list[Path], targets: list[str], verbose: boo
                 continue
             want = canonical_kernel_order(normalize(ref[t], names))
             got = canonical_kernel_order(normalize(res.stdout, names))
-            if want == got:
+            if want == got or matches_some_hash_seed(f, t, got, names):
                 passed += 1
             else:
                 failed += 1
@@ -196,7 +226,15 @@ def check_shards(out_dir: str, limit: int) -> tuple[int, int]:
                     continue
                 frag = f"_{target}_kernel_{kind}("
                 want = extract_function(ref[target], frag)
-                if want is None or normalize(want, names) != normalize(row[col], names):
+                got = normalize(row[col], names)
+
+                def same(module: str | None) -> bool:
+                    f = extract_function(module, frag) if module else None
+                    return f is not None and normalize(f, names) == got
+
+                if not same(ref[target]) and not any(
+                    same(warp_module_with_hash_seed(path, target, s)) for s in range(HASH_SEEDS_TO_TRY)
+                ):
                     ok = False
                     print(f"FAIL row {row['id']} column {col}")
                     if want is not None:
@@ -228,7 +266,12 @@ def main() -> int:
     ap.add_argument("--shards", help="check the IR columns of a pairpipe output directory")
     ap.add_argument("--limit", type=int, default=10**9, help="rows to check with --shards")
     ap.add_argument("-v", "--verbose", action="store_true", help="print diffs")
+    ap.add_argument("--oracle", help=argparse.SUPPRESS)  # print warp's module for one file and target
     a = ap.parse_args()
+    if a.oracle:
+        ref, _ = warp_modules(Path(a.oracle))
+        sys.stdout.write(ref[a.targets])
+        return 0
     if a.shards:
         passed, failed = check_shards(a.shards, a.limit)
     elif a.expect_reject:
