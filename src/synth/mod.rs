@@ -1,7 +1,8 @@
 //! Kernel synthesizers, one file per category. Deterministic per sample:
 //! everything about sample `i` comes from the generator handed to it.
 //!
-//! v1 writes only this subset of Warp (the Rust lowering supports exactly it):
+//! v1 (`arithmetic`, `math`, `control_flow`, `scalar_param`, `atomic`; the
+//! `builder`) writes only this subset of Warp:
 //! - one `@wp.kernel` per module, after `import warp as wp`; no `@wp.func`,
 //!   loops, vectors, tuples, strings or comments;
 //! - parameters `wp.array(dtype=float|wp.float32|int|wp.int32)` and scalars
@@ -27,6 +28,37 @@
 //!
 //! Float32 and int32 never meet in one operation; tests/python/check_synth_warp.py
 //! runs warp-lang's own code generator over dumped samples.
+//!
+//! v2 (`vector`, `matrix`, `nested`, `grid_2d`, `grid_3d`; the `typed`
+//! builder) adds, still inside what the Rust lowering reproduces exactly:
+//! - types `wp.vec2/3/4` and `wp.mat22/33/44` (float32) as array dtypes,
+//!   kernel parameters and locals; `wp.array2d`/`wp.array3d` and
+//!   `wp.array(dtype=.., ndim=N)` with `i, j = wp.tid()` / `i, j, k = wp.tid()`;
+//! - `@wp.func` helpers before the kernel (typed parameters, `-> float`,
+//!   `-> wp.vec3`, `-> wp.mat33`..., an early `return` under an `if`; grid
+//!   lookups taking an array and its sizes), each called by the kernel;
+//! - constructors (`wp.vec3(a, b, c)`, `wp.vec3(s)`, `wp.mat22(a, b, c, d)`,
+//!   `wp.identity(n=3, dtype=float)`), components `v[0]`, `v.x`, `m[i, j]`,
+//!   `m[i][j]`, rows `m[i]` (also of array elements: `a[i].y`), `+ - * /`
+//!   between vectors, matrices and scalars as warp defines them, `m * v`,
+//!   `v * m`, `m * m`, `wp.dot cross length length_sq normalize lerp min
+//!   max abs cw_mul transpose determinant inverse trace outer diag`,
+//!   `a if c else b` and `wp.where(c, a, b)`;
+//! - component updates of locals (`v[1] = x`, `v.x += y`, `m[i, j] *= s`,
+//!   `m[i] = row`), `out[i] += v` and `wp.atomic_add/sub` on vector and
+//!   matrix arrays;
+//! - `for` over `range(n)`, `range(a, b, step)` (descending, triangular
+//!   `range(k + 1, n)`) and small constant ranges warp unrolls; counted
+//!   `while` loops (`while it < n:`, `while True:` with a guarded `break`);
+//!   `break`/`continue` under `if`s; early `return` (bounds guards, borders
+//!   of a grid, inside loops);
+//! - neighbour reads with `wp.clamp(i + 1, 0, nx - 1)`, `wp.min/max`,
+//!   `(i + 1) % nx`, or raw `i + 1` behind a border `return`.
+//!
+//! Every local starts from an expression that reads a variable, never from a
+//! bare literal or name: a literal is a compile-time constant, which warp
+//! refuses to mutate inside a dynamic loop; accumulators are `float(0.0)`,
+//! `int(0)`, `wp.vec3()`.
 
 mod arithmetic;
 mod atomic;
@@ -359,6 +391,8 @@ mod tests {
                     body.len()
                 );
                 let mut loop_indents: Vec<usize> = Vec::new();
+                // (indent, constant range, dynamic inside a constant loop, constant loops inside)
+                let mut loops: Vec<(usize, bool, bool, u32)> = Vec::new();
                 let mut max_loops = 0;
                 let mut prev_indent = 4;
                 let mut opens = false;
@@ -383,9 +417,31 @@ mod tests {
                         assert_eq!(t.matches(open).count(), t.matches(close).count(), "{line}");
                     }
                     loop_indents.retain(|&i| i < indent);
+                    loops.retain(|l| l.0 < indent);
                     if t.starts_with("for ") || t.starts_with("while ") {
                         loop_indents.push(indent);
                         max_loops = max_loops.max(loop_indents.len());
+                        // A dynamic loop inside a constant one holds at most one
+                        // constant loop (warp orders the leftover-iterator copies
+                        // of several by a Python set, see typed.rs `Loop`).
+                        let args = t
+                            .split_once("range(")
+                            .map(|(_, a)| a.trim_end_matches("):"));
+                        let constant = args.is_some_and(|a| {
+                            a.bytes()
+                                .all(|b| b.is_ascii_digit() || b == b'-' || b == b',' || b == b' ')
+                        });
+                        if constant {
+                            for l in loops.iter_mut().filter(|l| l.2) {
+                                l.3 += 1;
+                                assert!(
+                                    l.3 <= 1,
+                                    "two constant loops in a re-emitted dynamic loop:\n{src}"
+                                );
+                            }
+                        }
+                        let limited = !constant && loops.iter().any(|l| l.1);
+                        loops.push((indent, constant, limited, 0));
                     }
                     if t == "break" || t == "continue" {
                         assert!(!loop_indents.is_empty(), "{t} outside a loop:\n{src}");

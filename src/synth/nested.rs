@@ -152,7 +152,8 @@ fn nest(k: &mut Body, rng: &mut Gen, cx: &mut Ctx, want: u32) {
 
 fn open_loop(k: &mut Body, rng: &mut Gen, cx: &Ctx) {
     let room = 48 / k.unroll;
-    match weighted(rng, &[6, if room >= 2 { 5 } else { 0 }, 2]) {
+    let constant = room >= 2 && k.can_open_const();
+    match weighted(rng, &[6, if constant { 5 } else { 0 }, 2]) {
         0 => {
             let b = *pick(rng, &cx.bounds);
             k.open_for_dyn(rng, b);

@@ -348,6 +348,14 @@ struct Loop {
     allow_continue: bool,
     /// The counter a `while` loop increments at the end of its body.
     end_increment: Option<usize>,
+    /// A dynamic loop inside a constant one: warp emits its body once per
+    /// unrolled iteration, and from the second one on demotes the leftover
+    /// iterators of constant loops inside it with `wp::copy`, in the order
+    /// of a Python set (it changes with PYTHONHASHSEED). With at most one
+    /// constant loop inside there is a single such copy.
+    limit_consts: bool,
+    /// Constant loops opened inside this one so far.
+    consts_inside: u32,
 }
 
 /// One function body (kernel or helper) under construction.
@@ -941,7 +949,7 @@ impl Body {
         }
         let mut folded = 0;
         for n in 0..self.vars.len() {
-            if folded == 3 {
+            if folded == 5 {
                 return;
             }
             let v = &self.vars[n];
@@ -1096,6 +1104,10 @@ impl Body {
         let last = lo + (trips - 1).max(0) * step;
         let range = (lo.min(last), lo.max(last));
         let trips = trips.max(1) as u32;
+        debug_assert!(self.can_open_const());
+        for l in &mut self.loops {
+            l.consts_inside += 1;
+        }
         self.unroll *= trips;
         self.open_block(true);
         self.loops.push(Loop {
@@ -1103,6 +1115,8 @@ impl Body {
             dynamic: false,
             allow_continue: true,
             end_increment: None,
+            limit_consts: false,
+            consts_inside: 0,
         });
         self.push_var(name, T::I, Kind::Fixed, Some(range))
     }
@@ -1162,6 +1176,8 @@ impl Body {
             dynamic: true,
             allow_continue: true,
             end_increment: None,
+            limit_consts: self.unroll > 1,
+            consts_inside: 0,
         });
         self.push_var(name, T::I, Kind::Fixed, None)
     }
@@ -1225,8 +1241,18 @@ impl Body {
             dynamic: true,
             allow_continue: inc_first,
             end_increment: (!inc_first).then_some(c),
+            limit_consts: self.unroll > 1,
+            consts_inside: 0,
         });
         c
+    }
+
+    /// A constant loop may open here (see `Loop::limit_consts`).
+    pub fn can_open_const(&self) -> bool {
+        !self
+            .loops
+            .iter()
+            .any(|l| l.limit_consts && l.consts_inside >= 1)
     }
 
     /// `continue` is allowed in the innermost loop.
@@ -2592,13 +2618,24 @@ impl Body {
     /// outputs sometimes accumulate (`out[i] += v`).
     pub fn store_all(&mut self, rng: &mut Gen, p_accumulate: f64) {
         self.drain = true;
-        for a in self.writable() {
+        let outs = self.writable();
+        for &a in &outs {
             let depth = between(rng, 1, 3) as u32;
             if chance(rng, p_accumulate) {
                 self.accumulate(rng, a, depth, false);
             } else {
                 self.store(rng, a, depth);
             }
+        }
+        // Locals still unread go into one more accumulation.
+        if self
+            .vars
+            .iter()
+            .any(|v| v.kind == Kind::Local && v.uses == 0)
+        {
+            let a = *pick(rng, &outs);
+            let depth = between(rng, 0, 1) as u32;
+            self.accumulate(rng, a, depth, false);
         }
     }
 
