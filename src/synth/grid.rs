@@ -173,6 +173,8 @@ pub(super) struct Grid {
     /// The helpers' source, written before the kernel.
     pub helper_src: String,
     used_lookup: bool,
+    /// Windows written so far.
+    windows: u32,
 }
 
 pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
@@ -248,6 +250,7 @@ pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
         lookup,
         helper_src,
         used_lookup: false,
+        windows: 0,
     }
 }
 
@@ -592,6 +595,12 @@ impl Grid {
     /// sometimes skipping the centre (`continue`), weighting by distance,
     /// or counting neighbours over a threshold.
     pub fn window(&mut self, rng: &mut Gen, dims: usize) {
+        // One window per kernel: warp unrolls it (up to 27 copies of the body).
+        if self.windows > 0 {
+            self.gradient(rng);
+            return;
+        }
+        self.windows += 1;
         let r = if dims == 3 || chance(rng, 0.8) { 1 } else { 2 };
         let count = self.int_field.is_some() && chance(rng, 0.5) || chance(rng, 0.15);
         let acc = self.k.let_acc(rng, if count { T::I } else { T::F });

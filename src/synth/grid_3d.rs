@@ -38,7 +38,7 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     let has_vec = g.vec_field.is_some();
     let n_features = between(rng, 1, 3);
     for _ in 0..n_features {
-        match weighted(rng, &[6, 3, 3, if has_vec { 3 } else { 0 }, 3, 2, 2]) {
+        match weighted(rng, &[6, 3, 3, if has_vec { 3 } else { 0 }, 2, 2, 2]) {
             0 => {
                 let offs: &[[i32; 3]] = if chance(rng, 0.7) { &SIX } else { &SIX_B };
                 g.neighbour_sum(rng, offs, center);

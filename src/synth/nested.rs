@@ -27,6 +27,9 @@ const MIX: Mix = Mix {
     accumulate: 1,
 };
 
+/// Largest product of the trip counts of nested constant loops.
+const UNROLL_BUDGET: u32 = 12;
+
 struct Ctx {
     types: Vec<T>,
     bounds: Vec<usize>,
@@ -151,7 +154,9 @@ fn nest(k: &mut Body, rng: &mut Gen, cx: &mut Ctx, want: u32) {
 }
 
 fn open_loop(k: &mut Body, rng: &mut Gen, cx: &Ctx) {
-    let room = 48 / k.unroll;
+    // Warp repeats the body of a constant loop once per iteration (and a
+    // dynamic loop inside it too): the product of the trip counts stays small.
+    let room = UNROLL_BUDGET / k.unroll;
     let constant = room >= 2 && k.can_open_const();
     match weighted(rng, &[6, if constant { 5 } else { 0 }, 2]) {
         0 => {
@@ -209,7 +214,8 @@ fn body_stmt(k: &mut Body, rng: &mut Gen, cx: &mut Ctx) {
     match weighted(rng, &w) {
         0 => k.stmt(rng, &cx.types, &MIX),
         1 => {
-            if k.lines() < 30 {
+            // `if` chains stay out of bodies warp repeats many times.
+            if k.lines() < 30 && k.unroll <= 4 {
                 k.if_block(rng, &cx.types, &MIX);
             } else {
                 k.stmt(rng, &cx.types, &MIX);
