@@ -18,24 +18,22 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
-use std::fs::File;
-use std::io::{BufReader, IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arrow::array::{Array, AsArray, ListArray, RecordBatch, StringArray, UInt64Array};
-use arrow::datatypes::UInt64Type;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use serde_json::{Value, json};
-use xxhash_rust::xxh3::Xxh3;
 
 use crate::config::{Config, user_error};
 use crate::pipeline::{Part, Tally, check_output, mib, thousands};
 use crate::row::Row;
-use crate::sink::{self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions};
+use crate::sink::{
+    self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,
+};
 use crate::synth::CATEGORIES;
 
 /// Decoded rows held at once across all streams of the merge, at most
@@ -177,7 +175,7 @@ pub fn summary(report: &MergeReport) -> String {
         .map(|s| {
             format!(
                 "{s} {}",
-                thousands(t.rows_per_split.get(s).copied().unwrap_or(0))
+                thousands(t.rows_per_split.get(*s).copied().unwrap_or(0))
             )
         })
         .collect::<Vec<_>>()
@@ -376,37 +374,10 @@ fn check_not_a_part(out: &Path, parts: &[PartDir]) -> Result<()> {
 
 /// Every shard the manifest lists is there, whole: its size and xxh3 match.
 fn verify_shards(p: &PartDir) -> Result<()> {
-    for s in &p.shards {
-        let path = p.dir.join(&s.path);
-        let file = File::open(&path)
-            .map_err(|e| user_error(format!("part {}: {}: {e}", p.part, path.display())))?;
-        let mut reader = BufReader::with_capacity(1 << 20, file);
-        let mut hasher = Xxh3::new();
-        let mut buf = vec![0u8; 1 << 20];
-        let mut bytes = 0u64;
-        loop {
-            let n = reader
-                .read(&mut buf)
-                .with_context(|| format!("reading {}", path.display()))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            bytes += n as u64;
-        }
-        let xxh3 = format!("{:016x}", hasher.digest());
-        if bytes != s.bytes || xxh3 != s.xxh3 {
-            return Err(user_error(format!(
-                "part {}: {} is not the shard its manifest lists ({bytes} bytes, xxh3 {xxh3}; \
-                 manifest: {} bytes, xxh3 {}): changed or incomplete",
-                p.part,
-                path.display(),
-                s.bytes,
-                s.xxh3
-            )));
-        }
-    }
-    Ok(())
+    let whose = format!("part {}: ", p.part);
+    p.shards
+        .iter()
+        .try_for_each(|s| sink::verify_shard(&p.dir, s, &whose))
 }
 
 /// The keys that occur in more than one row, and how many rows are repeats.
@@ -483,42 +454,6 @@ fn shards_of<'a>(p: &'a PartDir, split: &'a str) -> impl Iterator<Item = &'a Sha
     shards.into_iter()
 }
 
-fn open_shard(
-    path: &Path,
-    columns: &[&str],
-    batch_rows: usize,
-) -> Result<ParquetRecordBatchReader> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .with_context(|| format!("reading {}", path.display()))?;
-    let schema = builder.parquet_schema();
-    for name in columns {
-        if !schema
-            .columns()
-            .iter()
-            .any(|c| c.path().parts()[0] == *name)
-        {
-            return Err(user_error(format!(
-                "{}: no column {name}; not a pairpipe shard?",
-                path.display()
-            )));
-        }
-    }
-    let mask = ProjectionMask::columns(schema, columns.iter().copied());
-    builder
-        .with_projection(mask)
-        .with_batch_size(batch_rows)
-        .build()
-        .with_context(|| format!("reading {}", path.display()))
-}
-
-fn u64_column<'a>(batch: &'a RecordBatch, name: &str, path: &Path) -> Result<&'a UInt64Array> {
-    batch
-        .column_by_name(name)
-        .and_then(|c| c.as_primitive_opt::<UInt64Type>())
-        .ok_or_else(|| anyhow!("{}: column {name} is not uint64", path.display()))
-}
-
 /// The k-way merge: rows of every (part, split) stream in global index
 /// order, each repeated key kept at its first (lowest) index. Returns the
 /// tally of written rows, the rows dropped, and the shards.
@@ -554,7 +489,7 @@ fn write_in_index_order(
         debug_assert_eq!(row.index, index);
         if !repeated.keys.contains(&row.dedup_key) || seen.insert(row.dedup_key) {
             tally.row(&row, 0.0);
-            sink.push(row)?;
+            sink.write(row)?;
         } else {
             dropped += 1;
         }

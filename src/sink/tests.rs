@@ -66,7 +66,7 @@ fn write(out: &Path, opts: SinkOptions, n: u64) -> Vec<ShardInfo> {
     })
     .unwrap();
     for i in 0..n {
-        sink.push(row(i, split_of(i), false, true)).unwrap();
+        sink.write(row(i, split_of(i), false, true)).unwrap();
     }
     sink.finish().unwrap()
 }
