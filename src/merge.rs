@@ -23,13 +23,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use arrow::array::{Array, AsArray, ListArray, RecordBatch, StringArray, UInt64Array};
+use arrow::array::{Array, AsArray, Int32Array, ListArray, RecordBatch, StringArray, UInt64Array};
+use arrow::datatypes::Int32Type;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use serde_json::{Value, json};
 
 use crate::config::{Config, user_error};
 use crate::pipeline::{Part, Tally, check_output, mib, thousands};
+use crate::dedup::DedupKeys;
 use crate::row::Row;
 use crate::sink::{
     self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,
@@ -46,7 +48,7 @@ const KEY_BATCH_ROWS: usize = 65_536;
 const EXAMPLES_PER_REASON: usize = 3;
 
 /// The columns a `Row` is rebuilt from; the size columns are derived again by the sink.
-const ROW_COLUMNS: [&str; 15] = [
+const ROW_COLUMNS: [&str; 19] = [
     "id",
     "index",
     "split",
@@ -60,8 +62,12 @@ const ROW_COLUMNS: [&str; 15] = [
     "cpu_module",
     "cuda_module",
     "dedup_key",
+    "key_exact",
+    "key_renamed",
+    "key_shape",
     "builtins",
     "dtypes",
+    "launch_dims",
 ];
 
 /// The outcome of a finished merge.
@@ -573,8 +579,11 @@ struct Batch {
     /// cpu_forward, cpu_backward, cuda_forward, cuda_backward, cpu_module, cuda_module.
     ir: [StringArray; 6],
     dedup_key: UInt64Array,
+    /// key_exact, key_renamed, key_shape.
+    keys: [UInt64Array; 3],
     builtins: ListArray,
     dtypes: ListArray,
+    launch_dims: Int32Array,
 }
 
 impl Batch {
@@ -613,8 +622,17 @@ impl Batch {
                 string("cuda_module")?,
             ],
             dedup_key: u64_column(batch, "dedup_key", path)?.clone(),
+            keys: [
+                u64_column(batch, "key_exact", path)?.clone(),
+                u64_column(batch, "key_renamed", path)?.clone(),
+                u64_column(batch, "key_shape", path)?.clone(),
+            ],
             builtins: list("builtins")?,
             dtypes: list("dtypes")?,
+            launch_dims: col("launch_dims")?
+                .as_primitive_opt::<Int32Type>()
+                .cloned()
+                .ok_or_else(|| anyhow!("{}: column launch_dims is not int32", path.display()))?,
         })
     }
 
@@ -661,8 +679,14 @@ impl Batch {
             cpu_module,
             cuda_module,
             dedup_key: self.dedup_key.value(i),
+            keys: DedupKeys {
+                exact: self.keys[0].value(i),
+                renamed: self.keys[1].value(i),
+                shape: self.keys[2].value(i),
+            },
             builtins: list(&self.builtins),
             dtypes: list(&self.dtypes),
+            launch_dims: self.launch_dims.value(i).max(0) as u32,
         })
     }
 }

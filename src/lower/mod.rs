@@ -122,6 +122,9 @@ pub struct Lowered {
     pub builtins: Vec<String>,
     /// Warp data types the kernels use (sorted, unique), e.g. "float32", "int32".
     pub dtypes: Vec<String>,
+    /// The largest launch dimension of the module's kernels (1 to 4: how
+    /// many indices `wp.tid()` yields); 0 for a module without kernels.
+    pub launch_dims: u32,
 }
 
 /// A source position (1-based line and column) and what is wrong there.

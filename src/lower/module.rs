@@ -361,6 +361,7 @@ pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LRes
         cuda: cuda.then(|| generate(Target::Cuda)),
         builtins: used_builtins.into_iter().collect(),
         dtypes: dtypes.into_iter().map(String::from).collect(),
+        launch_dims: bodies.iter().map(|k| k.adj.kernel_dim as u32).max().unwrap_or(0),
     })
 }
 

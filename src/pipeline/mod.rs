@@ -193,7 +193,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         for w in 0..workers {
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
             spawn(s, format!("pairpipe-worker-{w}"), move || {
-                let mut scratch = String::new();
+                let mut scratch = <[String; 2]>::default();
                 for index in index_rx {
                     if done_tx
                         .send((index, process(ctx, index, &mut scratch)))
