@@ -358,7 +358,7 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
         .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
         .collect();
     let mut b = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
         .set_statistics_enabled(EnabledStatistics::Page)
         // Row groups are cut by the sink (by text bytes), never by the writer.
         .set_max_row_group_row_count(None)
