@@ -202,6 +202,84 @@ pub enum Type {
     Ref(Value),
     /// `range()` iterator state.
     Range,
+    /// A block-level tile (`wp.tile_load`, `wp.tile_zeros`, ...).
+    Tile(Tile),
+    /// A tuple of `n` int32 values (`(i * 8, j * 4)` as a tile shape or offset).
+    IntTuple(u8),
+}
+
+/// A tile type as warp's `types.tile` describes it: element type, shape and
+/// storage. Tiles are row-major and own their storage here. `obj` identifies
+/// the Python type object: warp changes a tile's storage to shared in place
+/// when an element is read (`t[i]`), which changes the declaration of every
+/// variable holding that object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tile {
+    pub dtype: Scalar,
+    pub ndim: u8,
+    pub shape: [u32; 2],
+    pub shared: bool,
+    pub obj: u32,
+}
+
+impl Tile {
+    pub fn new(dtype: Scalar, shape: &[u32]) -> Tile {
+        let mut s = [0u32; 2];
+        s[..shape.len()].copy_from_slice(shape);
+        Tile {
+            dtype,
+            ndim: shape.len() as u8,
+            shape: s,
+            shared: false,
+            obj: 0,
+        }
+    }
+
+    pub fn dims(&self) -> &[u32] {
+        &self.shape[..self.ndim as usize]
+    }
+
+    fn joined(v: &[u32]) -> String {
+        v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+    }
+
+    /// Row-major strides in elements.
+    fn strides(&self) -> Vec<u32> {
+        let d = self.dims();
+        let mut st = vec![1u32; d.len()];
+        for i in (0..d.len().saturating_sub(1)).rev() {
+            st[i] = st[i + 1] * d[i + 1];
+        }
+        st
+    }
+
+    /// The C++ type (warp's `tile.ctype()`).
+    pub fn ctype(&self) -> String {
+        let dt = self.dtype.ctype();
+        let shape = Tile::joined(self.dims());
+        if self.shared {
+            format!(
+                "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, true>",
+                Tile::joined(&self.strides())
+            )
+        } else {
+            format!("wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>")
+        }
+    }
+
+    /// The C++ initializer of a declaration (warp's `tile.cinit()`).
+    pub fn cinit(&self, requires_grad: bool) -> String {
+        if self.shared {
+            format!(
+                "wp::tile_alloc_empty<{},wp::tile_shape_t<{}>,wp::tile_stride_t<{}>,{requires_grad}>()",
+                self.dtype.ctype(),
+                Tile::joined(self.dims()),
+                Tile::joined(&self.strides())
+            )
+        } else {
+            format!("{}{{}}", self.ctype())
+        }
+    }
 }
 
 impl Type {
@@ -219,6 +297,11 @@ impl Type {
             Type::Ref(v) if value_type => Cow::Owned(v.ctype()),
             Type::Ref(v) => Cow::Owned(format!("{}*", v.ctype())),
             Type::Range => Cow::Borrowed("wp::range_t"),
+            Type::Tile(t) => Cow::Owned(t.ctype()),
+            Type::IntTuple(n) => Cow::Owned(format!(
+                "wp::tuple_t<{}>",
+                vec!["wp::int32"; n as usize].join(", ")
+            )),
             t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
         }
     }
@@ -260,6 +343,14 @@ impl fmt::Display for Type {
             Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
             Type::Ref(v) => write!(f, "Reference[{v}]"),
             Type::Range => f.write_str("range_t"),
+            Type::Tile(t) => write!(
+                f,
+                "tile(dtype={}, shape={:?}, storage={})",
+                t.dtype.name(),
+                t.dims(),
+                if t.shared { "shared" } else { "register" }
+            ),
+            Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }

@@ -1,0 +1,449 @@
+//! Warp's tile API (`wp.tile_load`, `wp.tile_store`, tile arithmetic, maps and
+//! reductions) as warp 1.19.0's code generator lowers it.
+//!
+//! The builtins here take keyword arguments, compile-time shapes and function
+//! arguments (`wp.tile_map(wp.sin, t)`), so they are bound by parameter name
+//! instead of going through `builtins::resolve`. What shapes the output, as in
+//! warp's `add_call` with a `dispatch_func`:
+//! - arguments are evaluated positional first, then keywords in source order;
+//!   a tuple argument (`shape=(M, N)`, `offset=(i * M, j * N)`) is a `wp::tuple`
+//!   variable whose elements are passed one by one;
+//! - the output variable is allocated before the zero offsets of an omitted
+//!   `offset=` (warp registers those Python ints as constants while dispatching);
+//! - shapes and dtypes become C++ template arguments (`tile_load<wp::float32,
+//!   true, false, 16>`); a Python builtin dtype keeps its name (`float`);
+//! - stores and atomic adds are commented out when the backward pass replays the
+//!   forward one; `tile_max`, `tile_min`, `tile_reduce`, `tile_zeros` and
+//!   `tile_ones` have no adjoint;
+//! - reading an element (`t[0]`, `t[i, j]`) makes the tile's type shared
+//!   memory, after the fact: its declaration changes wherever it was made.
+
+use super::*;
+use crate::lower::types::Tile;
+
+/// One argument of a tile builtin call, after evaluation.
+#[derive(Clone)]
+pub(super) enum TileArg {
+    Var(VarId),
+    /// A warp builtin passed as a function (`wp.sin`): its name.
+    Func(String),
+    /// A type (`dtype=float`): C++ template spelling and scalar.
+    Dtype(String, Scalar),
+}
+
+/// An argument of the generated call.
+enum CallArg {
+    Var(VarId),
+    Func(String),
+    /// A zero offset warp adds while dispatching (after the output variable).
+    Zero,
+}
+
+impl<'a> Adjoint<'a> {
+    fn tile_of(&self, id: VarId) -> Option<Tile> {
+        match self.ty(id) {
+            Type::Tile(t) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Evaluates one argument of a tile builtin as warp's `resolve_arg` does:
+    /// functions and types create no variable.
+    fn tile_arg(&mut self, e: &Expr) -> LResult<TileArg> {
+        if let ExprKind::Attribute(base, attr) = &e.kind {
+            if let ExprKind::Name(m) = &base.kind {
+                if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                    if let Some(d) = self.scope.dtype_arg(e) {
+                        return Ok(TileArg::Dtype(d.0, d.1));
+                    }
+                    if builtins::is_known(attr) {
+                        return Ok(TileArg::Func(attr.clone()));
+                    }
+                }
+            }
+        }
+        if let ExprKind::Name(n) = &e.kind {
+            if self.symbol(n).is_none() && self.scope.module_constant(n).is_none() {
+                if let Some(d) = self.scope.dtype_arg(e) {
+                    return Ok(TileArg::Dtype(d.0, d.1));
+                }
+            }
+        }
+        Ok(TileArg::Var(self.expr(e)?))
+    }
+
+    /// The compile-time shape a `shape=` argument holds.
+    fn tile_shape(&self, arg: Option<&TileArg>, what: &str) -> LResult<Vec<u32>> {
+        let Some(TileArg::Var(v)) = arg else {
+            return Err(self.err(format!("{what}() needs shape=...")));
+        };
+        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => e.clone(),
+            None => vec![*v],
+        };
+        let mut shape = Vec::new();
+        for e in elems {
+            match self.var(e).constant {
+                Some(ConstVal::Int(n)) if n > 0 && n < 1 << 20 => shape.push(n as u32),
+                _ => {
+                    return Err(
+                        self.err("Tile functions require shape to be a compile time constant.")
+                    );
+                }
+            }
+        }
+        if shape.is_empty() || shape.len() > 2 {
+            return Err(self.err("tiles of 1 or 2 dimensions are supported by this version of the lowering"));
+        }
+        Ok(shape)
+    }
+
+    /// The offsets an `offset=` argument holds (zeros when it is omitted).
+    fn tile_offsets(&self, arg: Option<&TileArg>, ndim: usize) -> LResult<Vec<CallArg>> {
+        let Some(arg) = arg else {
+            return Ok((0..ndim).map(|_| CallArg::Zero).collect());
+        };
+        let TileArg::Var(v) = arg else {
+            return Err(self.err("offset must be an int or a tuple of ints"));
+        };
+        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => e.clone(),
+            None => vec![*v],
+        };
+        if elems.len() != ndim {
+            return Err(self.err(format!(
+                "offset has {} dimension(s), the array {ndim}",
+                elems.len()
+            )));
+        }
+        for &e in &elems {
+            if !matches!(self.ty(e).strip_ref(), Type::Scalar(s) if s.is_int()) {
+                return Err(self.err("tile offsets must be integers"));
+            }
+        }
+        Ok(elems.into_iter().map(CallArg::Var).collect())
+    }
+
+    /// A `(a, b)` tuple expression: warp's `tuple` builtin (no adjoint).
+    pub(super) fn tuple_expr(&mut self, elts: &[Expr]) -> LResult<VarId> {
+        let mut vals = Vec::with_capacity(elts.len());
+        for e in elts {
+            vals.push(self.expr(e)?);
+        }
+        if vals.is_empty()
+            || vals.len() > 4
+            || vals
+                .iter()
+                .any(|v| self.ty(*v).strip_ref() != Type::I32)
+        {
+            return Err(self.err(
+                "only tuples of int32 values (tile shapes and offsets) are supported by this version of the lowering",
+            ));
+        }
+        let out = self.add_var(Type::IntTuple(vals.len() as u8), None);
+        let mut loaded = Vec::with_capacity(vals.len());
+        for v in &vals {
+            loaded.push(self.load(*v)?);
+        }
+        let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
+        let s = format!("{} = wp::tuple({});", self.emit(out), names.join(", "));
+        self.add_forward_plain(s);
+        self.tuples.push((out, loaded));
+        Ok(out)
+    }
+
+    /// Emits a tile builtin call: output first, then dispatch constants, the
+    /// forward call (and its replay) and the adjoint.
+    fn emit_tile_call(
+        &mut self,
+        native: &str,
+        templates: &[String],
+        ret: Option<Type>,
+        args: Vec<CallArg>,
+        differentiable: bool,
+        skip_replay: bool,
+    ) -> LResult<Option<VarId>> {
+        let output = ret.map(|t| self.add_var(t, None));
+        let mut fwd = Vec::with_capacity(args.len());
+        let mut adjs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                CallArg::Var(v) => {
+                    let l = self.load(v)?;
+                    fwd.push(self.emit(l).to_string());
+                    adjs.push(self.emit_adj(v));
+                }
+                CallArg::Zero => {
+                    let z = self.add_constant(ConstVal::Int(0));
+                    fwd.push(self.emit(z).to_string());
+                    adjs.push(self.emit_adj(z));
+                }
+                CallArg::Func(f) => {
+                    fwd.push(format!("wp::{f}"));
+                    adjs.push(format!("wp::adj_{f}"));
+                }
+            }
+        }
+        let name = if templates.is_empty() {
+            native.to_string()
+        } else {
+            format!("{native}<{}>", templates.join(", "))
+        };
+        let call = format!("wp::{name}({})", fwd.join(", "));
+        let forward = match output {
+            Some(o) => format!("{} = {call};", self.emit(o)),
+            None => format!("{call};"),
+        };
+        if skip_replay {
+            let replay = format!("// {forward}");
+            self.add_forward(forward, Some(replay), false);
+        } else {
+            self.add_forward_plain(forward);
+        }
+        if differentiable && !fwd.is_empty() {
+            let mut parts = fwd;
+            parts.extend(adjs);
+            if let Some(o) = output {
+                parts.push(self.emit_adj(o));
+            }
+            self.add_reverse(format!("wp::adj_{native}({});", parts.join(", ")));
+        }
+        Ok(output)
+    }
+
+    /// `wp.tile_*(...)` calls.
+    pub(super) fn tile_call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<Option<VarId>> {
+        let params: &[&str] = match name {
+            "tile_load" => &["a", "shape", "offset"],
+            "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
+            "tile_zeros" | "tile_ones" => &["shape", "dtype"],
+            "tile_sum" | "tile_max" | "tile_min" => &["a"],
+            "tile_reduce" => &["op", "a"],
+            "tile_map" => &["op", "a", "b"],
+            _ => return Err(self.err(format!("{name}() is not supported by this version of the lowering"))),
+        };
+        if args.len() > params.len() {
+            return Err(self.err(format!("{name}() takes at most {} arguments", params.len())));
+        }
+        let mut bound: Vec<(&str, TileArg)> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            if matches!(a.kind, ExprKind::Starred(_)) {
+                return Err(self.err("starred arguments are not supported by this version of the lowering"));
+            }
+            let v = self.tile_arg(a)?;
+            bound.push((params[k], v));
+        }
+        for kw in kwargs {
+            let Some(key) = kw.arg.as_deref() else {
+                return Err(self.err("**kwargs are not supported in kernels"));
+            };
+            let Some(p) = params.iter().find(|p| **p == key) else {
+                return Err(self.err(format!(
+                    "{name}() argument '{key}' is not supported by this version of the lowering"
+                )));
+            };
+            if bound.iter().any(|(b, _)| b == p) {
+                return Err(self.err(format!("{name}() got multiple values for argument '{key}'")));
+            }
+            let v = self.tile_arg(&kw.value)?;
+            bound.push((p, v));
+        }
+        let get = |p: &str| bound.iter().find(|(b, _)| *b == p).map(|(_, v)| v.clone());
+        let var = |s: &Self, p: &str| -> LResult<VarId> {
+            match get(p) {
+                Some(TileArg::Var(v)) => Ok(v),
+                _ => Err(s.err(format!("{name}() needs a value for '{p}'"))),
+            }
+        };
+        let tile = |s: &Self, p: &str| -> LResult<(VarId, Tile)> {
+            let v = var(s, p)?;
+            match s.tile_of(v) {
+                Some(t) => Ok((v, t)),
+                None => Err(s.err(format!("{name}() argument '{p}' must be a tile"))),
+            }
+        };
+        let array = |s: &Self| -> LResult<(VarId, Scalar, usize)> {
+            let v = var(s, "a")?;
+            match s.ty(v).strip_ref() {
+                Type::Array {
+                    dtype: crate::lower::types::Value::Scalar(d),
+                    ndim,
+                } => Ok((v, d, ndim)),
+                _ => Err(s.err(format!(
+                    "{name}() needs an array of scalars (this version of the lowering)"
+                ))),
+            }
+        };
+        self.builtins_used.insert(name.to_string());
+        match name {
+            "tile_load" => {
+                let (a, dtype, ndim) = array(self)?;
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                if shape.len() != ndim {
+                    return Err(self.err(format!(
+                        "tile_load() array argument must have same number of dimensions as the tile shape, trying to perform an {} dimensional load from an array with {ndim} dimensions.",
+                        shape.len()
+                    )));
+                }
+                let mut call = vec![CallArg::Var(a)];
+                call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
+                let mut templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let ret = Type::Tile(Tile::new(dtype, &shape));
+                self.emit_tile_call("tile_load", &templates, Some(ret), call, true, false)
+            }
+            "tile_store" | "tile_atomic_add" => {
+                let (a, dtype, ndim) = array(self)?;
+                let (t, tt) = tile(self, "t")?;
+                if tt.ndim as usize != ndim {
+                    return Err(self.err(format!(
+                        "{name}() tile has {} dimension(s), the array {ndim}",
+                        tt.ndim
+                    )));
+                }
+                if tt.dtype != dtype {
+                    return Err(self.err(format!(
+                        "{name}() array and tile must have the same dtype, got {} and {}",
+                        dtype.name(),
+                        tt.dtype.name()
+                    )));
+                }
+                let mut call = vec![CallArg::Var(a)];
+                call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
+                call.push(CallArg::Var(t));
+                if name == "tile_store" {
+                    let templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
+                    self.emit_tile_call(name, &templates, None, call, true, true)
+                } else {
+                    let templates = vec![dtype.ctype().to_string(), "true".into()];
+                    // The result has the tile's type (storage included) at the time of the call.
+                    self.emit_tile_call(name, &templates, Some(Type::Tile(tt)), call, true, true)
+                }
+            }
+            "tile_zeros" | "tile_ones" => {
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                let (spelling, dtype) = match get("dtype") {
+                    Some(TileArg::Dtype(s, d)) => (s, d),
+                    None if name == "tile_ones" => ("float".to_string(), Scalar::Float32),
+                    _ => return Err(self.err(format!("{name}() needs dtype=..."))),
+                };
+                if !dtype.is_float() && dtype != Scalar::Int32 {
+                    return Err(self.err(format!("{name}() dtype {} is not supported by this version of the lowering", dtype.name())));
+                }
+                let mut templates = vec![spelling];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let ret = Type::Tile(Tile::new(dtype, &shape));
+                self.emit_tile_call(name, &templates, Some(ret), Vec::new(), false, false)
+            }
+            "tile_sum" | "tile_max" | "tile_min" => {
+                let (a, t) = tile(self, "a")?;
+                let ret = Type::Tile(Tile::new(t.dtype, &[1]));
+                self.emit_tile_call(name, &[], Some(ret), vec![CallArg::Var(a)], name == "tile_sum", false)
+            }
+            "tile_reduce" => {
+                let Some(TileArg::Func(op)) = get("op") else {
+                    return Err(self.err("tile_reduce() needs a warp builtin as op (wp.add, wp.min, ...)"));
+                };
+                let (a, t) = tile(self, "a")?;
+                let ty = Type::Scalar(t.dtype);
+                let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
+                if ov.ret != Some(ty) || ov.native != op {
+                    return Err(self.err(format!("tile_reduce() operator {op} must return the tile element type")));
+                }
+                let ret = Type::Tile(Tile::new(t.dtype, &[1]));
+                let call = vec![CallArg::Func(op), CallArg::Var(a)];
+                self.emit_tile_call(name, &[], Some(ret), call, false, false)
+            }
+            "tile_map" => {
+                let Some(TileArg::Func(op)) = get("op") else {
+                    return Err(self.err("tile_map() needs a warp builtin as op (wp.sin, wp.add, ...)"));
+                };
+                let (a, t) = tile(self, "a")?;
+                let ty = Type::Scalar(t.dtype);
+                let (native, types, call) = match get("b") {
+                    None => ("tile_unary_map", vec![ty], vec![CallArg::Func(op.clone()), CallArg::Var(a)]),
+                    Some(TileArg::Var(b)) => {
+                        match self.tile_of(b) {
+                            Some(tb) if tb.dims() == t.dims() && tb.dtype == t.dtype => {}
+                            _ => return Err(self.err("tile_map() needs two tiles of the same shape and dtype (this version of the lowering)")),
+                        }
+                        ("tile_binary_map", vec![ty, ty], vec![CallArg::Func(op.clone()), CallArg::Var(a), CallArg::Var(b)])
+                    }
+                    Some(_) => return Err(self.err("tile_map() argument 'b' must be a tile")),
+                };
+                let ov = builtins::resolve(&op, &types).map_err(|m| self.err(m))?;
+                let Some(Type::Scalar(rdt)) = ov.ret else {
+                    return Err(self.err(format!("tile_map() operator {op} must return a scalar")));
+                };
+                if ov.native != op || ov.namespace != "wp::" {
+                    return Err(self.err(format!("tile_map() operator {op} is not supported by this version of the lowering")));
+                }
+                let ret = Type::Tile(Tile::new(rdt, t.dims()));
+                self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    /// `+ - * /` and unary `-` with a tile operand.
+    pub(super) fn tile_operator(&mut self, name: &str, args: &[VarId]) -> LResult<VarId> {
+        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        let bad = || format!("operator '{name}' is not supported for {}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "));
+        let (native, ordered, t) = match (name, types.as_slice()) {
+            ("neg", [Type::Tile(t)]) => ("tile_neg", vec![args[0]], *t),
+            ("add" | "sub", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
+                (if name == "add" { "tile_add" } else { "tile_sub" }, args.to_vec(), *a)
+            }
+            ("mul", [Type::Tile(a), Type::Tile(b)]) if a.dims() == b.dims() && a.dtype == b.dtype => {
+                ("tile_mul_elementwise", args.to_vec(), *a)
+            }
+            ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => ("tile_mul", args.to_vec(), *a),
+            // warp passes the tile first to the C++ function
+            ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => ("tile_mul", vec![args[1], args[0]], *b),
+            _ => return Err(self.err(bad())),
+        };
+        self.builtins_used.insert(name.to_string());
+        let ret = Type::Tile(Tile::new(t.dtype, t.dims()));
+        let call = ordered.into_iter().map(CallArg::Var).collect();
+        Ok(self
+            .emit_tile_call(native, &[], Some(ret), call, true, false)?
+            .expect("tile operators return a tile"))
+    }
+
+    /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
+    pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+        let t = self.tile_of(target).expect("a tile");
+        if nodes.len() != t.ndim as usize {
+            return Err(self.err("tile views (fewer indices than dimensions) are not supported by this version of the lowering"));
+        }
+        let mut idx = Vec::with_capacity(nodes.len());
+        for (k, n) in nodes.iter().enumerate() {
+            let v = self.expr(n)?;
+            match self.var(v).constant {
+                Some(ConstVal::Int(c)) if c >= 0 && (c as u64) < t.shape[k] as u64 => idx.push(v),
+                _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+            }
+        }
+        // Reading an element makes the tile shared (warp sets the type's storage).
+        for v in self.vars.iter_mut() {
+            if let Type::Tile(vt) = &mut v.ty {
+                if vt.obj == t.obj {
+                    vt.shared = true;
+                }
+            }
+        }
+        self.builtins_used.insert("tile_extract".into());
+        let mut call = vec![CallArg::Var(target)];
+        call.extend(idx.into_iter().map(CallArg::Var));
+        Ok(self
+            .emit_tile_call("tile_extract", &[], Some(Type::Scalar(t.dtype)), call, true, false)?
+            .expect("tile_extract returns a value"))
+    }
+}
