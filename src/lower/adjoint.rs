@@ -345,7 +345,7 @@ impl<'a> Adjoint<'a> {
     fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
         if types.iter().any(|t| matches!(t, Type::Tile(_))) {
-            return self.tile_operator(name, args).map(Some);
+            return self.tile_operator(name, args);
         }
         let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
         self.emit_call(ov, args)
@@ -534,7 +534,7 @@ impl<'a> Adjoint<'a> {
                 let rhs = self.expr(value)?;
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
-                    if new_t != old_t {
+                    if !same_type(&new_t, &old_t) {
                         return Err(self.err(format!(
                             "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
                         )));
@@ -612,7 +612,7 @@ impl<'a> Adjoint<'a> {
                 for (name, v) in names.iter().zip(values) {
                     if let Some(prev) = self.symbol(name) {
                         let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
-                        if new_t != old_t {
+                        if !same_type(&new_t, &old_t) {
                             return Err(self.err(format!(
                                 "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
                             )));
@@ -631,9 +631,15 @@ impl<'a> Adjoint<'a> {
             ExprKind::Name(name) => {
                 let rhs = self.expr(value)?;
                 let current = self.expr(target)?;
+                if let (Type::Tile(_), Type::Tile(_), BinOp::Add | BinOp::Sub) =
+                    (self.ty(current), self.ty(rhs), op)
+                {
+                    // Tiles accumulate in place; the name keeps its variable.
+                    return self.tile_inplace(op == BinOp::Add, current, rhs);
+                }
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                 let (new_t, old_t) = (self.ty(result).strip_ref(), self.ty(current).strip_ref());
-                if new_t != old_t {
+                if !same_type(&new_t, &old_t) {
                     return Err(self.err(format!(
                         "augmented assignment to `{name}` ({old_t}) produces different type ({new_t})"
                     )));
@@ -820,6 +826,17 @@ impl<'a> Adjoint<'a> {
                 },
                 _ => None,
             };
+            // A module constant not yet bound to a variable is read statically (no variable).
+            let literal = literal.or_else(|| match &a.kind {
+                ExprKind::Name(n) if self.symbol(n).is_none() => {
+                    match self.scope.module_constant(n) {
+                        Some(ConstVal::Int(v)) => Some(Constant::Int(v)),
+                        Some(ConstVal::Float(v)) => Some(Constant::Float(v)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            });
             nums.push(match literal {
                 Some(Constant::Int(v)) => Ok(v),
                 Some(_) => return Err(self.err("range() arguments must be integers")),
@@ -1692,6 +1709,14 @@ impl<'a> Adjoint<'a> {
                 t => Some(t.to_string()),
             })
             .collect()
+    }
+}
+
+/// warp's `types_equal` for reassignments: tiles match on element type only.
+fn same_type(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype,
+        _ => a == b,
     }
 }
 

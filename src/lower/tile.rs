@@ -391,8 +391,16 @@ impl<'a> Adjoint<'a> {
     }
 
     /// `+ - * /` and unary `-` with a tile operand.
-    pub(super) fn tile_operator(&mut self, name: &str, args: &[VarId]) -> LResult<VarId> {
+    pub(super) fn tile_operator(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        if let ("assign", [Type::Tile(a), Type::Tile(b)]) = (name, types.as_slice()) {
+            // A tile reassigned in a dynamic loop is copied back into the loop-carried variable.
+            if a.dtype != b.dtype {
+                return Err(self.err("assigning a tile of another dtype"));
+            }
+            let call = args.iter().map(|a| CallArg::Var(*a)).collect();
+            return self.emit_tile_call("assign", &[], None, call, true, false);
+        }
         let bad = || format!("operator '{name}' is not supported for {}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "));
         let (native, ordered, t) = match (name, types.as_slice()) {
             ("neg", [Type::Tile(t)]) => ("tile_neg", vec![args[0]], *t),
@@ -405,6 +413,11 @@ impl<'a> Adjoint<'a> {
                 ("tile_mul_elementwise", args.to_vec(), *a)
             }
             ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => ("tile_mul", args.to_vec(), *a),
+            ("div", [Type::Tile(a), Type::Tile(b)]) if a.dims() == b.dims() && a.dtype == b.dtype => {
+                ("tile_div_elementwise", args.to_vec(), *a)
+            }
+            ("div", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => ("tile_div", args.to_vec(), *a),
+            ("div", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => ("tile_div", args.to_vec(), *b),
             // warp passes the tile first to the C++ function
             ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => ("tile_mul", vec![args[1], args[0]], *b),
             _ => return Err(self.err(bad())),
@@ -412,9 +425,20 @@ impl<'a> Adjoint<'a> {
         self.builtins_used.insert(name.to_string());
         let ret = Type::Tile(Tile::new(t.dtype, t.dims()));
         let call = ordered.into_iter().map(CallArg::Var).collect();
-        Ok(self
-            .emit_tile_call(native, &[], Some(ret), call, true, false)?
-            .expect("tile operators return a tile"))
+        self.emit_tile_call(native, &[], Some(ret), call, true, false)
+    }
+
+    /// `acc += t` / `acc -= t` on tiles: `tile_add_inplace` / `tile_sub_inplace`.
+    pub(super) fn tile_inplace(&mut self, add: bool, target: VarId, rhs: VarId) -> LResult<()> {
+        let (a, b) = (self.tile_of(target).expect("tile"), self.tile_of(rhs).expect("tile"));
+        if a.dims() != b.dims() || a.dtype != b.dtype {
+            return Err(self.err("Tile inplace arguments must have the same shape and dtype"));
+        }
+        let native = if add { "tile_add_inplace" } else { "tile_sub_inplace" };
+        self.builtins_used.insert(if add { "add" } else { "sub" }.to_string());
+        let call = vec![CallArg::Var(target), CallArg::Var(rhs)];
+        self.emit_tile_call(native, &[], None, call, true, false)?;
+        Ok(())
     }
 
     /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
