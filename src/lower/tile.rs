@@ -35,8 +35,10 @@ pub(super) enum TileArg {
 enum CallArg {
     Var(VarId),
     Func(String),
-    /// A zero offset warp adds while dispatching (after the output variable).
-    Zero,
+    /// A Python int warp registers as a new constant while dispatching (after the
+    /// output variable): the zeros of an omitted offset, and the constant elements
+    /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
+    Const(i128),
 }
 
 impl<'a> Adjoint<'a> {
@@ -101,14 +103,14 @@ impl<'a> Adjoint<'a> {
     /// The offsets an `offset=` argument holds (zeros when it is omitted).
     fn tile_offsets(&self, arg: Option<&TileArg>, ndim: usize) -> LResult<Vec<CallArg>> {
         let Some(arg) = arg else {
-            return Ok((0..ndim).map(|_| CallArg::Zero).collect());
+            return Ok((0..ndim).map(|_| CallArg::Const(0)).collect());
         };
         let TileArg::Var(v) = arg else {
             return Err(self.err("offset must be an int or a tuple of ints"));
         };
-        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
-            Some((_, e)) => e.clone(),
-            None => vec![*v],
+        let (elems, is_tuple) = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => (e.clone(), true),
+            None => (vec![*v], false),
         };
         if elems.len() != ndim {
             return Err(self.err(format!(
@@ -121,7 +123,13 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err("tile offsets must be integers"));
             }
         }
-        Ok(elems.into_iter().map(CallArg::Var).collect())
+        Ok(elems
+            .into_iter()
+            .map(|e| match (is_tuple, self.var(e).constant) {
+                (true, Some(ConstVal::Int(c))) => CallArg::Const(c),
+                _ => CallArg::Var(e),
+            })
+            .collect())
     }
 
     /// A `(a, b)` tuple expression: warp's `tuple` builtin (no adjoint).
@@ -173,8 +181,8 @@ impl<'a> Adjoint<'a> {
                     fwd.push(self.emit(l).to_string());
                     adjs.push(self.emit_adj(v));
                 }
-                CallArg::Zero => {
-                    let z = self.add_constant(ConstVal::Int(0));
+                CallArg::Const(c) => {
+                    let z = self.add_constant(ConstVal::Int(c));
                     fwd.push(self.emit(z).to_string());
                     adjs.push(self.emit_adj(z));
                 }
