@@ -1705,7 +1705,8 @@ impl<'a> Adjoint<'a> {
             .iter()
             .filter_map(|v| match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
-                Type::Range => None,
+                Type::Range | Type::IntTuple(_) => None,
+                Type::Tile(t) => Some(t.dtype.name().to_string()),
                 t => Some(t.to_string()),
             })
             .collect()
