@@ -479,3 +479,101 @@ impl<'a> Adjoint<'a> {
             .expect("tile_extract returns a value"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::lower::lower;
+
+    fn cuda(src: &str) -> String {
+        lower(src, false, true).unwrap().cuda.unwrap().module
+    }
+
+    fn forward(src: &str) -> String {
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0].forward.clone()
+    }
+
+    fn backward(src: &str) -> String {
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0].backward.clone()
+    }
+
+    const HEAD: &str = "import warp as wp\n\nTILE = wp.constant(16)\n\n\n@wp.kernel\n";
+
+    #[test]
+    fn element_read_makes_the_tile_shared_everywhere() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), out: wp.array(dtype=float)):\n    i = wp.tid()\n    t = wp.tile_load(a, shape=TILE, offset=i * TILE)\n    s = wp.tile_sum(t)\n    out[i] = s[0]\n"
+        );
+        let fwd = forward(&src);
+        let bwd = backward(&src);
+        // the loaded tile stays in registers, the sum is read by element and becomes shared
+        assert!(fwd.contains("wp::tile_register_t<wp::float32,wp::tile_layout_register_t<wp::tile_shape_t<16>>> var_3"), "{fwd}");
+        assert!(fwd.contains("wp::tile_shared_t<wp::float32,wp::tile_layout_strided_t<wp::tile_shape_t<1>, wp::tile_stride_t<1>>, true> var_4 = wp::tile_alloc_empty<wp::float32,wp::tile_shape_t<1>,wp::tile_stride_t<1>,false>();"), "{fwd}");
+        // the backward pass allocates gradient storage and aliases the adjoint
+        assert!(bwd.contains(",true>();"), "{bwd}");
+        assert!(bwd.contains("& adj_4 = var_4;"), "{bwd}");
+        assert!(bwd.contains("> adj_3{};"), "{bwd}");
+    }
+
+    #[test]
+    fn shared_strides_are_row_major() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=(4, 8))\n    out[0] = t[1, 2]\n"
+        );
+        assert!(cuda(&src).contains("wp::tile_shape_t<4,8>, wp::tile_stride_t<8,1>>"));
+    }
+
+    #[test]
+    fn scalar_times_tile_passes_the_tile_first() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=TILE)\n    u = 2.0 * t\n    wp.tile_store(a, u)\n"
+        );
+        let f = forward(&src);
+        let mul = f.lines().find(|l| l.contains("wp::tile_mul(")).unwrap();
+        let (tile, scalar) = (mul.find("var_1,").unwrap(), mul.find("var_3)").unwrap());
+        assert!(tile < scalar, "{mul}");
+    }
+
+    #[test]
+    fn omitted_offsets_are_constants_after_the_output() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float)):\n    t = wp.tile_load(a, shape=(TILE, TILE))\n"
+        );
+        let f = forward(&src);
+        // var_0 is TILE, var_1 the shape tuple, var_2 the loaded tile
+        let out = f.find("> var_2 = ").unwrap();
+        let z1 = f.find("const wp::int32 var_3 = 0;").unwrap();
+        let z2 = f.find("const wp::int32 var_4 = 0;").unwrap();
+        assert!(out < z1 && z1 < z2, "{f}");
+        assert!(f.contains("wp::tile_load<wp::float32, true, false, 16, 16>(var_a, var_3, var_4);"));
+    }
+
+    #[test]
+    fn module_constants_in_range_create_no_variable() {
+        let src = "import warp as wp\n\nK = 3\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    for j in range(K):\n        a[j] = 1.0\n";
+        let f = forward(src);
+        assert!(!f.contains("= 3;"), "{f}");
+        let src2 = src.replace("a[j] = 1.0", "a[j] = float(K)");
+        assert_eq!(forward(&src2).matches("const wp::int32 var_").count() >= 1, true);
+    }
+
+    #[test]
+    fn stores_are_not_replayed_and_reductions_of_max_have_no_adjoint() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), r: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=TILE)\n    m = wp.tile_max(t)\n    wp.tile_store(r, m)\n"
+        );
+        let b = backward(&src);
+        assert!(b.contains("// wp::tile_store<wp::float32, true, false>("), "{b}");
+        assert!(b.contains("wp::adj_tile_store("));
+        assert!(!b.contains("adj_tile_max"));
+    }
+
+    #[test]
+    fn tile_errors_point_at_the_call() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), n: int):\n    t = wp.tile_load(a, shape=n)\n"
+        );
+        let e = lower(&src, true, true).unwrap_err();
+        assert_eq!(e.line, 8);
+        assert!(e.message.contains("compile time constant"), "{}", e.message);
+    }
+}

@@ -548,6 +548,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "unknown synthesizer category")]
     fn unknown_category_is_refused() {
-        sample("tile", 0, 0);
+        sample("no_such_category", 0, 0);
     }
 }

@@ -458,3 +458,38 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
 fn g_size(g: &TileGen, k: usize) -> u32 {
     g.shape_values[k]
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::synth::{sample_rng, synthesize};
+
+    #[test]
+    fn samples_lower_on_both_targets_and_cover_the_tile_api() {
+        let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+        let features = [
+            "wp.tile_load(", "wp.tile_store(", "wp.tile_atomic_add(", "wp.tile_sum(", "wp.tile_max(",
+            "wp.tile_min(", "wp.tile_reduce(", "wp.tile_map(", "wp.tile_zeros(", "wp.tile_ones(",
+            "wp.constant(", "wp.array2d(", "wp.float64", "dtype=int", "for k in range(n)", " += ",
+            "[0]", "i, j = wp.tid()",
+        ];
+        for index in 0..400 {
+            let s = synthesize("tile", index, &mut sample_rng(3, index));
+            let src = &s.python_source;
+            assert!(src.starts_with("import warp as wp\n"), "{src}");
+            assert_eq!(src.matches("@wp.kernel").count(), 1);
+            assert!(s.kernel_name.starts_with("tile_"));
+            let lowered = crate::lower::lower(src, true, true)
+                .unwrap_or_else(|e| panic!("{e}\n{src}"));
+            assert_eq!(lowered.cpu.unwrap().kernels[0].name, s.kernel_name);
+            assert!(lowered.cuda.unwrap().module.contains("tile_load<"));
+            for f in features {
+                if src.contains(f) {
+                    *seen.entry(f).or_default() += 1;
+                }
+            }
+        }
+        for f in features {
+            assert!(seen.get(f).copied().unwrap_or(0) >= 8, "{f} in only {:?} of 400 samples", seen.get(f));
+        }
+    }
+}
