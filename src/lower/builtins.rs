@@ -155,6 +155,7 @@ pub const KNOWN: &[&str] = &[
     "tile_min",
     "tile_reduce",
     "tile_map",
+    "tile_matmul",
 ];
 
 /// Names that cast to a scalar type when called: Python's `float`/`int`/`bool`

@@ -97,6 +97,7 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("tiles", "tiles carried through dynamic loops", "acc = acc + t"),
     ("tiles", "element reads t[i] / t[i, j] (tile becomes shared)", "mix[4, 2]"),
     ("tiles", "tile_store / tile_atomic_add of reductions", "wp.tile_atomic_add(total, s)"),
+    ("tiles", "wp.tile_matmul (accumulating and returning forms)", "wp.tile_matmul("),
 ];
 
 /// Code generation target, as warp's `device` ("cpu" or "cuda").

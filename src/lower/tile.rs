@@ -39,6 +39,10 @@ enum CallArg {
     /// output variable): the zeros of an omitted offset, and the constant elements
     /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
     Const(i128),
+    /// A Python float warp registers as a new constant while dispatching.
+    ConstF(f64),
+    /// The call's own output variable (`tile_matmul` writes into it).
+    Output,
 }
 
 impl<'a> Adjoint<'a> {
@@ -186,6 +190,16 @@ impl<'a> Adjoint<'a> {
                     fwd.push(self.emit(z).to_string());
                     adjs.push(self.emit_adj(z));
                 }
+                CallArg::ConstF(c) => {
+                    let z = self.add_constant(ConstVal::Float(c));
+                    fwd.push(self.emit(z).to_string());
+                    adjs.push(self.emit_adj(z));
+                }
+                CallArg::Output => {
+                    let o = output.expect("a call passing its output returns a value");
+                    fwd.push(self.emit(o).to_string());
+                    adjs.push(self.emit_adj(o));
+                }
                 CallArg::Func(f) => {
                     fwd.push(format!("wp::{f}"));
                     adjs.push(format!("wp::adj_{f}"));
@@ -233,6 +247,7 @@ impl<'a> Adjoint<'a> {
             "tile_sum" | "tile_max" | "tile_min" => &["a"],
             "tile_reduce" => &["op", "a"],
             "tile_map" => &["op", "a", "b"],
+            "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
             _ => return Err(self.err(format!("{name}() is not supported by this version of the lowering"))),
         };
         if args.len() > params.len() {
@@ -394,7 +409,76 @@ impl<'a> Adjoint<'a> {
                 let ret = Type::Tile(Tile::new(rdt, t.dims()));
                 self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
             }
+            "tile_matmul" => {
+                let (a, ta) = tile(self, "a")?;
+                let (b, tb) = tile(self, "b")?;
+                let out = match get("out") {
+                    None => None,
+                    Some(TileArg::Var(v)) if self.tile_of(v).is_some() => Some(v),
+                    Some(_) => return Err(self.err("tile_matmul() 'out' argument must be a tile")),
+                };
+                if out.is_none() && get("beta").is_some() {
+                    return Err(self.err("tile_matmul() takes beta only with out="));
+                }
+                if ta.ndim != 2 || tb.ndim != 2 {
+                    return Err(self.err("tile_matmul() needs 2-D tiles"));
+                }
+                let (m, k, n) = (ta.shape[0], ta.shape[1], tb.shape[1]);
+                let to = out.and_then(|o| self.tile_of(o));
+                let consistent = tb.shape[0] == k
+                    && to.is_none_or(|t| t.ndim == 2 && t.shape[0] == m && t.shape[1] == n);
+                if !consistent {
+                    return Err(self.err("tile_matmul(A, B, C) requires sizes of A, B and C to be consistent for a matmul"));
+                }
+                let dts = [Some(ta.dtype), Some(tb.dtype), to.map(|t| t.dtype)];
+                if dts.iter().flatten().any(|d| !matches!(d, Scalar::Float32 | Scalar::Float64)) {
+                    return Err(self.err("tile_matmul() arguments must be tiles of float32 or float64 entries (this version of the lowering)"));
+                }
+                if dts.iter().flatten().any(|d| *d != ta.dtype) {
+                    return Err(self.err("tile_matmul() tiles must have the same dtype"));
+                }
+                let scalar = |s: &Self, p: &str, default: f64| -> LResult<CallArg> {
+                    match get(p) {
+                        None => Ok(CallArg::ConstF(default)),
+                        Some(TileArg::Var(v)) if s.ty(v).strip_ref() == Type::Scalar(ta.dtype) => Ok(CallArg::Var(v)),
+                        Some(_) => Err(s.err(format!("tile_matmul() '{p}' must be a scalar of the tiles' dtype"))),
+                    }
+                };
+                let alpha = scalar(self, "alpha", 1.0)?;
+                // The operands (and the accumulator) move to shared memory.
+                for v in [Some(a), Some(b), out].into_iter().flatten() {
+                    self.promote_shared(v);
+                }
+                let head = [CallArg::Const(0), CallArg::Const(0), CallArg::Const(0)];
+                match out {
+                    Some(o) => {
+                        let beta = scalar(self, "beta", 1.0)?;
+                        let mut call: Vec<CallArg> = head.into_iter().collect();
+                        call.extend([CallArg::Var(a), CallArg::Var(b), CallArg::Var(o), alpha, beta]);
+                        self.emit_tile_call("tile_matmul_acc", &[], None, call, true, false)
+                    }
+                    None => {
+                        let mut t = Tile::new(ta.dtype, &[m, n]);
+                        t.shared = true;
+                        let mut call: Vec<CallArg> = head.into_iter().collect();
+                        call.extend([CallArg::Var(a), CallArg::Var(b), CallArg::Output, alpha, CallArg::ConstF(0.0)]);
+                        self.emit_tile_call("tile_matmul", &[], Some(Type::Tile(t)), call, true, false)
+                    }
+                }
+            }
             _ => unreachable!(),
+        }
+    }
+
+    /// warp sets the storage of the tile's type object to shared.
+    fn promote_shared(&mut self, v: VarId) {
+        let Some(t) = self.tile_of(v) else { return };
+        for var in self.vars.iter_mut() {
+            if let Type::Tile(vt) = &mut var.ty {
+                if vt.obj == t.obj {
+                    vt.shared = true;
+                }
+            }
         }
     }
 
@@ -464,13 +548,7 @@ impl<'a> Adjoint<'a> {
             }
         }
         // Reading an element makes the tile shared (warp sets the type's storage).
-        for v in self.vars.iter_mut() {
-            if let Type::Tile(vt) = &mut v.ty {
-                if vt.obj == t.obj {
-                    vt.shared = true;
-                }
-            }
-        }
+        self.promote_shared(target);
         self.builtins_used.insert("tile_extract".into());
         let mut call = vec![CallArg::Var(target)];
         call.extend(idx.into_iter().map(CallArg::Var));
@@ -565,6 +643,21 @@ mod tests {
         assert!(b.contains("// wp::tile_store<wp::float32, true, false>("), "{b}");
         assert!(b.contains("wp::adj_tile_store("));
         assert!(!b.contains("adj_tile_max"));
+    }
+
+    #[test]
+    fn matmul_moves_its_operands_to_shared_memory() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):\n    ta = wp.tile_load(a, shape=(4, 2))\n    tb = wp.tile_load(a, shape=(2, 8))\n    d = wp.tile_matmul(ta, tb)\n    wp.tile_store(c, d)\n"
+        );
+        let f = forward(&src);
+        assert_eq!(f.matches("wp::tile_shared_t<").count(), 3, "{f}");
+        assert!(!f.contains("wp::tile_register_t<"), "{f}");
+        // the returning form passes its own output as the accumulator, with beta = 0
+        let call = f.lines().find(|l| l.contains("wp::tile_matmul(")).unwrap().trim();
+        let out = call.split(" = ").next().unwrap();
+        assert!(call.contains(&format!(", {out}, ")), "{call}");
+        assert!(f.contains(" = 0.0;"), "{f}");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! scalar `*` and `/`, unary `-`, `wp.tile_map` with a warp builtin, tiles of
 //! `wp.tile_zeros`/`wp.tile_ones`, in-place `+=`/`-=`), accumulates tiles over
 //! constant (unrolled) or dynamic `for` loops, reduces them (`wp.tile_sum`,
-//! `tile_max`, `tile_min`, `tile_reduce`) and writes results with
+//! `tile_max`, `tile_min`, `tile_reduce`), multiplies 2-D float tiles
+//! (`wp.tile_matmul(a, b, acc)` over k tiles, or `d = wp.tile_matmul(a, b)`)
+//! and writes results with
 //! `wp.tile_store`, `wp.tile_atomic_add` or an element read `r[0]` / `t[i, j]`.
 //! Element types: float32 (spelled `float` or `wp.float32`), float64 and int32.
 //!
@@ -262,6 +264,20 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     if unroll_named {
         let _ = writeln!(header, "K_TILES = {unroll}");
     }
+    // The inner dimension of a matrix product (2-D float kernels).
+    let gemm = two_d && dt != Dt::I32 && chance(rng, 0.4);
+    let inner = if gemm {
+        let kk = *pick(rng, &[2u32, 4, 8, 16]);
+        if named {
+            let c = word(rng, &["TK", "TILE_K", "BK", "KB"]);
+            let _ = writeln!(header, "{c} = wp.constant({kk})");
+            c.to_string()
+        } else {
+            kk.to_string()
+        }
+    } else {
+        String::new()
+    };
     header.push_str("\n\n");
 
     let tid = if two_d {
@@ -348,8 +364,56 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
         let e = g.load(rng, None);
         g.new_tile(rng, e);
     }
+    // a matrix product: accumulated over k tiles, or one product
+    if gemm {
+        let [m, n] = g.size.clone();
+        let [i, j] = g.tid;
+        let a = pick(rng, &g.inputs).clone();
+        let b = pick(rng, &g.inputs).clone();
+        let ta = g.fresh(rng);
+        let tb = g.fresh(rng);
+        let alpha = match (&g.scalar_param, dt) {
+            (Some(p), _) if chance(rng, 0.3) => format!(", alpha={p}"),
+            (_, Dt::F32) if chance(rng, 0.2) => format!(", alpha={}", word(rng, F32_LITERALS)),
+            _ => String::new(),
+        };
+        if chance(rng, 0.65) {
+            let acc = g.fresh(rng);
+            if chance(rng, 0.7) {
+                let z = format!("wp.tile_zeros(shape=({m}, {n}), dtype={})", g.dt_name);
+                g.line(&format!("{acc} = {z}"));
+            } else {
+                let e = g.load(rng, None);
+                g.line(&format!("{acc} = {e}"));
+            }
+            let range = if dyn_loop {
+                "n".to_string()
+            } else if unroll_named {
+                "K_TILES".to_string()
+            } else {
+                unroll.to_string()
+            };
+            g.line(&format!("for k in range({range}):"));
+            g.indent += 1;
+            g.line(&format!("{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, k * {inner}))"));
+            g.line(&format!("{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(k * {inner}, {j} * {n}))"));
+            g.line(&format!("wp.tile_matmul({ta}, {tb}, {acc}{alpha})"));
+            g.indent -= 1;
+            g.tiles.push(acc);
+        } else {
+            g.line(&format!("{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, 0))"));
+            g.line(&format!("{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(0, {j} * {n}))"));
+            let d = g.fresh(rng);
+            g.line(&format!("{d} = wp.tile_matmul({ta}, {tb}{alpha})"));
+            g.tiles.push(d.clone());
+            if chance(rng, 0.4) {
+                let t = pick(rng, &g.tiles).clone();
+                g.line(&format!("wp.tile_matmul({ta}, {tb}, {t})"));
+            }
+        }
+    }
     // an accumulation loop
-    match weighted(rng, &[3, if dyn_loop { 3 } else { 0 }, 4]) {
+    match weighted(rng, &[3, if dyn_loop && !gemm { 3 } else { 0 }, if gemm { 12 } else { 4 }]) {
         0 | 1 => {
             let acc = g.fresh(rng);
             if chance(rng, 0.5) {
@@ -470,7 +534,7 @@ mod tests {
             "wp.tile_load(", "wp.tile_store(", "wp.tile_atomic_add(", "wp.tile_sum(", "wp.tile_max(",
             "wp.tile_min(", "wp.tile_reduce(", "wp.tile_map(", "wp.tile_zeros(", "wp.tile_ones(",
             "wp.constant(", "wp.array2d(", "wp.float64", "dtype=int", "for k in range(n)", " += ",
-            "[0]", "i, j = wp.tid()",
+            "[0]", "i, j = wp.tid()", "wp.tile_matmul(",
         ];
         for index in 0..400 {
             let s = synthesize("tile", index, &mut sample_rng(3, index));
