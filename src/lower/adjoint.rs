@@ -990,8 +990,11 @@ impl<'a> Adjoint<'a> {
             }
         }
         for &v in &body.vars {
-            if matches!(self.ty(v), Type::Tile(_)) {
-                reverse.push(format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
+            if let Type::Tile(t) = self.ty(v) {
+                // A view's adjoint aliases storage another tile owns: left alone.
+                if !t.transposed {
+                    reverse.push(format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
+                }
             } else {
                 reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
             }
@@ -1036,8 +1039,10 @@ impl<'a> Adjoint<'a> {
         parent.forward.push(format!("end_{label}:;"));
         let mut reverse: Vec<String> = cond.forward.clone();
         for &v in &body.vars {
-            if matches!(self.ty(v), Type::Tile(_)) {
-                reverse.push(format!("{}.grad_zero();", self.emit_adj(v)));
+            if let Type::Tile(t) = self.ty(v) {
+                if !t.transposed {
+                    reverse.push(format!("{}.grad_zero();", self.emit_adj(v)));
+                }
             } else {
                 reverse.push(format!("{} = {{}};", self.emit_adj(v)));
             }
@@ -1601,7 +1606,9 @@ impl<'a> Adjoint<'a> {
             Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
                 return self.templated_constant(&name, args, kwargs).map(Some);
             }
-            Callee::Builtin(name) if name.starts_with("tile_") => {
+            Callee::Builtin(name)
+                if name.starts_with("tile_") || name == "tile" || name == "untile" =>
+            {
                 return self.tile_call(&name, args, kwargs);
             }
             Callee::Builtin(name) => name,
@@ -1705,7 +1712,7 @@ impl<'a> Adjoint<'a> {
             .iter()
             .filter_map(|v| match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
-                Type::Range | Type::IntTuple(_) => None,
+                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => None,
                 Type::Tile(t) => Some(t.dtype.name().to_string()),
                 t => Some(t.to_string()),
             })

@@ -156,6 +156,9 @@ pub const KNOWN: &[&str] = &[
     "tile_reduce",
     "tile_map",
     "tile_matmul",
+    "tile_transpose",
+    "tile",
+    "untile",
 ];
 
 /// Names that cast to a scalar type when called: Python's `float`/`int`/`bool`

@@ -98,7 +98,13 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("tiles", "element reads t[i] / t[i, j] (tile becomes shared)", "mix[4, 2]"),
     ("tiles", "tile_store / tile_atomic_add of reductions", "wp.tile_atomic_add(total, s)"),
     ("tiles", "wp.tile_matmul (accumulating and returning forms)", "wp.tile_matmul("),
+    ("tiles", "shared tiles (storage=\"shared\")", "storage=\"shared\""),
+    ("tiles", "wp.tile_transpose (shared views)", "wp.tile_transpose("),
+    ("tiles", "wp.tile(x) / wp.untile(t) of per-thread values", "wp.untile("),
 ];
+
+/// warp's default `block_dim` module option: threads per block, the length of `wp.tile(x)`.
+pub(crate) const BLOCK_DIM: u32 = 256;
 
 /// Code generation target, as warp's `device` ("cpu" or "cuda").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

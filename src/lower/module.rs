@@ -656,6 +656,11 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             );
             continue;
         }
+        if let Type::StorageStr(shared) = v.ty {
+            let text = if shared { "\"shared\"" } else { "\"register\"" };
+            push_line(out, indent, &["const wp::str ", &v.name, " = ", text, ";"]);
+            continue;
+        }
         match v.constant {
             None => push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, ";"]),
             Some(c) => push_line(

@@ -75,7 +75,33 @@ impl<'a> Adjoint<'a> {
                 }
             }
         }
+        if let ExprKind::Constant(Constant::Str(text)) = &e.kind {
+            // warp keeps a string argument as a `wp::str` constant.
+            let shared = match text.as_str() {
+                "shared" => true,
+                "register" => false,
+                other => {
+                    return Err(self.err(format!(
+                        "Invalid value for 'storage': '{other}'. Expected 'shared' or 'register'."
+                    )));
+                }
+            };
+            self.set_lineno(e.pos);
+            return Ok(TileArg::Var(self.add_var(Type::StorageStr(shared), None)));
+        }
         Ok(TileArg::Var(self.expr(e)?))
+    }
+
+    /// The storage a `storage=` argument asks for (register when omitted).
+    fn tile_storage(&self, arg: Option<&TileArg>) -> LResult<bool> {
+        match arg {
+            None => Ok(false),
+            Some(TileArg::Var(v)) => match self.ty(*v) {
+                Type::StorageStr(shared) => Ok(*shared),
+                _ => Err(self.err("storage must be the string 'shared' or 'register'")),
+            },
+            Some(_) => Err(self.err("storage must be the string 'shared' or 'register'")),
+        }
     }
 
     /// The compile-time shape a `shape=` argument holds.
@@ -241,9 +267,11 @@ impl<'a> Adjoint<'a> {
         kwargs: &[Keyword],
     ) -> LResult<Option<VarId>> {
         let params: &[&str] = match name {
-            "tile_load" => &["a", "shape", "offset"],
+            "tile_load" => &["a", "shape", "offset", "storage"],
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
-            "tile_zeros" | "tile_ones" => &["shape", "dtype"],
+            "tile_zeros" | "tile_ones" => &["shape", "dtype", "storage"],
+            "tile_transpose" | "untile" => &["a"],
+            "tile" => &["x"],
             "tile_sum" | "tile_max" | "tile_min" => &["a"],
             "tile_reduce" => &["op", "a"],
             "tile_map" => &["op", "a", "b"],
@@ -317,8 +345,9 @@ impl<'a> Adjoint<'a> {
                 call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
                 let mut templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
                 templates.extend(shape.iter().map(|n| n.to_string()));
-                let ret = Type::Tile(Tile::new(dtype, &shape));
-                self.emit_tile_call("tile_load", &templates, Some(ret), call, true, false)
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                self.emit_tile_call("tile_load", &templates, Some(Type::Tile(t)), call, true, false)
             }
             "tile_store" | "tile_atomic_add" => {
                 let (a, dtype, ndim) = array(self)?;
@@ -360,8 +389,9 @@ impl<'a> Adjoint<'a> {
                 }
                 let mut templates = vec![spelling];
                 templates.extend(shape.iter().map(|n| n.to_string()));
-                let ret = Type::Tile(Tile::new(dtype, &shape));
-                self.emit_tile_call(name, &templates, Some(ret), Vec::new(), false, false)
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                self.emit_tile_call(name, &templates, Some(Type::Tile(t)), Vec::new(), false, false)
             }
             "tile_sum" | "tile_max" | "tile_min" => {
                 let (a, t) = tile(self, "a")?;
@@ -408,6 +438,37 @@ impl<'a> Adjoint<'a> {
                 }
                 let ret = Type::Tile(Tile::new(rdt, t.dims()));
                 self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
+            }
+            "tile_transpose" => {
+                let (a, t) = tile(self, "a")?;
+                if t.ndim != 2 || t.transposed {
+                    return Err(self.err("tile_transpose() needs a 2-D tile (not a transposed view) in this version of the lowering"));
+                }
+                self.promote_shared(a);
+                let mut r = Tile::new(t.dtype, &[t.shape[1], t.shape[0]]);
+                r.shared = true;
+                r.transposed = true;
+                self.emit_tile_call(name, &[], Some(Type::Tile(r)), vec![CallArg::Var(a)], true, false)
+            }
+            "tile" => {
+                let x = var(self, "x")?;
+                let Type::Scalar(s) = self.ty(x).strip_ref() else {
+                    return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
+                };
+                // one value per thread of the block (module option block_dim)
+                let ret = Type::Tile(Tile::new(s, &[super::super::BLOCK_DIM]));
+                self.emit_tile_call("tile", &[s.ctype().to_string()], Some(ret), vec![CallArg::Var(x)], true, false)
+            }
+            "untile" => {
+                let (a, t) = tile(self, "a")?;
+                if t.dims() != [super::super::BLOCK_DIM] {
+                    return Err(self.err(format!(
+                        "untile() argument last dimension {} does not match the expected block width {}",
+                        t.dims().last().copied().unwrap_or(0),
+                        super::super::BLOCK_DIM
+                    )));
+                }
+                self.emit_tile_call(name, &[], Some(Type::Scalar(t.dtype)), vec![CallArg::Var(a)], true, false)
             }
             "tile_matmul" => {
                 let (a, ta) = tile(self, "a")?;

@@ -206,6 +206,8 @@ pub enum Type {
     Tile(Tile),
     /// A tuple of `n` int32 values (`(i * 8, j * 4)` as a tile shape or offset).
     IntTuple(u8),
+    /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
+    StorageStr(bool),
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -219,6 +221,9 @@ pub struct Tile {
     pub ndim: u8,
     pub shape: [u32; 2],
     pub shared: bool,
+    /// A transposed view (`wp.tile_transpose`): shared, not owning its storage,
+    /// with the strides of the source reversed.
+    pub transposed: bool,
     pub obj: u32,
 }
 
@@ -231,6 +236,7 @@ impl Tile {
             ndim: shape.len() as u8,
             shape: s,
             shared: false,
+            transposed: false,
             obj: 0,
         }
     }
@@ -243,12 +249,18 @@ impl Tile {
         v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
     }
 
-    /// Row-major strides in elements.
+    /// Strides in elements: row-major, or those of the (row-major) source reversed for a transposed view.
     fn strides(&self) -> Vec<u32> {
-        let d = self.dims();
+        let mut d = self.dims().to_vec();
+        if self.transposed {
+            d.reverse();
+        }
         let mut st = vec![1u32; d.len()];
         for i in (0..d.len().saturating_sub(1)).rev() {
             st[i] = st[i + 1] * d[i + 1];
+        }
+        if self.transposed {
+            st.reverse();
         }
         st
     }
@@ -259,8 +271,9 @@ impl Tile {
         let shape = Tile::joined(self.dims());
         if self.shared {
             format!(
-                "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, true>",
-                Tile::joined(&self.strides())
+                "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, {}>",
+                Tile::joined(&self.strides()),
+                !self.transposed
             )
         } else {
             format!("wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>")
@@ -269,7 +282,10 @@ impl Tile {
 
     /// The C++ initializer of a declaration (warp's `tile.cinit()`).
     pub fn cinit(&self, requires_grad: bool) -> String {
-        if self.shared {
+        if self.transposed {
+            // set by the call that creates the view
+            "nullptr".to_string()
+        } else if self.shared {
             format!(
                 "wp::tile_alloc_empty<{},wp::tile_shape_t<{}>,wp::tile_stride_t<{}>,{requires_grad}>()",
                 self.dtype.ctype(),
@@ -298,6 +314,7 @@ impl Type {
             Type::Ref(v) => Cow::Owned(format!("{}*", v.ctype())),
             Type::Range => Cow::Borrowed("wp::range_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
+            Type::StorageStr(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
                 "wp::tuple_t<{}>",
                 vec!["wp::int32"; n as usize].join(", ")
@@ -351,6 +368,7 @@ impl fmt::Display for Type {
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
+            Type::StorageStr(_) => f.write_str("str"),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }

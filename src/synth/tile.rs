@@ -9,6 +9,9 @@
 //! (`wp.tile_matmul(a, b, acc)` over k tiles, or `d = wp.tile_matmul(a, b)`)
 //! and writes results with
 //! `wp.tile_store`, `wp.tile_atomic_add` or an element read `r[0]` / `t[i, j]`.
+//! Square 2-D tiles may be transposed (`wp.tile_transpose`), tiles may live in
+//! shared memory (`storage="shared"`), and per-thread values become tiles of
+//! `block_dim` elements (`wp.tile(v)`, back with `wp.untile`).
 //! Element types: float32 (spelled `float` or `wp.float32`), float64 and int32.
 //!
 //! All tiles of a kernel share one shape (reductions give shape-1 tiles); a
@@ -149,13 +152,13 @@ impl TileGen {
         if chance(rng, 0.15) {
             format!("wp.tile_load({a}, {}, {off})", self.shape)
         } else {
-            format!("wp.tile_load({a}, shape={}, offset={off})", self.shape)
+            format!("wp.tile_load({a}, shape={}, offset={off}{})", self.shape, storage(rng))
         }
     }
 
     fn constant_tile(&self, rng: &mut Gen) -> String {
         let f = if chance(rng, 0.5) { "tile_zeros" } else { "tile_ones" };
-        format!("wp.{f}(shape={}, dtype={})", self.shape, self.dt_name)
+        format!("wp.{f}(shape={}, dtype={}{})", self.shape, self.dt_name, storage(rng))
     }
 
     /// An expression for a new full-shape tile, from existing tile locals.
@@ -163,7 +166,8 @@ impl TileGen {
         let a = pick(rng, &self.tiles).clone();
         let b = pick(rng, &self.tiles).clone();
         let floats = self.dt != Dt::I32;
-        match weighted(rng, &[4, 3, 3, 3, 2, 1, 3, 3, 2]) {
+        let square = self.two_d && self.shape_values[0] == self.shape_values[1];
+        match weighted(rng, &[4, 3, 3, 3, 2, 1, 3, 3, 2, if square { 3 } else { 0 }]) {
             0 => format!("{a} + {b}"),
             1 => format!("{a} - {b}"),
             2 => format!("{a} * {b}"),
@@ -188,6 +192,7 @@ impl TileGen {
                 format!("wp.tile_map(wp.{op}, {a}, {b})")
             }
             8 => format!("{a} + {}", self.constant_tile(rng)),
+            9 => format!("wp.tile_transpose({a})"),
             _ => format!("{a} * {}", self.scalar(rng)),
         }
     }
@@ -496,6 +501,34 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
                 }
             }
         }
+        if chance(rng, 0.25) {
+            // per-thread values gathered into a tile of block_dim elements
+            let src = pick(rng, &g.inputs).clone();
+            let at = if two_d { format!("{}[{}, {}]", src, tid[0], tid[1]) } else { format!("{src}[{}]", tid[0]) };
+            let v = g.fresh(rng);
+            g.line(&format!("{v} = {at}"));
+            let s = g.fresh(rng);
+            if chance(rng, 0.5) {
+                g.line(&format!("{s} = wp.tile({v})"));
+            } else {
+                g.line(&format!("{s} = wp.tile({v} * {})", g.scalar(rng)));
+            }
+            let w = if chance(rng, 0.5) {
+                let w = g.fresh(rng);
+                let op = if dt == Dt::I32 { "abs" } else { word(rng, &["sin", "cos", "exp", "tanh", "abs"]) };
+                g.line(&format!("{w} = wp.tile_map(wp.{op}, {s})"));
+                w
+            } else {
+                s.clone()
+            };
+            if chance(rng, 0.5) {
+                g.line(&format!("{res}[{}] = wp.untile({w})", tid[0]));
+            } else {
+                let r = g.fresh(rng);
+                g.line(&format!("{r} = wp.tile_sum({w})"));
+                g.line(&format!("wp.tile_atomic_add({res}, {r})"));
+            }
+        }
         if chance(rng, 0.3) {
             let t = pick(rng, &g.tiles).clone();
             let idx = if two_d {
@@ -518,6 +551,15 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     (name, src)
 }
 
+/// An explicit `storage=` argument, now and then.
+fn storage(rng: &mut Gen) -> &'static str {
+    match weighted(rng, &[14, 3, 1]) {
+        0 => "",
+        1 => ", storage=\"shared\"",
+        _ => ", storage=\"register\"",
+    }
+}
+
 /// The numeric size of axis `k` of the kernel's tiles.
 fn g_size(g: &TileGen, k: usize) -> u32 {
     g.shape_values[k]
@@ -534,7 +576,8 @@ mod tests {
             "wp.tile_load(", "wp.tile_store(", "wp.tile_atomic_add(", "wp.tile_sum(", "wp.tile_max(",
             "wp.tile_min(", "wp.tile_reduce(", "wp.tile_map(", "wp.tile_zeros(", "wp.tile_ones(",
             "wp.constant(", "wp.array2d(", "wp.float64", "dtype=int", "for k in range(n)", " += ",
-            "[0]", "i, j = wp.tid()", "wp.tile_matmul(",
+            "[0]", "i, j = wp.tid()", "wp.tile_matmul(", "wp.tile_transpose(", "wp.tile(",
+            "wp.untile(", "storage=\"shared\"",
         ];
         for index in 0..400 {
             let s = synthesize("tile", index, &mut sample_rng(3, index));
