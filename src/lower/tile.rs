@@ -452,6 +452,10 @@ impl<'a> Adjoint<'a> {
             }
             "tile" => {
                 let x = var(self, "x")?;
+                if self.ty(x).is_ref() {
+                    // warp reads the C++ type of the argument itself, which an array element reference lacks
+                    return Err(self.err("wp.tile() of an array element: assign it to a local first"));
+                }
                 let Type::Scalar(s) = self.ty(x).strip_ref() else {
                     return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
                 };

@@ -9,6 +9,7 @@ def block_sums(x: wp.array(dtype=float), counts: wp.array(dtype=int), sums: wp.a
     s = wp.tile_sum(t)
     wp.tile_atomic_add(sums, s)
     smooth[i] = wp.untile(wp.tile_map(wp.tanh, t))
-    c = wp.tile(counts[i])
+    ci = counts[i]
+    c = wp.tile(ci)
     m = wp.tile_max(c)
     counts[i] = m[0]
