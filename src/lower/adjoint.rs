@@ -992,7 +992,7 @@ impl<'a> Adjoint<'a> {
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 // A view's adjoint aliases storage another tile owns: left alone.
-                if !t.transposed {
+                if !t.view {
                     reverse.push(format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
                 }
             } else {
@@ -1040,7 +1040,7 @@ impl<'a> Adjoint<'a> {
         let mut reverse: Vec<String> = cond.forward.clone();
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
-                if !t.transposed {
+                if !t.view {
                     reverse.push(format!("{}.grad_zero();", self.emit_adj(v)));
                 }
             } else {

@@ -441,13 +441,14 @@ impl<'a> Adjoint<'a> {
             }
             "tile_transpose" => {
                 let (a, t) = tile(self, "a")?;
-                if t.ndim != 2 || t.transposed {
-                    return Err(self.err("tile_transpose() needs a 2-D tile (not a transposed view) in this version of the lowering"));
+                if t.ndim != 2 {
+                    return Err(self.err("tile_transpose() needs a 2-D tile"));
                 }
                 self.promote_shared(a);
                 let mut r = Tile::new(t.dtype, &[t.shape[1], t.shape[0]]);
                 r.shared = true;
-                r.transposed = true;
+                r.view = true;
+                r.flipped = !t.flipped;
                 self.emit_tile_call(name, &[], Some(Type::Tile(r)), vec![CallArg::Var(a)], true, false)
             }
             "tile" => {

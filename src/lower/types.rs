@@ -221,9 +221,11 @@ pub struct Tile {
     pub ndim: u8,
     pub shape: [u32; 2],
     pub shared: bool,
-    /// A transposed view (`wp.tile_transpose`): shared, not owning its storage,
-    /// with the strides of the source reversed.
-    pub transposed: bool,
+    /// A view (`wp.tile_transpose`): shared, not owning its storage.
+    pub view: bool,
+    /// The strides are those of a row-major tile of the reversed shape, reversed
+    /// (a transposed view of a row-major tile).
+    pub flipped: bool,
     pub obj: u32,
 }
 
@@ -236,7 +238,8 @@ impl Tile {
             ndim: shape.len() as u8,
             shape: s,
             shared: false,
-            transposed: false,
+            view: false,
+            flipped: false,
             obj: 0,
         }
     }
@@ -249,17 +252,17 @@ impl Tile {
         v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
     }
 
-    /// Strides in elements: row-major, or those of the (row-major) source reversed for a transposed view.
+    /// Strides in elements: row-major, or reversed ones of the reversed shape for a transposed view.
     fn strides(&self) -> Vec<u32> {
         let mut d = self.dims().to_vec();
-        if self.transposed {
+        if self.flipped {
             d.reverse();
         }
         let mut st = vec![1u32; d.len()];
         for i in (0..d.len().saturating_sub(1)).rev() {
             st[i] = st[i + 1] * d[i + 1];
         }
-        if self.transposed {
+        if self.flipped {
             st.reverse();
         }
         st
@@ -273,7 +276,7 @@ impl Tile {
             format!(
                 "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, {}>",
                 Tile::joined(&self.strides()),
-                !self.transposed
+                !self.view
             )
         } else {
             format!("wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>")
@@ -282,7 +285,7 @@ impl Tile {
 
     /// The C++ initializer of a declaration (warp's `tile.cinit()`).
     pub fn cinit(&self, requires_grad: bool) -> String {
-        if self.transposed {
+        if self.view {
             // set by the call that creates the view
             "nullptr".to_string()
         } else if self.shared {
