@@ -373,8 +373,10 @@ impl<'a> Adjoint<'a> {
                     self.emit_tile_call(name, &templates, None, call, true, true)
                 } else {
                     let templates = vec![dtype.ctype().to_string(), "true".into()];
-                    // The result has the tile's type (storage included) at the time of the call.
-                    self.emit_tile_call(name, &templates, Some(Type::Tile(tt)), call, true, true)
+                    // A new tile of the same shape and (current) storage; owning, row-major.
+                    let mut r = Tile::new(tt.dtype, tt.dims());
+                    r.shared = tt.shared;
+                    self.emit_tile_call(name, &templates, Some(Type::Tile(r)), call, true, true)
                 }
             }
             "tile_zeros" | "tile_ones" => {
