@@ -71,6 +71,7 @@ mod math;
 mod matrix;
 mod nested;
 mod scalar_param;
+mod tile;
 mod typed;
 mod vector;
 
@@ -98,6 +99,7 @@ pub const CATEGORIES: &[&str] = &[
     "nested",
     "grid_2d",
     "grid_3d",
+    "tile",
 ];
 
 /// Salt of the per-sample seed derivation; changing it changes every dataset.
@@ -155,6 +157,7 @@ pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sam
         "nested" => nested::generate(rng),
         "grid_2d" => grid_2d::generate(rng),
         "grid_3d" => grid_3d::generate(rng),
+        "tile" => tile::generate(rng),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
     Sample {
@@ -545,6 +548,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "unknown synthesizer category")]
     fn unknown_category_is_refused() {
-        sample("tile", 0, 0);
+        sample("no_such_category", 0, 0);
     }
 }
