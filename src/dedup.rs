@@ -77,8 +77,12 @@ impl Forms<'_> {
     }
 }
 
-fn write_forms(source: &str, mut out: Forms<'_>) -> Result<(), LowerError> {
-    let tokens = tokenize(source)?;
+fn write_forms(source: &str, out: Forms<'_>) -> Result<(), LowerError> {
+    write_token_forms(&tokenize(source)?, out);
+    Ok(())
+}
+
+fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
     // Kernels have a few dozen identifiers: a linear scan beats hashing.
     let mut names: Vec<&str> = Vec::with_capacity(32);
     let mut depth = 0usize;
@@ -128,7 +132,6 @@ fn write_forms(source: &str, mut out: Forms<'_>) -> Result<(), LowerError> {
         }
         out.push_str(" ");
     }
-    Ok(())
 }
 
 /// A kernel's keys at the three dedup levels.
@@ -152,15 +155,24 @@ impl DedupKeys {
 /// The keys of `source` at every level, from one tokenization. `scratch`
 /// holds buffers reused between calls so a worker does not allocate per sample.
 pub fn dedup_keys(source: &str, scratch: &mut [String; 2]) -> Result<DedupKeys, LowerError> {
+    Ok(dedup_keys_of_tokens(source, &tokenize(source)?, scratch))
+}
+
+/// Like [`dedup_keys`], from the tokens of `source` (`lang::tokenize`).
+pub fn dedup_keys_of_tokens(
+    source: &str,
+    tokens: &[Token<'_>],
+    scratch: &mut [String; 2],
+) -> DedupKeys {
     let [renamed, shape] = scratch;
     renamed.clear();
     shape.clear();
-    write_forms(source, Forms { renamed: Some(renamed), shape: Some(shape) })?;
-    Ok(DedupKeys {
+    write_token_forms(tokens, Forms { renamed: Some(renamed), shape: Some(shape) });
+    DedupKeys {
         exact: xxh3_64(source.as_bytes()),
         renamed: xxh3_64(renamed.as_bytes()),
         shape: xxh3_64(shape.as_bytes()),
-    })
+    }
 }
 
 /// `v{id}` without going through `fmt` (this runs per token).

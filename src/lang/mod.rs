@@ -5,4 +5,4 @@ pub mod lexer;
 pub mod parser;
 
 pub use lexer::{Token, TokenKind, tokenize};
-pub use parser::parse_module;
+pub use parser::{parse_module, parse_tokens};

@@ -13,8 +13,8 @@ use crate::lower::LowerError;
 
 type PResult<T> = Result<T, LowerError>;
 
-struct Parser<'a> {
-    toks: Vec<Token<'a>>,
+struct Parser<'t, 'a> {
+    toks: &'t [Token<'a>],
     i: usize,
 }
 
@@ -27,7 +27,7 @@ fn pos_of(t: &Token<'_>) -> Pos {
     }
 }
 
-impl<'a> Parser<'a> {
+impl<'a> Parser<'_, 'a> {
     fn peek(&self) -> &Token<'a> {
         &self.toks[self.i]
     }
@@ -1407,7 +1407,12 @@ fn parse_string(text: &str) -> Result<String, &'static str> {
 
 /// Parse a whole Python module.
 pub fn parse_module(src: &str) -> Result<Module, LowerError> {
-    let toks = tokenize(src)?;
+    parse_tokens(&tokenize(src)?)
+}
+
+/// Parses tokens `tokenize` made (a caller that needs them for something
+/// else too tokenizes once).
+pub fn parse_tokens(toks: &[Token<'_>]) -> Result<Module, LowerError> {
     Parser { toks, i: 0 }.module()
 }
 

@@ -168,6 +168,18 @@ pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError>
     module::lower_module(source, DEFAULT_FILENAME, cpu, cuda)
 }
 
+/// Like [`lower`], from the tokens of `source` (`lang::tokenize`), for a
+/// caller that needs them for something else too.
+pub fn lower_tokens(
+    source: &str,
+    tokens: &[crate::lang::Token<'_>],
+    cpu: bool,
+    cuda: bool,
+) -> Result<Lowered, LowerError> {
+    let module = crate::lang::parse_tokens(tokens)?;
+    module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda)
+}
+
 /// The file name used in `// file:line` comments when the source has no file
 /// of its own (synthesized samples).
 pub const DEFAULT_FILENAME: &str = "kernel.py";

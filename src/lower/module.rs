@@ -391,7 +391,16 @@ fn mangle(source: &str, name: &str) -> String {
 }
 
 pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
-    let module = parse_module(source)?;
+    lower_parsed(source, parse_module(source)?, filename, cpu, cuda)
+}
+
+pub fn lower_parsed(
+    source: &str,
+    module: Module,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+) -> LResult<Lowered> {
     let scope = Scope::new(source, filename, &module);
     let funcs = RefCell::new(FuncTable::default());
     let kernel_defs = find_kernels(&scope, &module)?;

@@ -4,7 +4,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::config::{Config, DedupLevel, Splits};
-use crate::dedup::{dedup_keys, split_for};
+use crate::dedup::{dedup_keys_of_tokens, split_for};
+use crate::lang::tokenize;
 use crate::lower::{self, KernelIr, Target, TargetIr};
 use crate::row::Row;
 use crate::synth;
@@ -111,10 +112,18 @@ fn build_row(
             python_source,
         })
     };
-    let lowered = match lower::lower(&sample.python_source, ctx.cpu, ctx.cuda) {
-        Ok(l) => l,
-        Err(e) => return reject("lower_error", e.to_string(), sample.python_source),
+    // Tokenized once, for the lowering and for the dedup keys.
+    let tokens = match tokenize(&sample.python_source) {
+        Ok(t) => t,
+        Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
     };
+    let lowered = match lower::lower_tokens(&sample.python_source, &tokens, ctx.cpu, ctx.cuda) {
+        Ok(l) => l,
+        Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
+    };
+    let keys = dedup_keys_of_tokens(&sample.python_source, &tokens, scratch);
+    let dedup_key = keys.at(ctx.level);
+    drop(tokens);
     // Each synthesized module holds exactly one kernel; its functions per target.
     let mut cpu = None;
     let mut cuda = None;
@@ -143,11 +152,6 @@ fn build_row(
         }
         *slot = Some((kernel, module));
     }
-    let keys = match dedup_keys(&sample.python_source, scratch) {
-        Ok(k) => k,
-        Err(e) => return reject("tokenize_error", e.to_string(), sample.python_source),
-    };
-    let dedup_key = keys.at(ctx.level);
     let columns = |slot: Option<(KernelIr, String)>| match slot {
         Some((k, module)) => (
             Some(k.forward),
