@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::synth::CATEGORIES;
+use crate::synth::{CATEGORIES, DTYPES, Knobs};
 
 /// A mistake of the user (bad config, bad file, unwritable output): the CLI
 /// prints it as one line and exits with status 2 instead of 1.
@@ -125,9 +125,120 @@ impl Default for Ir {
 pub struct Synth {
     /// Category → relative weight; categories not listed are off.
     pub categories: BTreeMap<String, f64>,
+    /// Kernel body lines (the `wp.tid()` line to the end), `[min, max]`.
+    #[serde(default = "default_statements")]
+    pub statements: [usize; 2],
+    /// Kernel parameters, `[min, max]`.
+    #[serde(default = "default_params")]
+    pub params: [usize; 2],
+    /// Deepest operator nesting of one expression.
+    #[serde(default = "default_expr_depth")]
+    pub expr_depth: u32,
+    /// Deepest nesting of `for` / `while` loops (0: none).
+    #[serde(default = "default_loop_depth")]
+    pub loop_depth: usize,
+    /// Data types arrays and values may use (`synth::DTYPES`).
+    #[serde(default = "default_dtypes")]
+    pub dtypes: Vec<String>,
 }
 
+fn default_statements() -> [usize; 2] {
+    let k = Knobs::default();
+    [k.statements.0, k.statements.1]
+}
+
+fn default_params() -> [usize; 2] {
+    let k = Knobs::default();
+    [k.params.0, k.params.1]
+}
+
+fn default_expr_depth() -> u32 {
+    Knobs::default().expr_depth
+}
+
+fn default_loop_depth() -> usize {
+    Knobs::default().loop_depth
+}
+
+fn default_dtypes() -> Vec<String> {
+    DTYPES.iter().map(|d| d.to_string()).collect()
+}
+
+/// Largest accepted `synth.statements` bound.
+const MAX_STATEMENTS: usize = 400;
+/// Largest accepted `synth.params` bound.
+const MAX_PARAMS: usize = 32;
+/// Largest accepted `synth.expr_depth`.
+const MAX_EXPR_DEPTH: u32 = 12;
+/// Largest accepted `synth.loop_depth` (what the generators nest).
+const MAX_LOOP_DEPTH: usize = 3;
+
 impl Synth {
+    /// The size and shape knobs (valid after `Config::validate`).
+    pub fn knobs(&self) -> Knobs {
+        Knobs {
+            statements: (self.statements[0], self.statements[1]),
+            params: (self.params[0], self.params[1]),
+            expr_depth: self.expr_depth,
+            loop_depth: self.loop_depth,
+            dtypes: Knobs::dtype_mask(&self.dtypes).unwrap_or(u8::MAX),
+        }
+    }
+
+    /// The knobs' errors, one line each, as `validate` reports them.
+    fn validate_knobs(&self) -> Result<(), String> {
+        for (key, [lo, hi], min, max) in [
+            ("statements", self.statements, 2, MAX_STATEMENTS),
+            ("params", self.params, 1, MAX_PARAMS),
+        ] {
+            if lo < min || hi > max || lo > hi {
+                return Err(format!(
+                    "synth.{key}: want [min, max] with {min} <= min <= max <= {max}, got [{lo}, {hi}]"
+                ));
+            }
+        }
+        if !(1..=MAX_EXPR_DEPTH).contains(&self.expr_depth) {
+            return Err(format!(
+                "synth.expr_depth: must be 1 to {MAX_EXPR_DEPTH}, got {}",
+                self.expr_depth
+            ));
+        }
+        if self.loop_depth > MAX_LOOP_DEPTH {
+            return Err(format!(
+                "synth.loop_depth: must be 0 to {MAX_LOOP_DEPTH}, got {}",
+                self.loop_depth
+            ));
+        }
+        let mask = Knobs::dtype_mask(&self.dtypes).map_err(|d| {
+            format!(
+                "synth.dtypes: unknown dtype \"{d}\" (known: {})",
+                DTYPES.join(", ")
+            )
+        })?;
+        if !self.dtypes.iter().any(|d| d == "float32") {
+            return Err("synth.dtypes: must include \"float32\" (every category computes in it)".into());
+        }
+        let on = |c: &str| self.categories.contains_key(c);
+        let k = Knobs {
+            dtypes: mask,
+            ..Knobs::default()
+        };
+        if on("vector") && k.vec_sizes().is_empty() {
+            return Err("synth.dtypes: category vector needs one of vec2, vec3, vec4".into());
+        }
+        let mats = ["mat22", "mat33", "mat44"];
+        if on("matrix") && !self.dtypes.iter().any(|d| mats.contains(&d.as_str())) {
+            return Err("synth.dtypes: category matrix needs one of mat22, mat33, mat44".into());
+        }
+        if on("nested") && self.loop_depth < 2 {
+            return Err(format!(
+                "synth.loop_depth: category nested writes loops two deep, got {}",
+                self.loop_depth
+            ));
+        }
+        Ok(())
+    }
+
     /// The weights in `synth::CATEGORIES` order, so the draw does not depend
     /// on how the TOML lists them.
     pub fn weights(&self) -> Vec<(&'static str, f64)> {
@@ -374,6 +485,7 @@ impl Config {
                 ));
             }
         }
+        self.synth.validate_knobs()?;
         let d = &self.dedup;
         if d.expected_items == 0 {
             return Err("dedup.expected_items: must be at least 1".into());

@@ -4,6 +4,7 @@
 //! 8-neighbour sums, central differences, divergence of a vector field,
 //! windows of constant loops, whole row/column loops.
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, between, chance, weighted};
 use super::grid;
 use super::typed::{self, Style};
@@ -27,8 +28,9 @@ const EIGHT: [[i32; 3]; 8] = [
 const ROW: [[i32; 3]; 2] = [[0, -1, 0], [0, 1, 0]];
 const COL: [[i32; 3]; 2] = [[-1, 0, 0], [1, 0, 0]];
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
-    let mut g = grid::setup(rng, 2, STYLE);
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
+    let mut g = grid::setup(rng, 2, style);
     g.boundary(rng);
     let center = chance(rng, 0.6).then(|| g.center(rng));
     let has_vec = g.vec_field.is_some();

@@ -63,16 +63,25 @@
 mod arithmetic;
 mod atomic;
 mod builder;
+mod combined;
 mod control_flow;
+mod expression_tree;
 mod grid;
 mod grid_2d;
 mod grid_3d;
+mod knobs;
 mod math;
 mod matrix;
+mod multi_cond;
 mod nested;
+mod reduction;
 mod scalar_param;
+mod stencil;
+mod transform;
 mod typed;
 mod vector;
+
+pub use knobs::{DTYPES, Knobs};
 
 use rand_pcg::Pcg64Mcg;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -98,6 +107,12 @@ pub const CATEGORIES: &[&str] = &[
     "nested",
     "grid_2d",
     "grid_3d",
+    "multi_cond",
+    "reduction",
+    "expression_tree",
+    "combined",
+    "transform",
+    "stencil",
 ];
 
 /// Salt of the per-sample seed derivation; changing it changes every dataset.
@@ -112,11 +127,22 @@ pub fn sample_rng(seed: u64, index: u64) -> Pcg64Mcg {
     Pcg64Mcg::new(xxh3_128_with_seed(&bytes, RNG_SALT))
 }
 
-/// Draws a category with probability proportional to its weight. Weights
-/// that are not positive (or not finite) never win. The config validates that
-/// at least one weight is positive; if none is, the first entry is returned
-/// (`arithmetic` for an empty list) rather than panicking mid-run.
-pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'static str {
+/// The category of sample `index`: a pure function of `(seed, index)` and
+/// the weights, so any worker count or `--part` split agrees.
+///
+/// The assignment is a low-discrepancy (Kronecker) sequence rather than a
+/// random draw: `u = frac(index * phi + offset(seed))` falls into the slice
+/// of [0, 1) that belongs to each category (slices sized by weight, in the
+/// order given). For golden-ratio steps the count of any category over any
+/// run of `n` consecutive indices is within a few samples of
+/// `n * weight / total` (about ±2 for 16 equal weights and n in the
+/// thousands), where a random draw is off by about `sqrt(n)`. The seed only
+/// shifts the sequence. Weights that are not positive (or not finite) never
+/// win; the config validates that at least one is positive, and if none is
+/// the first entry is returned (`arithmetic` for an empty list).
+pub fn pick_category(seed: u64, index: u64, weights: &[(&'static str, f64)]) -> &'static str {
+    // 2^64 / phi, odd: the 64-bit golden-ratio step.
+    const PHI: u64 = 0x9E37_79B9_7F4A_7C15;
     let valid = |w: f64| w.is_finite() && w > 0.0;
     let total: f64 = weights.iter().map(|&(_, w)| w).filter(|&w| valid(w)).sum();
     let Some(&(first, _)) = weights.first() else {
@@ -125,7 +151,10 @@ pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'s
     if total <= 0.0 {
         return first;
     }
-    let mut r = builder::unit(rng) * total;
+    let offset = xxhash_rust::xxh3::xxh3_64_with_seed(&seed.to_le_bytes(), RNG_SALT);
+    let u = index.wrapping_mul(PHI).wrapping_add(offset);
+    // The top 53 bits as a fraction of 1: exact in an f64.
+    let mut r = (u >> 11) as f64 / (1u64 << 53) as f64 * total;
     let mut last = first;
     for &(name, w) in weights.iter().filter(|&&(_, w)| valid(w)) {
         if r < w {
@@ -144,19 +173,53 @@ pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'s
 /// If `category` is not one of [`CATEGORIES`]; the config rejects unknown
 /// categories before a run starts.
 pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sample {
-    let (kernel_name, python_source) = match category {
+    synthesize_with(category, index, rng, &Knobs::default())
+}
+
+/// Synthesize sample `index` of `category` within the size and shape
+/// `knobs`. The new categories aim at the knobs while they write; every
+/// category is also measured afterwards (see [`Knobs::admits`]) and drawn
+/// again, from the same generator, while it falls outside them, at most
+/// [`knobs::MAX_REDRAWS`] times (then the last draw is kept: only knobs far
+/// outside what a v1/v2 category can write get there). With the default
+/// knobs every category's first draw is admitted, so its output is what it
+/// was before the knobs existed.
+///
+/// # Panics
+/// If `category` is not one of [`CATEGORIES`].
+pub fn synthesize_with(
+    category: &'static str,
+    index: u64,
+    rng: &mut Pcg64Mcg,
+    knobs: &Knobs,
+) -> Sample {
+    let draw = |rng: &mut Pcg64Mcg| match category {
         "arithmetic" => arithmetic::generate(rng),
         "math" => math::generate(rng),
         "control_flow" => control_flow::generate(rng),
         "scalar_param" => scalar_param::generate(rng),
         "atomic" => atomic::generate(rng),
-        "vector" => vector::generate(rng),
-        "matrix" => matrix::generate(rng),
-        "nested" => nested::generate(rng),
-        "grid_2d" => grid_2d::generate(rng),
-        "grid_3d" => grid_3d::generate(rng),
+        "vector" => vector::generate(rng, knobs),
+        "matrix" => matrix::generate(rng, knobs),
+        "nested" => nested::generate(rng, knobs),
+        "grid_2d" => grid_2d::generate(rng, knobs),
+        "grid_3d" => grid_3d::generate(rng, knobs),
+        "multi_cond" => multi_cond::generate(rng, knobs),
+        "reduction" => reduction::generate(rng, knobs),
+        "expression_tree" => expression_tree::generate(rng, knobs),
+        "combined" => combined::generate(rng, knobs),
+        "transform" => transform::generate(rng, knobs),
+        "stencil" => stencil::generate(rng, knobs),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
+    let mut drawn = draw(rng);
+    for _ in 0..knobs::MAX_REDRAWS {
+        if knobs.admits(&drawn.1) {
+            break;
+        }
+        drawn = draw(rng);
+    }
+    let (kernel_name, python_source) = drawn;
     Sample {
         index,
         category,
