@@ -66,10 +66,10 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
             k.let_(rng, t, d);
         }
     }
-    let goal = knobs.statement_goal(rng, 10, 48);
+    let goal = knobs.statement_goal(rng, 12, 48);
     let outs = k.writable().len();
     let mut last = usize::MAX;
-    loop {
+    for n in 0.. {
         // Features of different kinds, one after the other.
         let mut f = weighted(rng, &[4, 4, 4, 3, 3, 2, 3]);
         if f == last {
@@ -77,7 +77,8 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
         }
         last = f;
         feature(&mut k, rng, knobs, &types, goal, f);
-        if k.lines() + outs + 4 >= goal {
+        // Two features at least (three when the budget allows).
+        if n >= 1 && k.lines() + outs + 4 >= goal {
             break;
         }
     }

@@ -9,7 +9,7 @@ use super::builder::{self as b1, Gen, between, chance, pick, weighted};
 use super::typed::{self, Body, Kind, Role, Style, T};
 
 const STYLE: Style = Style {
-    p_leaf: 0.1,
+    p_leaf: 0.07,
     wf: [34, 5, 9, 6, 3, 2, 2, 1, 0, 0, 2, 0],
     wv: [12, 10, 3, 3, 2, 2, 2, 0, 3, 0, 2],
     wi: [10, 3, 1],
@@ -60,12 +60,17 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     if chance(rng, 0.5) {
         k.let_load(rng, T::F);
     }
-    // One tree at least, then more while the budget lasts.
-    loop {
-        deep_let(&mut k, rng, knobs, &types);
-        if k.lines() + outs + 2 >= goal {
+    // A float tree four levels deep at least, then more while the budget lasts.
+    // (a shallow draw is followed by another, up to three).
+    for _ in 0..3 {
+        let d = knobs.depth(rng, 4, 6);
+        k.let_(rng, T::F, d);
+        if k.last_line_len() > 20 + 20 * d as usize {
             break;
         }
+    }
+    while k.lines() + outs + 2 < goal {
+        deep_let(&mut k, rng, knobs, &types);
         if chance(rng, 0.25) {
             let locals = k.locals(None);
             let l = *pick(rng, &locals);

@@ -418,6 +418,12 @@ mod tests {
             ("nested", "nested_", 1..=2),
             ("grid_2d", "grid2d_", 2..=2),
             ("grid_3d", "grid3d_", 3..=3),
+            ("multi_cond", "cond_", 1..=1),
+            ("reduction", "reduce_", 1..=1),
+            ("expression_tree", "expr_", 1..=1),
+            ("combined", "combo_", 1..=1),
+            ("transform", "remap_", 1..=1),
+            ("stencil", "stencil_", 1..=2),
         ];
         let mut helpers = 0;
         for (category, prefix, dims) in cats {
@@ -528,7 +534,22 @@ mod tests {
                     "matrix" => src.contains("wp.mat"),
                     "nested" => max_loops >= 2,
                     "grid_2d" => src.contains("array2d(") || src.contains("ndim=2"),
-                    _ => src.contains("array3d(") || src.contains("ndim=3"),
+                    "grid_3d" => src.contains("array3d(") || src.contains("ndim=3"),
+                    "multi_cond" => src.contains("elif ") || src.contains(" and ") || src.contains(" or "),
+                    "reduction" => {
+                        src.contains("wp.atomic_") || src.contains("[0] ") || max_loops >= 1
+                    }
+                    "expression_tree" => lines.iter().any(|l| l.len() > 90),
+                    "combined" => body.len() >= 8,
+                    "transform" => {
+                        // An index array, or a computed remap.
+                        src.contains("dtype=int")
+                            || src.contains("dtype=wp.int32")
+                            || src.contains(" % ")
+                            || src.contains(" - 1 - ")
+                            || src.contains("wp.min(")
+                    }
+                    _ => src.contains(" - 1") || src.contains(" + 1"),
                 };
                 assert!(has, "{category} feature missing:\n{src}");
             }
@@ -561,6 +582,42 @@ mod tests {
     /// xxh3 of the v1 code before v2 (main at b5bf522).
     const V1_FINGERPRINT: u64 = 0x2004_890f_21f1_703a;
 
+    /// Counts of each weighted category over `n` consecutive indices from `start`.
+    fn shares(seed: u64, start: u64, n: u64, weights: &[(&'static str, f64)]) -> Vec<u64> {
+        let mut counts = vec![0u64; weights.len()];
+        for index in start..start + n {
+            let c = pick_category(seed, index, weights);
+            counts[weights.iter().position(|w| w.0 == c).unwrap()] += 1;
+        }
+        counts
+    }
+
+    /// Every category within ±1% (relative) of its weight share.
+    fn assert_shares(seed: u64, start: u64, n: u64, weights: &[(&'static str, f64)]) {
+        let total: f64 = weights.iter().map(|w| w.1).sum();
+        for (&(name, w), count) in weights.iter().zip(shares(seed, start, n, weights)) {
+            let expected = n as f64 * w / total;
+            assert!(
+                (count as f64 - expected).abs() <= 0.01 * expected,
+                "seed {seed}, {n} from {start}: {name} {count}, expected {expected:.1}"
+            );
+        }
+    }
+
+    #[test]
+    fn equal_weights_give_equal_shares_within_one_percent() {
+        let all: Vec<(&'static str, f64)> = CATEGORIES.iter().map(|&c| (c, 1.0)).collect();
+        for seed in [0, 7, 2024, 20261121] {
+            // 6,000 rows: 375 per category, ±3.75.
+            assert_shares(seed, 0, 6000, &all);
+            // Any window of indices, as `--part i/N` sees them.
+            assert_shares(seed, 123_457, 6000, &all);
+            assert_shares(seed, 0, 16_000, &all);
+        }
+        let six: Vec<(&'static str, f64)> = CATEGORIES[10..].iter().map(|&c| (c, 1.0)).collect();
+        assert_shares(3, 0, 3000, &six);
+    }
+
     #[test]
     fn pick_category_follows_weights() {
         let weights = [
@@ -569,24 +626,20 @@ mod tests {
             ("control_flow", 0.5),
             ("atomic", 4.5),
         ];
-        let total: f64 = weights.iter().map(|w| w.1).sum();
-        let draws = 80_000;
-        let mut counts = [0u32; 4];
-        let mut rng = sample_rng(5, 0);
-        for _ in 0..draws {
-            let c = pick_category(&mut rng, &weights);
-            counts[weights.iter().position(|w| w.0 == c).unwrap()] += 1;
-        }
-        let chi2: f64 = weights
-            .iter()
-            .zip(counts)
-            .map(|(&(_, w), n)| {
-                let expected = draws as f64 * w / total;
-                (n as f64 - expected).powi(2) / expected
-            })
-            .sum();
-        // 3 degrees of freedom: P(chi2 > 16.27) = 0.001.
-        assert!(chi2 < 16.27, "chi2 {chi2}, counts {counts:?}");
+        assert_shares(5, 0, 8000, &weights);
+        assert_shares(5, 1 << 40, 8000, &weights);
+    }
+
+    #[test]
+    fn pick_category_is_a_function_of_seed_and_index() {
+        let all: Vec<(&'static str, f64)> = CATEGORIES.iter().map(|&c| (c, 1.0)).collect();
+        let a: Vec<_> = (0..500).map(|i| pick_category(9, i, &all)).collect();
+        let b: Vec<_> = (0..500).rev().map(|i| pick_category(9, i, &all)).collect();
+        assert!(a.iter().eq(b.iter().rev()));
+        let c: Vec<_> = (0..500).map(|i| pick_category(10, i, &all)).collect();
+        assert_ne!(a, c, "the seed shifts the sequence");
+        // Neighbouring indices do not repeat one category in runs.
+        assert!(a.windows(2).filter(|w| w[0] == w[1]).count() < 10);
     }
 
     #[test]
@@ -597,12 +650,145 @@ mod tests {
             ("atomic", 1.0),
             ("control_flow", f64::NAN),
         ];
-        let mut rng = sample_rng(1, 2);
-        for _ in 0..1000 {
-            assert_eq!(pick_category(&mut rng, &weights), "atomic");
+        for index in 0..1000 {
+            assert_eq!(pick_category(1, index, &weights), "atomic");
         }
-        assert_eq!(pick_category(&mut rng, &[("math", 0.0)]), "math");
-        assert_eq!(pick_category(&mut rng, &[]), "arithmetic");
+        assert_eq!(pick_category(1, 2, &[("math", 0.0)]), "math");
+        assert_eq!(pick_category(1, 2, &[]), "arithmetic");
+    }
+
+    /// Knobs that admit anything.
+    fn open_knobs() -> Knobs {
+        Knobs {
+            statements: (0, usize::MAX),
+            params: (0, usize::MAX),
+            expr_depth: u32::MAX,
+            loop_depth: usize::MAX,
+            dtypes: u8::MAX,
+        }
+    }
+
+    /// The default knobs admit every first draw and cap no expression:
+    /// what each category wrote before the knobs existed is unchanged.
+    #[test]
+    fn default_knobs_change_nothing() {
+        let open = open_knobs();
+        for &category in CATEGORIES {
+            for index in 0..300 {
+                let a = sample(category, 21, index);
+                let b = synthesize_with(category, index, &mut sample_rng(21, index), &open);
+                assert_eq!(a, b, "{category} {index}");
+            }
+        }
+    }
+
+    const NEW: &[&str] = &[
+        "multi_cond",
+        "reduction",
+        "expression_tree",
+        "combined",
+        "transform",
+        "stencil",
+    ];
+
+    fn with(knobs: &Knobs, category: &'static str, index: u64) -> String {
+        synthesize_with(category, index, &mut sample_rng(33, index), knobs).python_source
+    }
+
+    #[test]
+    fn knobs_bound_statements_params_and_loops() {
+        let knobs = Knobs {
+            statements: (6, 14),
+            params: (4, 7),
+            loop_depth: 1,
+            ..Knobs::default()
+        };
+        for &category in NEW.iter().chain(&["vector", "grid_2d", "arithmetic"]) {
+            for index in 0..200 {
+                let src = with(&knobs, category, index);
+                let m = knobs::measure(&src);
+                assert!((6..=14).contains(&m.statements), "{m:?}\n{src}");
+                assert!((4..=7).contains(&m.params), "{m:?}\n{src}");
+                assert!(m.loop_depth <= 1, "{m:?}\n{src}");
+            }
+        }
+        // No loops at all.
+        let flat = Knobs {
+            loop_depth: 0,
+            ..Knobs::default()
+        };
+        for &category in NEW {
+            for index in 0..100 {
+                let src = with(&flat, category, index);
+                assert!(!src.contains("for ") && !src.contains("while "), "{src}");
+            }
+        }
+    }
+
+    #[test]
+    fn knobs_restrict_dtypes() {
+        let float_only = Knobs {
+            dtypes: Knobs::dtype_mask(&["float32"]).unwrap(),
+            ..Knobs::default()
+        };
+        let vec3 = Knobs {
+            dtypes: Knobs::dtype_mask(&["float32", "int32", "vec3"]).unwrap(),
+            ..Knobs::default()
+        };
+        let mut vec3_seen = 0;
+        for &category in NEW.iter().chain(&["nested", "grid_3d", "control_flow"]) {
+            for index in 0..200 {
+                let src = with(&float_only, category, index);
+                for banned in ["wp.vec", "wp.mat", "dtype=int", "dtype=wp.int32", "wp.identity"] {
+                    assert!(!src.contains(banned), "{banned} in\n{src}");
+                }
+                let src = with(&vec3, category, index);
+                for banned in ["wp.vec2", "wp.vec4", "wp.mat"] {
+                    assert!(!src.contains(banned), "{banned} in\n{src}");
+                }
+                vec3_seen += src.contains("wp.vec3") as u32;
+            }
+        }
+        assert!(vec3_seen > 50, "only {vec3_seen} samples with vec3");
+        for index in 0..100 {
+            let src = with(&vec3, "vector", index);
+            assert!(src.contains("wp.vec3") && !src.contains("wp.vec2"), "{src}");
+        }
+    }
+
+    #[test]
+    fn expr_depth_bounds_expressions() {
+        let longest = |knobs: &Knobs| {
+            (0..200)
+                .map(|i| {
+                    with(knobs, "expression_tree", i)
+                        .lines()
+                        .map(str::len)
+                        .max()
+                        .unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let shallow = Knobs {
+            expr_depth: 2,
+            ..Knobs::default()
+        };
+        let (a, b) = (longest(&shallow), longest(&Knobs::default()));
+        assert!(a * 2 < b, "longest line {a} at depth 2, {b} by default");
+    }
+
+    #[test]
+    fn default_knobs_spread_kernel_sizes() {
+        let mut lines: Vec<usize> = Vec::new();
+        for &category in CATEGORIES {
+            for index in 0..200 {
+                lines.push(knobs::measure(&sample(category, 4, index).python_source).statements);
+            }
+        }
+        lines.sort_unstable();
+        assert!(lines[0] <= 3, "shortest {}", lines[0]);
+        assert!(lines[lines.len() - 1] >= 40, "longest {}", lines[lines.len() - 1]);
     }
 
     #[test]

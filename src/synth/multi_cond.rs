@@ -87,18 +87,19 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
 /// four comparisons; blocks may hold a nested chain (`nest` is 1 at the
 /// top) or an early return. Stops adding branches near the `goal` length.
 pub(super) fn chain(k: &mut Body, rng: &mut Gen, knobs: &Knobs, types: &[T], goal: usize, nest: u32) {
+    // At the top: an `elif` at least, and a compound first condition.
     let n_elif = if nest == 1 {
-        weighted(rng, &[2, 3, 3, 2, 1])
+        1 + weighted(rng, &[3, 3, 2, 1])
     } else {
         weighted(rng, &[3, 2])
     };
-    open(k, rng, "if ");
+    open(k, rng, "if ", if nest == 1 { 2 } else { 1 });
     block(k, rng, knobs, types, goal, nest);
-    for _ in 0..n_elif {
-        if k.lines() + 4 > goal {
+    for e in 0..n_elif {
+        if e > 0 && k.lines() + 4 > goal {
             break;
         }
-        open(k, rng, "elif ");
+        open(k, rng, "elif ", 1);
         block(k, rng, knobs, types, goal, nest);
     }
     if chance(rng, 0.55) {
@@ -107,10 +108,10 @@ pub(super) fn chain(k: &mut Body, rng: &mut Gen, knobs: &Knobs, types: &[T], goa
     }
 }
 
-fn open(k: &mut Body, rng: &mut Gen, kw: &str) {
+fn open(k: &mut Body, rng: &mut Gen, kw: &str, min_terms: usize) {
     k.begin();
     k.push(kw);
-    let terms = 1 + weighted(rng, &[4, 4, 3, 2]);
+    let terms = (1 + weighted(rng, &[4, 4, 3, 2])).max(min_terms);
     k.cond_terms(rng, terms, true);
     k.push(":");
     k.end();

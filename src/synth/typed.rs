@@ -2519,6 +2519,13 @@ impl Body {
         }
     }
 
+    /// Characters of the last line written (without indentation).
+    pub fn last_line_len(&self) -> usize {
+        let b = self.body.trim_end_matches('\n');
+        let line = &b[b.rfind('\n').map_or(0, |p| p + 1)..];
+        line.trim_start().len()
+    }
+
     /// Writes raw text as a line (category-specific statements).
     pub fn raw_line(&mut self, text: &str) {
         self.start_line();
