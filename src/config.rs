@@ -684,6 +684,25 @@ false_positive_rate = 0.01
         );
     }
 
+    /// GOOD with one more `[synth]` key.
+    fn knobs(line: &str) -> String {
+        GOOD.replace("math = 2.5 }", &format!("math = 2.5 }}\n{line}"))
+    }
+
+    #[test]
+    fn knobs_parse_with_defaults() {
+        let c = Config::parse(GOOD).unwrap();
+        assert_eq!(c.synth.knobs(), Knobs::default());
+        let c = Config::parse(&knobs(
+            "statements = [3, 9]\nparams = [2, 6]\nexpr_depth = 4\nloop_depth = 1\ndtypes = [\"float32\", \"vec3\"]",
+        ))
+        .unwrap();
+        let k = c.synth.knobs();
+        assert_eq!((k.statements, k.params, k.expr_depth, k.loop_depth), ((3, 9), (2, 6), 4, 1));
+        assert_eq!(k.dtypes, Knobs::dtype_mask(&["float32", "vec3"]).unwrap());
+        assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
     #[test]
     fn semantic_errors_name_key() {
         let cases = [
@@ -712,6 +731,25 @@ false_positive_rate = 0.01
             (
                 format!("{GOOD}[splits]\nvalidation = 0.6\ntest = 0.5\n"),
                 "splits: validation + test",
+            ),
+            (knobs("statements = [10, 5]"), "synth.statements: want [min, max]"),
+            (knobs("statements = [1, 5]"), "synth.statements"),
+            (knobs("params = [0, 5]"), "synth.params"),
+            (knobs("params = [2, 99]"), "synth.params"),
+            (knobs("expr_depth = 0"), "synth.expr_depth: must be 1 to 12"),
+            (knobs("loop_depth = 4"), "synth.loop_depth: must be 0 to 3"),
+            (
+                knobs("dtypes = [\"float32\", \"float16\"]"),
+                "synth.dtypes: unknown dtype \"float16\"",
+            ),
+            (knobs("dtypes = [\"vec3\"]"), "must include \"float32\""),
+            (
+                GOOD.replace("math = 2.5", "vector = 1\ndtypes = [\"float32\", \"mat33\"]"),
+                "category vector needs one of vec2",
+            ),
+            (
+                GOOD.replace("math = 2.5", "nested = 1\nloop_depth = 1"),
+                "category nested writes loops two deep",
             ),
         ];
         for (text, want) in cases {

@@ -186,10 +186,10 @@ fn shards_agree_with_counters_dedup_and_splits() {
         );
         // Row i is exactly what (seed, i) synthesizes and lowers to.
         let mut rng = synth::sample_rng(11, index);
-        let category = synth::pick_category(&mut rng, &cfg.synth.weights());
+        let category = synth::pick_category(11, index, &cfg.synth.weights());
         assert_eq!(r.category, category);
         assert_eq!(
-            synth::synthesize(category, index, &mut rng).python_source,
+            synth::synthesize_with(category, index, &mut rng, &cfg.synth.knobs()).python_source,
             r.python_source
         );
         let lowered = lower(&r.python_source, true, true).unwrap();

@@ -55,6 +55,20 @@
 //! - neighbour reads with `wp.clamp(i + 1, 0, nx - 1)`, `wp.min/max`,
 //!   `(i + 1) % nx`, or raw `i + 1` behind a border `return`.
 //!
+//! v2 also writes the six categories added with the size knobs:
+//! `multi_cond` (elif chains; conditions of up to four comparisons joined by
+//! `and`/`or`, grouped, negated, and chained `lo < x < hi`), `reduction`
+//! (loop sums / dots / min / max, fixed blocks, atomics into cell 0,
+//! histograms), `expression_tree` (operator trees up to `expr_depth` deep),
+//! `transform` (index arrays, permutations, scatter-add, computed remaps),
+//! `stencil` (1-D and 2-D taps through `grid.rs`, which also takes 1-D
+//! launches), and `combined` (features of the other five in one kernel).
+//! They aim at the [`Knobs`] while writing; `synthesize_with` measures every
+//! sample and redraws the ones outside (see `knobs.rs`).
+//!
+//! Categories are assigned to indices by [`pick_category`], a golden-ratio
+//! sequence (not a random draw), so shares follow the weights closely.
+//!
 //! Every local starts from an expression that reads a variable, never from a
 //! bare literal or name: a literal is a compile-time constant, which warp
 //! refuses to mutate inside a dynamic loop; accumulators are `float(0.0)`,
