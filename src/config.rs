@@ -744,11 +744,11 @@ false_positive_rate = 0.01
             ),
             (knobs("dtypes = [\"vec3\"]"), "must include \"float32\""),
             (
-                GOOD.replace("math = 2.5", "vector = 1\ndtypes = [\"float32\", \"mat33\"]"),
+                GOOD.replace("math = 2.5 }", "vector = 1 }\ndtypes = [\"float32\", \"mat33\"]"),
                 "category vector needs one of vec2",
             ),
             (
-                GOOD.replace("math = 2.5", "nested = 1\nloop_depth = 1"),
+                GOOD.replace("math = 2.5 }", "nested = 1 }\nloop_depth = 1"),
                 "category nested writes loops two deep",
             ),
         ];
