@@ -29,11 +29,7 @@ const MIX: Mix = Mix {
 };
 
 pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
-    let mut k = Body::new(STYLE.within(knobs));
-    k.launch(rng, 1);
-    for _ in 0..between(rng, 1, 3) {
-        k.param(rng, T::F, Kind::Array(1, Role::In));
-    }
+    let mut k = typed::kernel_1d(rng, STYLE.within(knobs));
     let vecs = knobs.vec_sizes();
     let vec = (!vecs.is_empty() && chance(rng, 0.3)).then(|| T::V(*pick(rng, &vecs)));
     if let Some(v) = vec {

@@ -9,7 +9,7 @@ use super::builder::{self as b1, Gen, between, chance, weighted};
 use super::grid;
 use super::typed::{self, Style};
 
-const STYLE: Style = Style {
+pub(super) const STYLE: Style = Style {
     p_leaf: 0.2,
     wf: [30, 3, 5, 3, 2, 2, 2, 1, 0, 0, 2, 0],
     wv: [10, 10, 2, 2, 0, 2, 2, 0, 2, 0, 1],

@@ -26,11 +26,7 @@ const MIX: Mix = Mix {
 };
 
 pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
-    let mut k = Body::new(STYLE.within(knobs));
-    k.launch(rng, 1);
-    for _ in 0..between(rng, 1, 3) {
-        k.param(rng, T::F, Kind::Array(1, Role::In));
-    }
+    let mut k = typed::kernel_1d(rng, STYLE.within(knobs));
     if knobs.int_arrays() && chance(rng, 0.3) {
         k.param(rng, T::I, Kind::Array(1, Role::In));
     }
@@ -68,15 +64,9 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     }
     let outs = k.writable().len();
     let goal = knobs.statement_goal(rng, 6, 34);
-    loop {
-        chain(&mut k, rng, knobs, &types, goal, 1);
-        if k.lines() + outs + 5 >= goal {
-            break;
-        }
-        if chance(rng, 0.3) {
-            k.stmt(rng, &types, &MIX);
-        }
-    }
+    typed::fill(&mut k, rng, goal, outs + 5, 0.3, &types, &MIX, |k, rng| {
+        chain(k, rng, knobs, &types, goal, 1)
+    });
     k.store_all(rng, 0.15);
     let name = b1::kernel_name(rng, "cond");
     let src = k.finish_kernel(rng, &name, "");

@@ -33,12 +33,7 @@ const TOTALS: &[&str] = &[
 const COUNTS: &[&str] = &["count", "hits", "hist", "n_found", "tally", "bins", "votes_out"];
 
 pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
-    let mut k = Body::new(STYLE.within(knobs));
-    k.launch(rng, 1);
-    let ins = between(rng, 1, 3);
-    for _ in 0..ins {
-        k.param(rng, T::F, Kind::Array(1, Role::In));
-    }
+    let mut k = typed::kernel_1d(rng, STYLE.within(knobs));
     if chance(rng, 0.2) {
         k.param(rng, T::F, Kind::Array(2, Role::In));
     }
@@ -64,15 +59,9 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     }
     let goal = knobs.statement_goal(rng, 4, 24);
     let outs = k.writable().len();
-    loop {
-        feature(&mut k, rng, knobs);
-        if k.lines() + outs + 3 >= goal {
-            break;
-        }
-        if chance(rng, 0.3) {
-            k.stmt(rng, &types, &MIX);
-        }
-    }
+    typed::fill(&mut k, rng, goal, outs + 3, 0.3, &types, &MIX, |k, rng| {
+        feature(k, rng, knobs)
+    });
     k.store_all(rng, 0.5);
     let name = b1::kernel_name(rng, "reduce");
     let src = k.finish_kernel(rng, &name, "");
@@ -114,8 +103,8 @@ fn float_input(k: &Body, rng: &mut Gen, nd: u8) -> Option<usize> {
     (!ins.is_empty()).then(|| *pick(rng, &ins))
 }
 
-/// `a[j]`, or `a[i, j]` for a 2-D array.
-fn elem(k: &mut Body, a: usize, it: usize) {
+/// `a[j]`, or `a[i, j]` for a 2-D array; `a[0]` / `a[i, 0]` without `it`.
+fn elem(k: &mut Body, a: usize, it: Option<usize>) {
     k.push_use(a);
     k.push("[");
     if matches!(k.vars[a].kind, Kind::Array(2, _)) {
@@ -123,7 +112,10 @@ fn elem(k: &mut Body, a: usize, it: usize) {
         k.push_use(t);
         k.push(", ");
     }
-    k.push_use(it);
+    match it {
+        Some(it) => k.push_use(it),
+        None => k.push("0"),
+    }
     k.push("]");
 }
 
@@ -146,14 +138,7 @@ fn loop_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs, bounds: &[usize]) {
         k.begin();
         k.push(&name);
         k.push(" = ");
-        k.push_use(a);
-        k.push("[");
-        if matches!(k.vars[a].kind, Kind::Array(2, _)) {
-            let t = k.tid_var(0);
-            k.push_use(t);
-            k.push(", ");
-        }
-        k.push("0]");
+        elem(k, a, None);
         k.end();
         k.declare(name, T::F)
     } else {
@@ -164,7 +149,7 @@ fn loop_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs, bounds: &[usize]) {
     if chance(rng, 0.15) && k.can_continue() {
         k.begin();
         k.push("if ");
-        elem(k, a, it);
+        elem(k, a, Some(it));
         k.push(word(rng, &[" < 0.0:", " == 0.0:", " > 1.0e3:"]));
         k.end();
         k.open_raw();
@@ -176,7 +161,7 @@ fn loop_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs, bounds: &[usize]) {
     match form {
         0 => {
             k.push(" += ");
-            elem(k, a, it);
+            elem(k, a, Some(it));
             if chance(rng, 0.3) {
                 k.push(" * ");
                 let d = knobs.depth(rng, 0, 1);
@@ -185,26 +170,26 @@ fn loop_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs, bounds: &[usize]) {
         }
         1 => {
             k.push(" += ");
-            elem(k, a, it);
+            elem(k, a, Some(it));
             k.push(" * ");
-            elem(k, b.unwrap_or(a), it);
+            elem(k, b.unwrap_or(a), Some(it));
         }
         2 => {
             k.push(" += ");
-            elem(k, a, it);
+            elem(k, a, Some(it));
             k.push(" * ");
-            elem(k, a, it);
+            elem(k, a, Some(it));
         }
         3 => {
             k.push(" += wp.abs(");
-            elem(k, a, it);
+            elem(k, a, Some(it));
             k.push(")");
         }
         _ => {
             k.push(if chance(rng, 0.5) { " = wp.min(" } else { " = wp.max(" });
             k.push_use(acc);
             k.push(", ");
-            elem(k, a, it);
+            elem(k, a, Some(it));
             k.push(")");
         }
     }

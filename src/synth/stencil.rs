@@ -9,16 +9,12 @@
 use super::Knobs;
 use super::builder::{self as b1, Gen, chance, pick, weighted};
 use super::grid::{self, Grid};
-use super::typed::{self, Ix, Style, T};
+use super::grid_2d;
+use super::typed::{Ix, Style, T};
 
 const STYLE: Style = Style {
     p_leaf: 0.22,
-    wf: [30, 3, 5, 3, 2, 2, 2, 1, 0, 0, 2, 0],
-    wv: [10, 10, 2, 2, 0, 2, 2, 0, 2, 0, 1],
-    leaf: [12, 4, 6, 3, 2, 1],
-    unary_calls: typed::MATH_CALLS,
-    idx: [6, 2, 5],
-    ..typed::BASE
+    ..grid_2d::STYLE
 };
 
 /// Tap weights for offsets `-r..=r` (zeros are skipped).

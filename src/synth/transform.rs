@@ -6,8 +6,9 @@
 //! `n - 1 - i`, `(i * s + o) % n`).
 
 use super::Knobs;
-use super::builder::{self as b1, Gen, between, chance, pick, weighted, word};
-use super::typed::{self, Body, Kind, Mix, Role, Style, T};
+use super::builder::{self as b1, Gen, chance, pick, weighted, word};
+use super::grid;
+use super::typed::{self, Body, Kind, Role, Style, T};
 
 const STYLE: Style = Style {
     p_leaf: 0.25,
@@ -16,14 +17,6 @@ const STYLE: Style = Style {
     ..typed::BASE
 };
 
-const MIX: Mix = Mix {
-    new_local: 5,
-    assign: 2,
-    update: 3,
-    component: 1,
-    store: 1,
-    accumulate: 1,
-};
 
 #[rustfmt::skip]
 const INDEX_ARRAYS: &[&str] = &[
@@ -36,13 +29,9 @@ const PAIRS: &[[&str; 2]] = &[
 ];
 
 pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
-    let mut k = Body::new(STYLE.within(knobs));
-    k.launch(rng, 1);
+    let mut k = typed::kernel_1d(rng, STYLE.within(knobs));
     let vecs = knobs.vec_sizes();
     let vec = (!vecs.is_empty() && chance(rng, 0.2)).then(|| T::V(*pick(rng, &vecs)));
-    for _ in 0..between(rng, 1, 2) {
-        k.param(rng, T::F, Kind::Array(1, Role::In));
-    }
     if let Some(v) = vec {
         k.param(rng, v, Kind::Array(1, Role::In));
     }
@@ -73,15 +62,9 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     }
     let goal = knobs.statement_goal(rng, 4, 20);
     let outs = k.writable().len();
-    loop {
-        feature(&mut k, rng, knobs);
-        if k.lines() + outs + 3 >= goal {
-            break;
-        }
-        if chance(rng, 0.35) {
-            k.stmt(rng, &types, &MIX);
-        }
-    }
+    typed::fill(&mut k, rng, goal, outs + 3, 0.35, &types, &grid::MIX, |k, rng| {
+        feature(k, rng, knobs)
+    });
     k.store_all(rng, 0.1);
     let name = b1::kernel_name(rng, "remap");
     let src = k.finish_kernel(rng, &name, "");

@@ -2905,6 +2905,41 @@ fn push_int(s: &mut String, v: i32) {
 
 /// Writes one to `max` `@wp.func` helpers over the types in `types` into
 /// `out` and returns their signatures, for the kernel to call.
+/// A 1-D kernel body over one to three float input arrays.
+pub(crate) fn kernel_1d(rng: &mut Gen, style: Style) -> Body {
+    let mut k = Body::new(style);
+    k.launch(rng, 1);
+    for _ in 0..between(rng, 1, 3) {
+        k.param(rng, T::F, Kind::Array(1, Role::In));
+    }
+    k
+}
+
+/// Writes `feature` again and again until the body is `goal` lines long
+/// counting `reserve` lines still to come (one feature at least), with a
+/// plain statement after a feature now and then (`p_stmt`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fill(
+    k: &mut Body,
+    rng: &mut Gen,
+    goal: usize,
+    reserve: usize,
+    p_stmt: f64,
+    types: &[T],
+    mix: &Mix,
+    mut feature: impl FnMut(&mut Body, &mut Gen),
+) {
+    loop {
+        feature(k, rng);
+        if k.lines() + reserve >= goal {
+            return;
+        }
+        if chance(rng, p_stmt) {
+            k.stmt(rng, types, mix);
+        }
+    }
+}
+
 pub(crate) fn helpers(
     rng: &mut Gen,
     types: &[T],
