@@ -281,6 +281,36 @@ fn cuda_only_run_leaves_cpu_columns_null() {
     assert_eq!(text, report.tally.text_bytes);
 }
 
+/// The `[synth]` knobs reach the run: every row is inside them, and the
+/// categories keep their shares.
+#[test]
+fn synth_knobs_shape_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path(), "rows = 240", "");
+    cfg.synth.categories = synth::CATEGORIES[10..]
+        .iter()
+        .map(|c| (c.to_string(), 1.0))
+        .collect();
+    cfg.synth.statements = [5, 12];
+    cfg.synth.params = [3, 8];
+    cfg.synth.loop_depth = 1;
+    cfg.synth.dtypes = vec!["float32".into(), "vec3".into()];
+    cfg.validate().unwrap();
+    let knobs = cfg.synth.knobs();
+    let report = run(&cfg, false).unwrap();
+    let rows = read_rows(&report);
+    assert_eq!(rows.len(), 240);
+    for r in &rows {
+        let src = &r.python_source;
+        assert!(knobs.admits(src), "{}: outside the knobs\n{src}", r.category);
+        assert!(!src.contains("dtype=int") && !src.contains("wp.vec2"), "{src}");
+    }
+    for c in &synth::CATEGORIES[10..] {
+        let n = rows.iter().filter(|r| r.category == *c).count();
+        assert!((38..=42).contains(&n), "{c}: {n} of 240 rows");
+    }
+}
+
 #[test]
 fn old_shards_in_the_output_are_replaced() {
     let dir = tempfile::tempdir().unwrap();
