@@ -216,7 +216,9 @@ impl Synth {
             )
         })?;
         if !self.dtypes.iter().any(|d| d == "float32") {
-            return Err("synth.dtypes: must include \"float32\" (every category computes in it)".into());
+            return Err(
+                "synth.dtypes: must include \"float32\" (every category computes in it)".into(),
+            );
         }
         let on = |c: &str| self.categories.contains_key(c);
         let k = Knobs {
@@ -698,7 +700,10 @@ false_positive_rate = 0.01
         ))
         .unwrap();
         let k = c.synth.knobs();
-        assert_eq!((k.statements, k.params, k.expr_depth, k.loop_depth), ((3, 9), (2, 6), 4, 1));
+        assert_eq!(
+            (k.statements, k.params, k.expr_depth, k.loop_depth),
+            ((3, 9), (2, 6), 4, 1)
+        );
         assert_eq!(k.dtypes, Knobs::dtype_mask(&["float32", "vec3"]).unwrap());
         assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
     }
@@ -732,7 +737,10 @@ false_positive_rate = 0.01
                 format!("{GOOD}[splits]\nvalidation = 0.6\ntest = 0.5\n"),
                 "splits: validation + test",
             ),
-            (knobs("statements = [10, 5]"), "synth.statements: want [min, max]"),
+            (
+                knobs("statements = [10, 5]"),
+                "synth.statements: want [min, max]",
+            ),
             (knobs("statements = [1, 5]"), "synth.statements"),
             (knobs("params = [0, 5]"), "synth.params"),
             (knobs("params = [2, 99]"), "synth.params"),
@@ -744,7 +752,10 @@ false_positive_rate = 0.01
             ),
             (knobs("dtypes = [\"vec3\"]"), "must include \"float32\""),
             (
-                GOOD.replace("math = 2.5 }", "vector = 1 }\ndtypes = [\"float32\", \"mat33\"]"),
+                GOOD.replace(
+                    "math = 2.5 }",
+                    "vector = 1 }\ndtypes = [\"float32\", \"mat33\"]",
+                ),
                 "category vector needs one of vec2",
             ),
             (

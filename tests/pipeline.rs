@@ -302,8 +302,15 @@ fn synth_knobs_shape_every_row() {
     assert_eq!(rows.len(), 240);
     for r in &rows {
         let src = &r.python_source;
-        assert!(knobs.admits(src), "{}: outside the knobs\n{src}", r.category);
-        assert!(!src.contains("dtype=int") && !src.contains("wp.vec2"), "{src}");
+        assert!(
+            knobs.admits(src),
+            "{}: outside the knobs\n{src}",
+            r.category
+        );
+        assert!(
+            !src.contains("dtype=int") && !src.contains("wp.vec2"),
+            "{src}"
+        );
     }
     for c in &synth::CATEGORIES[10..] {
         let n = rows.iter().filter(|r| r.category == *c).count();

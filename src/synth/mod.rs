@@ -549,7 +549,9 @@ mod tests {
                     "nested" => max_loops >= 2,
                     "grid_2d" => src.contains("array2d(") || src.contains("ndim=2"),
                     "grid_3d" => src.contains("array3d(") || src.contains("ndim=3"),
-                    "multi_cond" => src.contains("elif ") || src.contains(" and ") || src.contains(" or "),
+                    "multi_cond" => {
+                        src.contains("elif ") || src.contains(" and ") || src.contains(" or ")
+                    }
                     "reduction" => {
                         src.contains("wp.atomic_") || src.contains("[0] ") || max_loops >= 1
                     }
@@ -711,7 +713,10 @@ mod tests {
             loop_depth: 1,
             ..Knobs::default()
         };
-        for &category in CATEGORIES[NEW].iter().chain(&["vector", "grid_2d", "arithmetic"]) {
+        for &category in CATEGORIES[NEW]
+            .iter()
+            .chain(&["vector", "grid_2d", "arithmetic"])
+        {
             for index in 0..200 {
                 let src = with(&knobs, category, index);
                 let m = knobs::measure(&src);
@@ -744,10 +749,19 @@ mod tests {
             ..Knobs::default()
         };
         let mut vec3_seen = 0;
-        for &category in CATEGORIES[NEW].iter().chain(&["nested", "grid_3d", "control_flow"]) {
+        for &category in CATEGORIES[NEW]
+            .iter()
+            .chain(&["nested", "grid_3d", "control_flow"])
+        {
             for index in 0..200 {
                 let src = with(&float_only, category, index);
-                for banned in ["wp.vec", "wp.mat", "dtype=int", "dtype=wp.int32", "wp.identity"] {
+                for banned in [
+                    "wp.vec",
+                    "wp.mat",
+                    "dtype=int",
+                    "dtype=wp.int32",
+                    "wp.identity",
+                ] {
                     assert!(!src.contains(banned), "{banned} in\n{src}");
                 }
                 let src = with(&vec3, category, index);
@@ -796,7 +810,11 @@ mod tests {
         }
         lines.sort_unstable();
         assert!(lines[0] <= 3, "shortest {}", lines[0]);
-        assert!(lines[lines.len() - 1] >= 40, "longest {}", lines[lines.len() - 1]);
+        assert!(
+            lines[lines.len() - 1] >= 40,
+            "longest {}",
+            lines[lines.len() - 1]
+        );
     }
 
     #[test]

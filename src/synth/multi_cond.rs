@@ -56,7 +56,11 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
         types.push(v);
     }
     for n in 0..between(rng, 1, 3) {
-        let t = if n == 0 || chance(rng, 0.7) { T::F } else { T::I };
+        let t = if n == 0 || chance(rng, 0.7) {
+            T::F
+        } else {
+            T::I
+        };
         if k.let_load(rng, t).is_none() {
             let d = knobs.depth(rng, 1, 2);
             k.let_(rng, t, d);
@@ -76,7 +80,14 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
 /// `if` with up to four `elif`s and maybe an `else`, each condition one to
 /// four comparisons; blocks may hold a nested chain (`nest` is 1 at the
 /// top) or an early return. Stops adding branches near the `goal` length.
-pub(super) fn chain(k: &mut Body, rng: &mut Gen, knobs: &Knobs, types: &[T], goal: usize, nest: u32) {
+pub(super) fn chain(
+    k: &mut Body,
+    rng: &mut Gen,
+    knobs: &Knobs,
+    types: &[T],
+    goal: usize,
+    nest: u32,
+) {
     // At the top: an `elif` at least, and a compound first condition.
     let n_elif = if nest == 1 {
         1 + weighted(rng, &[3, 3, 2, 1])
@@ -109,7 +120,11 @@ fn open(k: &mut Body, rng: &mut Gen, kw: &str, min_terms: usize) {
 }
 
 fn block(k: &mut Body, rng: &mut Gen, knobs: &Knobs, types: &[T], goal: usize, nest: u32) {
-    let n = if k.lines() + 6 > goal { 1 } else { between(rng, 1, 3) };
+    let n = if k.lines() + 6 > goal {
+        1
+    } else {
+        between(rng, 1, 3)
+    };
     for _ in 0..n {
         let deeper = nest < 3 && k.lines() + 8 < goal;
         match weighted(rng, &[10, if deeper { 3 } else { 0 }, 1]) {

@@ -85,7 +85,10 @@ pub(super) fn targets(k: &mut Body, rng: &mut Gen, knobs: &Knobs) {
 pub(super) fn feature(k: &mut Body, rng: &mut Gen, knobs: &Knobs) {
     let bounds = k.int_scalars();
     let looped = knobs.loop_depth > k.loop_depth() && !bounds.is_empty();
-    match weighted(rng, &[if looped { 6 } else { 0 }, if looped { 2 } else { 0 }, 5, 2]) {
+    match weighted(
+        rng,
+        &[if looped { 6 } else { 0 }, if looped { 2 } else { 0 }, 5, 2],
+    ) {
         0 => loop_reduce(k, rng, knobs, &bounds),
         1 => block_reduce(k, rng, knobs),
         2 => thread_reduce(k, rng, knobs),
@@ -186,7 +189,11 @@ fn loop_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs, bounds: &[usize]) {
             k.push(")");
         }
         _ => {
-            k.push(if chance(rng, 0.5) { " = wp.min(" } else { " = wp.max(" });
+            k.push(if chance(rng, 0.5) {
+                " = wp.min("
+            } else {
+                " = wp.max("
+            });
             k.push_use(acc);
             k.push(", ");
             elem(k, a, Some(it));
@@ -252,10 +259,22 @@ fn thread_reduce(k: &mut Body, rng: &mut Gen, knobs: &Knobs) {
     let d = knobs.depth(rng, 1, 3);
     if op == 1 {
         k.push_use(target);
-        k.push(if chance(rng, 0.8) { "[0] += " } else { "[0] -= " });
+        k.push(if chance(rng, 0.8) {
+            "[0] += "
+        } else {
+            "[0] -= "
+        });
         k.expr(rng, T::F, d);
     } else {
-        k.push(["wp.atomic_add(", "", "wp.atomic_min(", "wp.atomic_max(", "wp.atomic_sub("][op]);
+        k.push(
+            [
+                "wp.atomic_add(",
+                "",
+                "wp.atomic_min(",
+                "wp.atomic_max(",
+                "wp.atomic_sub(",
+            ][op],
+        );
         k.push_use(target);
         k.push(", 0, ");
         k.expr(rng, T::F, d);

@@ -47,7 +47,16 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     loop {
         match weighted(
             rng,
-            &[8, 3, 3, 3, 3, 2, if loops { 2 } else { 0 }, if loops { 1 } else { 0 }],
+            &[
+                8,
+                3,
+                3,
+                3,
+                3,
+                2,
+                if loops { 2 } else { 0 },
+                if loops { 1 } else { 0 },
+            ],
         ) {
             0 => {
                 taps(&mut g, rng);
@@ -162,7 +171,11 @@ fn upwind(g: &mut Grid, rng: &mut Gen, knobs: &Knobs) {
 fn extremum(g: &mut Grid, rng: &mut Gen) {
     let f = g.field(rng);
     let wrap = g.wrap(rng);
-    let func = if chance(rng, 0.5) { "wp.min(" } else { "wp.max(" };
+    let func = if chance(rng, 0.5) {
+        "wp.min("
+    } else {
+        "wp.max("
+    };
     let mut offs: Vec<Vec<Ix>> = Vec::with_capacity(5);
     for d in 0..g.nd {
         for o in [-1, 1] {

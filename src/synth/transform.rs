@@ -17,7 +17,6 @@ const STYLE: Style = Style {
     ..typed::BASE
 };
 
-
 #[rustfmt::skip]
 const INDEX_ARRAYS: &[&str] = &[
     "idx", "perm", "indices", "order", "map_idx", "src_idx", "dst_idx", "gather_idx", "nbr",
@@ -62,9 +61,16 @@ pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
     }
     let goal = knobs.statement_goal(rng, 4, 20);
     let outs = k.writable().len();
-    typed::fill(&mut k, rng, goal, outs + 3, 0.35, &types, &grid::MIX, |k, rng| {
-        feature(k, rng, knobs)
-    });
+    typed::fill(
+        &mut k,
+        rng,
+        goal,
+        outs + 3,
+        0.35,
+        &types,
+        &grid::MIX,
+        |k, rng| feature(k, rng, knobs),
+    );
     k.store_all(rng, 0.1);
     let name = b1::kernel_name(rng, "remap");
     let src = k.finish_kernel(rng, &name, "");
@@ -87,7 +93,10 @@ pub(super) fn index_params(k: &mut Body, rng: &mut Gen, knobs: &Knobs, two_d: bo
         }
     }
     if k.int_scalars().is_empty() {
-        let name = *pick(rng, &["n", "n", "count", "size", "num", "length", "n_items"]);
+        let name = *pick(
+            rng,
+            &["n", "n", "count", "size", "num", "length", "n_items"],
+        );
         k.param_named(rng, name, T::I, Kind::Scalar);
     }
 }
@@ -100,11 +109,11 @@ pub(super) fn feature(k: &mut Body, rng: &mut Gen, knobs: &Knobs) {
         .filter(|&a| matches!(k.vars[a].kind, Kind::Array(1, _)))
         .collect();
     let has_idx = !idx.is_empty();
-    let two_d = k.inputs(T::F).into_iter().any(|a| matches!(k.vars[a].kind, Kind::Array(2, _)));
-    let inv = k
-        .writable()
+    let two_d = k
+        .inputs(T::F)
         .into_iter()
-        .find(|&a| k.vars[a].ty == T::I);
+        .any(|a| matches!(k.vars[a].kind, Kind::Array(2, _)));
+    let inv = k.writable().into_iter().find(|&a| k.vars[a].ty == T::I);
     match weighted(
         rng,
         &[
@@ -238,7 +247,10 @@ fn remap(k: &mut Body, rng: &mut Gen, idx: &[usize]) -> usize {
             1 => {
                 k.push("(");
                 k.push_use(t);
-                k.push(word(rng, &[" * 3 + 1", " * 7 + 2", " * 5", " + 17", " * 2 + 1"]));
+                k.push(word(
+                    rng,
+                    &[" * 3 + 1", " * 7 + 2", " * 5", " + 17", " * 2 + 1"],
+                ));
                 k.push(") % ");
                 k.push_use(n);
             }
@@ -350,7 +362,10 @@ fn scatter(k: &mut Body, rng: &mut Gen, knobs: &Knobs, idx: &[usize]) {
     let d = knobs.depth(rng, 1, 3);
     k.begin();
     if chance(rng, 0.4) {
-        k.push(word(rng, &["wp.atomic_add(", "wp.atomic_add(", "wp.atomic_sub("]));
+        k.push(word(
+            rng,
+            &["wp.atomic_add(", "wp.atomic_add(", "wp.atomic_sub("],
+        ));
         k.push_use(o);
         k.push(", ");
         write_index(k, rng);
