@@ -39,10 +39,57 @@ fn is_reserved(name: &str) -> bool {
 /// [`DedupLevel::Exact`] is the source itself.
 pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Result<(), LowerError> {
     out.clear();
-    if level == DedupLevel::Exact {
-        out.push_str(source);
-        return Ok(());
+    match level {
+        DedupLevel::Exact => {
+            out.push_str(source);
+            Ok(())
+        }
+        DedupLevel::Renamed => write_forms(
+            source,
+            Forms {
+                renamed: Some(out),
+                shape: None,
+            },
+        ),
+        DedupLevel::Shape => write_forms(
+            source,
+            Forms {
+                renamed: None,
+                shape: Some(out),
+            },
+        ),
     }
+}
+
+/// The renamed and shape forms being written in one pass over the tokens
+/// (they differ only in number literals).
+struct Forms<'a> {
+    renamed: Option<&'a mut String>,
+    shape: Option<&'a mut String>,
+}
+
+impl Forms<'_> {
+    fn push_str(&mut self, s: &str) {
+        self.push_each(s, s);
+    }
+
+    fn push_each(&mut self, renamed: &str, shape: &str) {
+        if let Some(r) = self.renamed.as_deref_mut() {
+            r.push_str(renamed);
+        }
+        if let Some(s) = self.shape.as_deref_mut() {
+            s.push_str(shape);
+        }
+    }
+
+    fn push_id(&mut self, id: usize) {
+        let mut digits = [0u8; 21];
+        let text = id_text(id, &mut digits);
+        self.push_str(text);
+    }
+}
+
+fn write_forms(source: &str, mut out: Forms<'_>) -> Result<(), LowerError> {
     let tokens = tokenize(source)?;
     // Kernels have a few dozen identifiers: a linear scan beats hashing.
     let mut names: Vec<&str> = Vec::with_capacity(32);
@@ -69,10 +116,10 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
                         names.push(t.text);
                         names.len() - 1
                     });
-                    push_id(out, id);
+                    out.push_id(id);
                 }
             }
-            TokenKind::Number if level == DedupLevel::Shape => out.push_str(number_kind(t)),
+            TokenKind::Number => out.push_each(t.text, number_kind(t)),
             TokenKind::Op => {
                 match t.text {
                     "(" | "[" | "{" => depth += 1,
@@ -83,23 +130,59 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
             }
             TokenKind::Newline => {
                 in_def_header = false;
-                out.push('\n');
+                out.push_str("\n");
                 continue;
             }
             TokenKind::Indent => out.push_str("<indent>"),
             TokenKind::Dedent => out.push_str("<dedent>"),
             TokenKind::EndMarker => break,
-            TokenKind::Number | TokenKind::String => out.push_str(t.text),
+            TokenKind::String => out.push_str(t.text),
         }
-        out.push(' ');
+        out.push_str(" ");
     }
     Ok(())
 }
 
-/// Append `v{id}` without going through `fmt` (this runs per token).
-fn push_id(out: &mut String, id: usize) {
-    out.push('v');
-    let mut digits = [0u8; 20];
+/// A kernel's keys at the three dedup levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DedupKeys {
+    pub exact: u64,
+    pub renamed: u64,
+    pub shape: u64,
+}
+
+impl DedupKeys {
+    pub fn at(&self, level: DedupLevel) -> u64 {
+        match level {
+            DedupLevel::Exact => self.exact,
+            DedupLevel::Renamed => self.renamed,
+            DedupLevel::Shape => self.shape,
+        }
+    }
+}
+
+/// The keys of `source` at every level, from one tokenization. `scratch`
+/// holds buffers reused between calls so a worker does not allocate per sample.
+pub fn dedup_keys(source: &str, scratch: &mut [String; 2]) -> Result<DedupKeys, LowerError> {
+    let [renamed, shape] = scratch;
+    renamed.clear();
+    shape.clear();
+    write_forms(
+        source,
+        Forms {
+            renamed: Some(renamed),
+            shape: Some(shape),
+        },
+    )?;
+    Ok(DedupKeys {
+        exact: xxh3_64(source.as_bytes()),
+        renamed: xxh3_64(renamed.as_bytes()),
+        shape: xxh3_64(shape.as_bytes()),
+    })
+}
+
+/// `v{id}` without going through `fmt` (this runs per token).
+fn id_text(id: usize, digits: &mut [u8; 21]) -> &str {
     let mut n = id;
     let mut i = digits.len();
     loop {
@@ -110,7 +193,9 @@ fn push_id(out: &mut String, id: usize) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("?"));
+    i -= 1;
+    digits[i] = b'v';
+    std::str::from_utf8(&digits[i..]).unwrap_or("v?")
 }
 
 /// `<int>` or `<float>` for a number literal.
@@ -304,6 +389,22 @@ mod tests {
         assert_ne!(key(&a, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
         assert_eq!(key(&a, DedupLevel::Shape), key(&b, DedupLevel::Shape));
         assert_ne!(key(&a, DedupLevel::Shape), key(&c, DedupLevel::Shape));
+    }
+
+    #[test]
+    fn one_pass_keys_match_each_level() {
+        let mut scratch = [String::new(), String::new()];
+        for src in [
+            A,
+            &A.replace("a * x[i]", "2.5 * x[i]"),
+            "def f(a=1):\n    return a + 0x1f\n",
+        ] {
+            let keys = dedup_keys(src, &mut scratch).unwrap();
+            for level in [DedupLevel::Exact, DedupLevel::Renamed, DedupLevel::Shape] {
+                assert_eq!(keys.at(level), key(src, level), "{level:?} of {src}");
+            }
+            assert_ne!(keys.exact, keys.renamed);
+        }
     }
 
     #[test]

@@ -31,6 +31,11 @@ enum Command {
     /// Writes OUT/data/{train,validation,test}-NNNNN.parquet, OUT/manifest.json
     /// and a dataset card OUT/README.md. The same config and seed give
     /// byte-identical shards with any number of workers.
+    ///
+    /// A run that is killed (even with SIGKILL) or stops on an error such as
+    /// a full disk leaves OUT/checkpoint.json; the same command again resumes
+    /// it from its last complete shard and ends with the shards an
+    /// uninterrupted run writes. Resuming with another config is refused.
     Run {
         /// Pipeline config (TOML), e.g. pipelines/smoke.toml.
         config: PathBuf,
@@ -56,6 +61,9 @@ enum Command {
         /// No progress bar (it is also off when stderr is not a terminal).
         #[arg(long)]
         quiet: bool,
+        /// Start over even if OUT holds an interrupted run to resume.
+        #[arg(long)]
+        fresh: bool,
     },
     /// Join the N parts of a run (made with `run --part i/N`) into one dataset.
     ///
@@ -125,14 +133,40 @@ fn main() -> ExitCode {
     match dispatch(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
-            if e.downcast_ref::<UserError>().is_some() {
+            let message = format!("{e:#}").replace('\n', " ");
+            if out_of_space(&e) {
+                // One line, like every error; what to do comes with it.
+                eprintln!(
+                    "error: {message}; the disk is full (or a file size or quota limit \
+                     was hit): every complete shard is intact, free some space and run \
+                     the same command again to resume from the last one"
+                );
+                ExitCode::from(2)
+            } else if e.downcast_ref::<UserError>().is_some() {
+                eprintln!("error: {message}");
                 ExitCode::from(2)
             } else {
+                eprintln!("error: {message}");
                 ExitCode::FAILURE
             }
         }
     }
+}
+
+/// ENOSPC, EFBIG or EDQUOT anywhere in the error. Some layers (the
+/// Parquet writer) keep only the message of the io::Error they wrap, hence
+/// the second test.
+fn out_of_space(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+    let by_kind = e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| matches!(io.kind(), StorageFull | FileTooLarge | QuotaExceeded))
+    });
+    let text = format!("{e:#}");
+    by_kind
+        || ["(os error 28)", "(os error 27)", "(os error 122)"]
+            .iter()
+            .any(|code| text.contains(code))
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
@@ -145,6 +179,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             workers,
             part,
             quiet,
+            fresh,
         } => {
             // Checked first: a bad --part is a one-line error whatever the config.
             let part = part.as_deref().map(Part::parse).transpose()?;
@@ -165,7 +200,12 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             cfg.validate()
                 .map_err(|e| user_error(format!("{}: {e}", config.display())))?;
-            let report = pipeline::run_part(&cfg, part, !quiet)?;
+            let opts = pipeline::RunOptions {
+                part,
+                progress: !quiet,
+                fresh,
+            };
+            let report = pipeline::run_with(&cfg, opts)?;
             eprint!("{}", pipeline::summary(&report));
             Ok(())
         }

@@ -18,24 +18,24 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
-use std::fs::File;
-use std::io::{BufReader, IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use arrow::array::{Array, AsArray, ListArray, RecordBatch, StringArray, UInt64Array};
-use arrow::datatypes::UInt64Type;
+use arrow::array::{Array, AsArray, Int32Array, ListArray, RecordBatch, StringArray, UInt64Array};
+use arrow::datatypes::Int32Type;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use serde_json::{Value, json};
-use xxhash_rust::xxh3::Xxh3;
 
 use crate::config::{Config, user_error};
+use crate::dedup::DedupKeys;
 use crate::pipeline::{Part, Tally, check_output, mib, thousands};
 use crate::row::Row;
-use crate::sink::{self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions};
+use crate::sink::{
+    self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,
+};
 use crate::synth::CATEGORIES;
 
 /// Decoded rows held at once across all streams of the merge, at most
@@ -48,7 +48,7 @@ const KEY_BATCH_ROWS: usize = 65_536;
 const EXAMPLES_PER_REASON: usize = 3;
 
 /// The columns a `Row` is rebuilt from; the size columns are derived again by the sink.
-const ROW_COLUMNS: [&str; 15] = [
+const ROW_COLUMNS: [&str; 19] = [
     "id",
     "index",
     "split",
@@ -62,8 +62,12 @@ const ROW_COLUMNS: [&str; 15] = [
     "cpu_module",
     "cuda_module",
     "dedup_key",
+    "key_exact",
+    "key_renamed",
+    "key_shape",
     "builtins",
     "dtypes",
+    "launch_dims",
 ];
 
 /// The outcome of a finished merge.
@@ -177,7 +181,7 @@ pub fn summary(report: &MergeReport) -> String {
         .map(|s| {
             format!(
                 "{s} {}",
-                thousands(t.rows_per_split.get(s).copied().unwrap_or(0))
+                thousands(t.rows_per_split.get(*s).copied().unwrap_or(0))
             )
         })
         .collect::<Vec<_>>()
@@ -376,37 +380,10 @@ fn check_not_a_part(out: &Path, parts: &[PartDir]) -> Result<()> {
 
 /// Every shard the manifest lists is there, whole: its size and xxh3 match.
 fn verify_shards(p: &PartDir) -> Result<()> {
-    for s in &p.shards {
-        let path = p.dir.join(&s.path);
-        let file = File::open(&path)
-            .map_err(|e| user_error(format!("part {}: {}: {e}", p.part, path.display())))?;
-        let mut reader = BufReader::with_capacity(1 << 20, file);
-        let mut hasher = Xxh3::new();
-        let mut buf = vec![0u8; 1 << 20];
-        let mut bytes = 0u64;
-        loop {
-            let n = reader
-                .read(&mut buf)
-                .with_context(|| format!("reading {}", path.display()))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            bytes += n as u64;
-        }
-        let xxh3 = format!("{:016x}", hasher.digest());
-        if bytes != s.bytes || xxh3 != s.xxh3 {
-            return Err(user_error(format!(
-                "part {}: {} is not the shard its manifest lists ({bytes} bytes, xxh3 {xxh3}; \
-                 manifest: {} bytes, xxh3 {}): changed or incomplete",
-                p.part,
-                path.display(),
-                s.bytes,
-                s.xxh3
-            )));
-        }
-    }
-    Ok(())
+    let whose = format!("part {}: ", p.part);
+    p.shards
+        .iter()
+        .try_for_each(|s| sink::verify_shard(&p.dir, s, &whose))
 }
 
 /// The keys that occur in more than one row, and how many rows are repeats.
@@ -483,42 +460,6 @@ fn shards_of<'a>(p: &'a PartDir, split: &'a str) -> impl Iterator<Item = &'a Sha
     shards.into_iter()
 }
 
-fn open_shard(
-    path: &Path,
-    columns: &[&str],
-    batch_rows: usize,
-) -> Result<ParquetRecordBatchReader> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .with_context(|| format!("reading {}", path.display()))?;
-    let schema = builder.parquet_schema();
-    for name in columns {
-        if !schema
-            .columns()
-            .iter()
-            .any(|c| c.path().parts()[0] == *name)
-        {
-            return Err(user_error(format!(
-                "{}: no column {name}; not a pairpipe shard?",
-                path.display()
-            )));
-        }
-    }
-    let mask = ProjectionMask::columns(schema, columns.iter().copied());
-    builder
-        .with_projection(mask)
-        .with_batch_size(batch_rows)
-        .build()
-        .with_context(|| format!("reading {}", path.display()))
-}
-
-fn u64_column<'a>(batch: &'a RecordBatch, name: &str, path: &Path) -> Result<&'a UInt64Array> {
-    batch
-        .column_by_name(name)
-        .and_then(|c| c.as_primitive_opt::<UInt64Type>())
-        .ok_or_else(|| anyhow!("{}: column {name} is not uint64", path.display()))
-}
-
 /// The k-way merge: rows of every (part, split) stream in global index
 /// order, each repeated key kept at its first (lowest) index. Returns the
 /// tally of written rows, the rows dropped, and the shards.
@@ -554,7 +495,7 @@ fn write_in_index_order(
         debug_assert_eq!(row.index, index);
         if !repeated.keys.contains(&row.dedup_key) || seen.insert(row.dedup_key) {
             tally.row(&row, 0.0);
-            sink.push(row)?;
+            sink.write(row)?;
         } else {
             dropped += 1;
         }
@@ -638,8 +579,11 @@ struct Batch {
     /// cpu_forward, cpu_backward, cuda_forward, cuda_backward, cpu_module, cuda_module.
     ir: [StringArray; 6],
     dedup_key: UInt64Array,
+    /// key_exact, key_renamed, key_shape.
+    keys: [UInt64Array; 3],
     builtins: ListArray,
     dtypes: ListArray,
+    launch_dims: Int32Array,
 }
 
 impl Batch {
@@ -678,8 +622,17 @@ impl Batch {
                 string("cuda_module")?,
             ],
             dedup_key: u64_column(batch, "dedup_key", path)?.clone(),
+            keys: [
+                u64_column(batch, "key_exact", path)?.clone(),
+                u64_column(batch, "key_renamed", path)?.clone(),
+                u64_column(batch, "key_shape", path)?.clone(),
+            ],
             builtins: list("builtins")?,
             dtypes: list("dtypes")?,
+            launch_dims: col("launch_dims")?
+                .as_primitive_opt::<Int32Type>()
+                .cloned()
+                .ok_or_else(|| anyhow!("{}: column launch_dims is not int32", path.display()))?,
         })
     }
 
@@ -726,8 +679,14 @@ impl Batch {
             cpu_module,
             cuda_module,
             dedup_key: self.dedup_key.value(i),
+            keys: DedupKeys {
+                exact: self.keys[0].value(i),
+                renamed: self.keys[1].value(i),
+                shape: self.keys[2].value(i),
+            },
             builtins: list(&self.builtins),
             dtypes: list(&self.dtypes),
+            launch_dims: self.launch_dims.value(i).max(0) as u32,
         })
     }
 }

@@ -1,9 +1,10 @@
 //! `pairpipe report`: what is inside one run's shards, or a folder of runs.
 //!
 //! Every number comes from polars queries over the integer size columns
-//! (`*_chars`, `*_lines`, `text_bytes`) plus `split` and `category`: the scan
-//! projects only those, so the report never reads the text and stays fast on
-//! hundreds of MiB of pairs. Counters that only the pipeline knows
+//! (`*_chars`, `*_lines`, `text_bytes`), `split`, `category`, the short
+//! list columns `builtins` and `dtypes`, `launch_dims` and the three dedup
+//! keys: the scan projects only those, so the report never reads the text
+//! and stays fast on hundreds of MiB of pairs. Counters that only the pipeline knows
 //! (generated, duplicates, rejections, time) come from `manifest.json`.
 
 use std::collections::BTreeMap;
@@ -28,6 +29,19 @@ const TEXT_COLUMNS: [(&str, &str); 7] = [
 
 /// Splits in the order a reader expects them; any other split follows, sorted.
 const SPLIT_ORDER: [&str; 3] = ["train", "validation", "test"];
+
+/// The key columns of the three dedup levels, finest first.
+const KEY_COLUMNS: [(&str, &str); 3] = [
+    ("exact text", "key_exact"),
+    ("identifiers renamed", "key_renamed"),
+    ("identifiers and literals canonical", "key_shape"),
+];
+
+/// Upper bounds of the python_source line-count buckets (the last is open).
+const LINE_BUCKETS: [i64; 6] = [5, 10, 20, 40, 80, 160];
+
+/// Builtins listed in the Markdown report (the JSON has all of them).
+const TOP_BUILTINS: usize = 30;
 
 /// Builds the report for `dir` (a run folder, or a folder of run folders) as
 /// Markdown tables, or as one JSON object with the same content when `json`.
@@ -81,6 +95,9 @@ struct Section {
     splits: Vec<Share>,
     categories: Vec<Share>,
     columns: Vec<ColumnStats>,
+    /// What the kernels are made of: sizes, builtins, types, launch shapes,
+    /// distinct kernels per dedup level.
+    contents: Contents,
     storage: Storage,
     /// From manifest.json; None when a run has none (or, in the total, when any run has none).
     counters: Option<Counters>,
@@ -104,6 +121,28 @@ struct ColumnStats {
     lines: Dist,
     /// Mean over rows of (this column's chars / python_source chars); None for python_source.
     expansion: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Contents {
+    /// Rows per python_source line-count bucket ("1-5", ..., ">160").
+    python_lines: Vec<Share>,
+    /// Rows calling each builtin (a row counts once per builtin), most used first.
+    builtins: Vec<Share>,
+    /// Rows using each data type.
+    dtypes: Vec<Share>,
+    /// Rows per launch dimensionality (1-D to 4-D).
+    launch_dims: Vec<Share>,
+    /// Distinct kernels at each dedup level; empty for shards without the key columns.
+    distinct: Vec<Distinct>,
+}
+
+#[derive(Serialize)]
+struct Distinct {
+    level: String,
+    column: String,
+    kernels: u64,
+    share: f64,
 }
 
 /// Percentiles are nearest-rank (polars `QuantileMethod::Nearest`), so they are real values.
@@ -270,6 +309,21 @@ fn scan_sizes(files: &[PathBuf]) -> Result<DataFrame> {
     exprs.push(col("split").cast(DataType::String));
     exprs.push(col("category").cast(DataType::String));
     exprs.push(col("text_bytes").cast(DataType::Int64));
+    // Shards from before these columns existed report them as empty.
+    let or_null = |name: &str, dtype: DataType| {
+        if schema.get(name).is_some() {
+            col(name).cast(dtype)
+        } else {
+            lit(NULL).cast(dtype).alias(name)
+        }
+    };
+    let strings = DataType::List(Box::new(DataType::String));
+    exprs.push(or_null("builtins", strings.clone()));
+    exprs.push(or_null("dtypes", strings));
+    exprs.push(or_null("launch_dims", DataType::Int64));
+    for (_, key) in KEY_COLUMNS {
+        exprs.push(or_null(key, DataType::UInt64));
+    }
     for (_, prefix) in TEXT_COLUMNS {
         for size in ["chars", "lines"] {
             let name = format!("{prefix}_{size}");
@@ -301,6 +355,7 @@ fn summarize(
     categories.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
 
     let (columns, text_bytes) = column_stats(frame)?;
+    let contents = contents(frame, rows)?;
     let storage = Storage {
         shards,
         text_bytes,
@@ -319,9 +374,98 @@ fn summarize(
         splits,
         categories,
         columns,
+        contents,
         storage,
         counters,
         warnings,
+    })
+}
+
+fn contents(frame: &DataFrame, rows: u64) -> Result<Contents> {
+    // Line-count buckets: "1-5", "6-10", ..., ">160".
+    let last = LINE_BUCKETS[LINE_BUCKETS.len() - 1];
+    let mut order = Vec::new();
+    let mut bucket = lit(format!(">{last}"));
+    let mut low = 1;
+    for &high in &LINE_BUCKETS {
+        order.push((high, format!("{low}-{high}")));
+        low = high + 1;
+    }
+    for (high, name) in order.iter().rev() {
+        bucket = when(col("python_lines").lt_eq(lit(*high)))
+            .then(lit(name.clone()))
+            .otherwise(bucket);
+    }
+    let mut order: Vec<String> = order.into_iter().map(|(_, n)| n).collect();
+    order.push(format!(">{last}"));
+    let lines_frame = frame
+        .clone()
+        .lazy()
+        .select([bucket.alias("python_lines")])
+        .collect()?;
+    let mut python_lines = shares(&lines_frame, "python_lines", rows)?;
+    python_lines.sort_by_key(|s| order.iter().position(|o| *o == s.name));
+
+    let listed = |column: &str| -> Result<Vec<Share>> {
+        let exploded = frame
+            .clone()
+            .lazy()
+            .select([col(column).explode(ExplodeOptions {
+                empty_as_null: false,
+                keep_nulls: false,
+            })])
+            .filter(col(column).is_not_null())
+            .collect()?;
+        let mut v = shares(&exploded, column, rows)?;
+        v.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
+        Ok(v)
+    };
+    let builtins = listed("builtins")?;
+    let dtypes = listed("dtypes")?;
+
+    let dims_frame = frame
+        .clone()
+        .lazy()
+        .filter(col("launch_dims").is_not_null())
+        .select([(col("launch_dims").cast(DataType::String) + lit("-D")).alias("launch_dims")])
+        .collect()?;
+    let mut launch_dims = shares(&dims_frame, "launch_dims", rows)?;
+    launch_dims.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let counts = frame
+        .clone()
+        .lazy()
+        .select(
+            KEY_COLUMNS
+                .iter()
+                .map(|(_, c)| {
+                    col(*c)
+                        .drop_nulls()
+                        .n_unique()
+                        .cast(DataType::UInt64)
+                        .alias(*c)
+                })
+                .collect::<Vec<_>>(),
+        )
+        .collect()?;
+    let mut distinct = Vec::new();
+    for (level, column) in KEY_COLUMNS {
+        let kernels = counts.column(column)?.u64()?.get(0).unwrap_or(0);
+        if kernels > 0 {
+            distinct.push(Distinct {
+                level: level.to_owned(),
+                column: column.to_owned(),
+                kernels,
+                share: ratio(kernels as f64, rows as f64),
+            });
+        }
+    }
+    Ok(Contents {
+        python_lines,
+        builtins,
+        dtypes,
+        launch_dims,
+        distinct,
     })
 }
 
@@ -573,6 +717,7 @@ impl Section {
                 expansion
             )?;
         }
+        self.contents.write_markdown(out)?;
         let st = &self.storage;
         writeln!(
             out,
@@ -607,6 +752,63 @@ impl Section {
                         writeln!(out, "| {reason} | {n} |")?;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Contents {
+    fn write_markdown(&self, out: &mut String) -> std::fmt::Result {
+        let table = |out: &mut String, title: &str, key: &str, shares: &[Share], note: &str| {
+            if shares.is_empty() {
+                return Ok(());
+            }
+            writeln!(
+                out,
+                "\n### {title}\n\n{note}| {key} | rows | share |\n| --- | ---: | ---: |"
+            )?;
+            for s in shares {
+                writeln!(out, "| {} | {} | {:.1}% |", s.name, s.rows, 100.0 * s.share)?;
+            }
+            Ok(())
+        };
+        table(
+            out,
+            "Kernel size (python_source lines)",
+            "lines",
+            &self.python_lines,
+            "",
+        )?;
+        let shown = self.builtins.len().min(TOP_BUILTINS);
+        let note = format!(
+            "Rows calling each builtin; the {shown} most used of {} (all in --json).\n\n",
+            self.builtins.len()
+        );
+        table(out, "Builtins", "builtin", &self.builtins[..shown], &note)?;
+        table(
+            out,
+            "Data types",
+            "dtype",
+            &self.dtypes,
+            "Rows using each type.\n\n",
+        )?;
+        table(out, "Launch dimensions", "wp.tid()", &self.launch_dims, "")?;
+        if !self.distinct.is_empty() {
+            writeln!(
+                out,
+                "\n### Distinct kernels by dedup level\n\n\
+                 | level | key column | distinct kernels | share of rows |\n| --- | --- | ---: | ---: |"
+            )?;
+            for d in &self.distinct {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {:.1}% |",
+                    d.level,
+                    d.column,
+                    d.kernels,
+                    100.0 * d.share
+                )?;
             }
         }
         Ok(())

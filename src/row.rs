@@ -1,5 +1,7 @@
 //! The record that flows from the lowering workers to the sink: one dataset row.
 
+use crate::dedup::DedupKeys;
+
 /// One finished pair, ready for the sink. Size columns are derived by the sink.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -19,8 +21,13 @@ pub struct Row {
     pub cpu_module: Option<String>,
     pub cuda_module: Option<String>,
     pub dedup_key: u64,
+    /// The kernel's keys at all three levels (`dedup_key` is one of them),
+    /// so a reader can count or drop twins at any level.
+    pub keys: DedupKeys,
     pub builtins: Vec<String>,
     pub dtypes: Vec<String>,
+    /// How many indices `wp.tid()` yields: 1-D to 4-D launches.
+    pub launch_dims: u32,
 }
 
 impl Row {

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Int64Type, UInt64Type};
+use arrow::datatypes::{Int32Type, Int64Type, UInt64Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
 use pairpipe::config::Splits;
-use pairpipe::dedup::split_for;
+use pairpipe::dedup::{DedupKeys, split_for};
 use pairpipe::row::Row;
 use pairpipe::sink::{Sink, SinkOptions};
 use pairpipe::synth::CATEGORIES;
@@ -132,8 +132,14 @@ fn read_shard(path: &Path) -> Vec<Row> {
                 cpu_module: text("cpu_module", i),
                 cuda_module: text("cuda_module", i),
                 dedup_key: key.value(i),
+                keys: DedupKeys {
+                    exact: u64s("key_exact").value(i),
+                    renamed: u64s("key_renamed").value(i),
+                    shape: u64s("key_shape").value(i),
+                },
                 builtins: list("builtins", i),
                 dtypes: list("dtypes", i),
+                launch_dims: col("launch_dims").as_primitive::<Int32Type>().value(i) as u32,
             };
             let bytes = col("text_bytes");
             let bytes = bytes.as_primitive::<Int64Type>().value(i);

@@ -457,3 +457,127 @@ fn clear_errors_name_the_path() {
         "{err}"
     );
 }
+
+/// On a real run: the contents tables (line buckets, builtins, dtypes,
+/// launch dimensions, distinct kernels per dedup level) agree with the rows
+/// read back from the shards.
+#[test]
+fn contents_agree_with_the_rows_of_a_real_run() {
+    use std::collections::{BTreeMap, HashSet};
+
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{Int32Type, UInt64Type};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = pairpipe::config::Config::parse(&format!(
+        r#"[run]
+name = "contents"
+seed = 3
+output = "{}"
+[target]
+rows = 600
+[ir]
+cpu = false
+cuda = true
+[synth]
+categories = {{ arithmetic = 1, vector = 1, grid_2d = 1, grid_3d = 1, atomic = 1 }}
+[dedup]
+level = "exact"
+"#,
+        dir.path().display()
+    ))
+    .unwrap();
+    pairpipe::pipeline::run(&config, false).unwrap();
+
+    let mut builtins: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dtypes: BTreeMap<String, u64> = BTreeMap::new();
+    let mut dims: BTreeMap<String, u64> = BTreeMap::new();
+    let mut buckets: BTreeMap<String, u64> = BTreeMap::new();
+    let mut keys = [HashSet::new(), HashSet::new(), HashSet::new()];
+    let mut rows = 0u64;
+    for entry in fs::read_dir(dir.path().join("data")).unwrap() {
+        let file = fs::File::open(entry.unwrap().path()).unwrap();
+        for batch in ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+        {
+            let b = batch.unwrap();
+            let c = |n: &str| b.column_by_name(n).unwrap().clone();
+            for i in 0..b.num_rows() {
+                rows += 1;
+                for (name, counts) in [("builtins", &mut builtins), ("dtypes", &mut dtypes)] {
+                    let list = c(name).as_list::<i32>().value(i);
+                    for s in list.as_string::<i32>().iter() {
+                        *counts.entry(s.unwrap().to_string()).or_default() += 1;
+                    }
+                }
+                let d = c("launch_dims").as_primitive::<Int32Type>().value(i);
+                *dims.entry(format!("{d}-D")).or_default() += 1;
+                let lines = c("python_lines").as_primitive::<Int32Type>().value(i);
+                let bucket = match lines {
+                    ..=5 => "1-5",
+                    6..=10 => "6-10",
+                    11..=20 => "11-20",
+                    21..=40 => "21-40",
+                    41..=80 => "41-80",
+                    81..=160 => "81-160",
+                    _ => ">160",
+                };
+                *buckets.entry(bucket.to_string()).or_default() += 1;
+                for (set, name) in keys
+                    .iter_mut()
+                    .zip(["key_exact", "key_renamed", "key_shape"])
+                {
+                    set.insert(c(name).as_primitive::<UInt64Type>().value(i));
+                }
+            }
+        }
+    }
+    assert_eq!(rows, 600);
+    let report = report_json(dir.path());
+    let contents = &report["runs"][0]["contents"];
+    let table = |name: &str| -> BTreeMap<String, u64> {
+        contents[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["rows"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(table("builtins"), builtins);
+    assert_eq!(table("dtypes"), dtypes);
+    assert_eq!(table("launch_dims"), dims);
+    assert_eq!(table("python_lines"), buckets);
+    assert!(
+        dims.len() >= 3,
+        "1-D, 2-D and 3-D launches expected: {dims:?}"
+    );
+    let distinct: Vec<u64> = contents["distinct"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kernels"].as_u64().unwrap())
+        .collect();
+    let want: Vec<u64> = keys.iter().map(|s| s.len() as u64).collect();
+    assert_eq!(distinct, want);
+    // Deduplicated at the exact level: every row is a distinct text.
+    assert_eq!(want[0], 600);
+    // The Markdown has the same tables.
+    let md = pairpipe::report::run(dir.path(), false).unwrap();
+    for heading in [
+        "### Builtins",
+        "### Data types",
+        "### Launch dimensions",
+        "### Distinct kernels by dedup level",
+        "### Kernel size",
+    ] {
+        assert!(md.contains(heading), "no {heading} in\n{md}");
+    }
+}

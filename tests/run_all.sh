@@ -41,13 +41,13 @@ ROOT="$PWD"
 step "Parity with warp-lang: hand-written kernels"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" \
     "$ROOT/tests/kernels/scalar" "$ROOT/tests/kernels/funcs" "$ROOT/tests/kernels/vector" \
-    "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions")
+    "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions" "$ROOT/tests/kernels/tile")
 
 step "Parity with warp-lang: kernels both must reject"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
 
 step "Parity with warp-lang: $SYNTH_PER_CATEGORY synthesized kernels per category"
-for category in arithmetic math control_flow scalar_param atomic vector matrix nested grid_2d grid_3d multi_cond reduction expression_tree combined transform stencil; do
+for category in arithmetic math control_flow scalar_param atomic vector matrix nested grid_2d grid_3d multi_cond reduction expression_tree combined transform stencil tile; do
     "$BIN" synth --count "$SYNTH_PER_CATEGORY" --seed 7 --category "$category" --out "$WORK/synth/$category" >/dev/null
 done
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" "$WORK/synth")

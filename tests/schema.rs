@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, UInt64Type};
+use arrow::datatypes::{DataType, Int32Type, UInt64Type};
+use pairpipe::dedup::DedupKeys;
 use pairpipe::row::Row;
 use pairpipe::sink::{CardInfo, Sink, SinkOptions, write_dataset_card, write_manifest};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -59,8 +60,14 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         cpu_module: Some(format!("// cpu module {index}\n")),
         cuda_module: Some(format!("// cuda module {index}\r\n// µ\n")),
         dedup_key: u64::MAX - index,
+        keys: DedupKeys {
+            exact: 3 * index + 1,
+            renamed: u64::MAX - index,
+            shape: 1 << 40 | index,
+        },
         builtins: vec!["tid".into(), "sin".into()],
         dtypes: vec!["float32".into()],
+        launch_dims: 2,
     }
 }
 
@@ -181,9 +188,28 @@ fn every_row_field_maps_to_a_column() {
         cpu_module,
         cuda_module,
         dedup_key,
+        keys,
         builtins,
         dtypes,
+        launch_dims,
     } = sample_row(1, "train");
+    assert_eq!(
+        column(&batch, "launch_dims")
+            .as_primitive::<Int32Type>()
+            .value(r),
+        launch_dims as i32
+    );
+    for (name, want) in [
+        ("key_exact", keys.exact),
+        ("key_renamed", keys.renamed),
+        ("key_shape", keys.shape),
+    ] {
+        assert_eq!(
+            column(&batch, name).as_primitive::<UInt64Type>().value(r),
+            want,
+            "{name}"
+        );
+    }
     assert_eq!(
         column(&batch, "index")
             .as_primitive::<UInt64Type>()

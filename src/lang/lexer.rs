@@ -48,6 +48,9 @@ struct Lexer<'a> {
     pos: usize,
     line: usize,
     line_start: usize,
+    /// The last column computed, as (byte position, column): tokens come in
+    /// order, so the next column counts on from there, not from the line's start.
+    col_cache: std::cell::Cell<(usize, usize)>,
     tokens: Vec<Token<'a>>,
     indents: Vec<usize>,
     depth: usize,
@@ -55,12 +58,21 @@ struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     fn col_of(&self, pos: usize) -> usize {
-        let seg = &self.bytes[self.line_start..pos];
-        if seg.is_ascii() {
-            seg.len() + 1
+        let (cached_pos, cached_col) = self.col_cache.get();
+        let (from, col) = if cached_pos >= self.line_start && cached_pos <= pos {
+            (cached_pos, cached_col)
         } else {
-            self.src[self.line_start..pos].chars().count() + 1
-        }
+            (self.line_start, 1)
+        };
+        let seg = &self.bytes[from..pos];
+        let col = col
+            + if seg.is_ascii() {
+                seg.len()
+            } else {
+                self.src[from..pos].chars().count()
+            };
+        self.col_cache.set((pos, col));
+        col
     }
 
     fn push(&mut self, kind: TokenKind, start: usize, end: usize, line: usize, col: usize) {
@@ -397,6 +409,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, LowerError> {
         pos: 0,
         line: 1,
         line_start: 0,
+        col_cache: std::cell::Cell::new((0, 1)),
         tokens: Vec::with_capacity(src.len() / 3),
         indents: vec![0],
         depth: 0,

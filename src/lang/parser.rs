@@ -157,6 +157,19 @@ impl<'a> Parser<'a> {
                                 body.push(self.skip_statement()?);
                             }
                         }
+                    } else if self.peek().kind == TokenKind::Name
+                        && self.peek_at(1).kind == TokenKind::Op
+                        && self.peek_at(1).text == "="
+                    {
+                        // `NAME = value` at module level: kernels may read it as a constant.
+                        let start = self.i;
+                        match self.simple_statements() {
+                            Ok(stmts) => body.extend(stmts),
+                            Err(_) => {
+                                self.i = start;
+                                body.push(self.skip_statement()?);
+                            }
+                        }
                     } else {
                         body.push(self.skip_statement()?);
                     }

@@ -12,6 +12,9 @@ use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use std::cell::RefCell;
 
+#[path = "tile.rs"]
+mod tile;
+
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VarId(usize);
@@ -129,6 +132,8 @@ pub struct Adjoint<'a> {
     /// Position of the node being lowered, for error messages.
     pos: Pos,
     pub builtins_used: BTreeSet<String>,
+    /// Tuple variables and their (loaded) elements.
+    tuples: Vec<(VarId, Vec<VarId>)>,
 }
 
 impl<'a> Adjoint<'a> {
@@ -162,6 +167,7 @@ impl<'a> Adjoint<'a> {
                 col: 1,
             },
             builtins_used: BTreeSet::new(),
+            tuples: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -237,8 +243,12 @@ impl<'a> Adjoint<'a> {
 
     // ------------------------------------------------------------ emission
 
-    fn add_var(&mut self, ty: Type, constant: Option<ConstVal>) -> VarId {
+    fn add_var(&mut self, mut ty: Type, constant: Option<ConstVal>) -> VarId {
         let id = VarId(self.vars.len());
+        // Every tile value has a type object of its own.
+        if let Type::Tile(t) = &mut ty {
+            t.obj = id.0 as u32;
+        }
         self.vars
             .push(VarInfo::new(self.locals.len().to_string(), ty, constant));
         self.locals.push(id);
@@ -334,6 +344,9 @@ impl<'a> Adjoint<'a> {
     /// then the forward call, its replay and its adjoint — warp's `add_call`.
     fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        if types.iter().any(|t| matches!(t, Type::Tile(_))) {
+            return self.tile_operator(name, args);
+        }
         let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
         self.emit_call(ov, args)
     }
@@ -521,7 +534,7 @@ impl<'a> Adjoint<'a> {
                 let rhs = self.expr(value)?;
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
-                    if new_t != old_t {
+                    if !same_type(&new_t, &old_t) {
                         return Err(self.err(format!(
                             "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
                         )));
@@ -599,7 +612,7 @@ impl<'a> Adjoint<'a> {
                 for (name, v) in names.iter().zip(values) {
                     if let Some(prev) = self.symbol(name) {
                         let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
-                        if new_t != old_t {
+                        if !same_type(&new_t, &old_t) {
                             return Err(self.err(format!(
                                 "assigning to existing symbol {name} ({old_t}) with different type ({new_t})"
                             )));
@@ -618,9 +631,15 @@ impl<'a> Adjoint<'a> {
             ExprKind::Name(name) => {
                 let rhs = self.expr(value)?;
                 let current = self.expr(target)?;
+                if let (Type::Tile(_), Type::Tile(_), BinOp::Add | BinOp::Sub) =
+                    (self.ty(current), self.ty(rhs), op)
+                {
+                    // Tiles accumulate in place; the name keeps its variable.
+                    return self.tile_inplace(op == BinOp::Add, current, rhs);
+                }
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                 let (new_t, old_t) = (self.ty(result).strip_ref(), self.ty(current).strip_ref());
-                if new_t != old_t {
+                if !same_type(&new_t, &old_t) {
                     return Err(self.err(format!(
                         "augmented assignment to `{name}` ({old_t}) produces different type ({new_t})"
                     )));
@@ -807,6 +826,17 @@ impl<'a> Adjoint<'a> {
                 },
                 _ => None,
             };
+            // A module constant not yet bound to a variable is read statically (no variable).
+            let literal = literal.or_else(|| match &a.kind {
+                ExprKind::Name(n) if self.symbol(n).is_none() => {
+                    match self.scope.module_constant(n) {
+                        Some(ConstVal::Int(v)) => Some(Constant::Int(v)),
+                        Some(ConstVal::Float(v)) => Some(Constant::Float(v)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            });
             nums.push(match literal {
                 Some(Constant::Int(v)) => Ok(v),
                 Some(_) => return Err(self.err("range() arguments must be integers")),
@@ -960,7 +990,14 @@ impl<'a> Adjoint<'a> {
             }
         }
         for &v in &body.vars {
-            reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+            if let Type::Tile(t) = self.ty(v) {
+                // A view's adjoint aliases storage another tile owns: left alone.
+                if !t.view {
+                    reverse.push(format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
+                }
+            } else {
+                reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+            }
         }
         reverse.extend(body.replay.iter().cloned());
         reverse.extend(body.reverse.iter().rev().cloned());
@@ -1002,7 +1039,13 @@ impl<'a> Adjoint<'a> {
         parent.forward.push(format!("end_{label}:;"));
         let mut reverse: Vec<String> = cond.forward.clone();
         for &v in &body.vars {
-            reverse.push(format!("{} = {{}};", self.emit_adj(v)));
+            if let Type::Tile(t) = self.ty(v) {
+                if !t.view {
+                    reverse.push(format!("{}.grad_zero();", self.emit_adj(v)));
+                }
+            } else {
+                reverse.push(format!("{} = {{}};", self.emit_adj(v)));
+            }
         }
         reverse.extend(body.replay.iter().cloned());
         reverse.extend(body.reverse.iter().rev().cloned());
@@ -1182,7 +1225,15 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Name(name) => match self.symbol(name) {
                 Some(v) => Ok(v),
-                None => Err(self.err(format!("referencing undefined symbol: {name}"))),
+                None => match self.scope.module_constant(name) {
+                    // A module constant becomes a constant variable, bound to the name.
+                    Some(c) => {
+                        let v = self.add_constant(c);
+                        self.set_symbol(name, v);
+                        Ok(v)
+                    }
+                    None => Err(self.err(format!("referencing undefined symbol: {name}"))),
+                },
             },
             ExprKind::Constant(c) => {
                 let c = self.constant(c)?;
@@ -1235,9 +1286,7 @@ impl<'a> Adjoint<'a> {
                 let idx = self.component_index(agg, attr)?;
                 self.add_value_call("extract", &[agg, idx])
             }
-            ExprKind::Tuple(_) => {
-                Err(self.err("tuples are not supported by this version of the lowering"))
-            }
+            ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
             ExprKind::Slice(..) => {
                 Err(self.err("slices are not supported by this version of the lowering"))
@@ -1323,6 +1372,9 @@ impl<'a> Adjoint<'a> {
     /// Reads `target[indices]`: an element reference of an array (indices loaded
     /// first), or a component of a vector, matrix or quaternion.
     fn emit_indexing(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+        if matches!(self.ty(target), Type::Tile(_)) {
+            return self.tile_extract(target, nodes);
+        }
         let mut args = vec![target];
         args.extend(self.eval_indices(target, nodes)?);
         if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
@@ -1554,6 +1606,11 @@ impl<'a> Adjoint<'a> {
             Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
                 return self.templated_constant(&name, args, kwargs).map(Some);
             }
+            Callee::Builtin(name)
+                if name.starts_with("tile_") || name == "tile" || name == "untile" =>
+            {
+                return self.tile_call(&name, args, kwargs);
+            }
             Callee::Builtin(name) => name,
             Callee::User(name) => {
                 if !kwargs.is_empty() {
@@ -1655,10 +1712,19 @@ impl<'a> Adjoint<'a> {
             .iter()
             .filter_map(|v| match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
-                Type::Range => None,
+                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => None,
+                Type::Tile(t) => Some(t.dtype.name().to_string()),
                 t => Some(t.to_string()),
             })
             .collect()
+    }
+}
+
+/// warp's `types_equal` for reassignments: tiles match on element type only.
+fn same_type(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype,
+        _ => a == b,
     }
 }
 

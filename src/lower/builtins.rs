@@ -145,6 +145,20 @@ pub const KNOWN: &[&str] = &[
     "atomic_sub",
     "atomic_min",
     "atomic_max",
+    "tile_load",
+    "tile_store",
+    "tile_atomic_add",
+    "tile_zeros",
+    "tile_ones",
+    "tile_sum",
+    "tile_max",
+    "tile_min",
+    "tile_reduce",
+    "tile_map",
+    "tile_matmul",
+    "tile_transpose",
+    "tile",
+    "untile",
 ];
 
 /// Names that cast to a scalar type when called: Python's `float`/`int`/`bool`

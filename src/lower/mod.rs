@@ -84,7 +84,67 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
         "multi-dimensional indexing a[i, j, k]",
         ", k]",
     ),
+    (
+        "expressions",
+        "module-level constants (wp.constant(...), plain numbers)",
+        "wp.constant(",
+    ),
+    (
+        "tiles",
+        "1-D and 2-D tiles (float32, float64, int32)",
+        "wp.tile_load(",
+    ),
+    ("tiles", "int tuples as tile shapes and offsets", "shape=("),
+    (
+        "tiles",
+        "tile + - * / tile, scalar * tile, -tile",
+        "tx * alpha + ty",
+    ),
+    (
+        "tiles",
+        "wp.tile_map with a warp builtin",
+        "wp.tile_map(wp.",
+    ),
+    ("tiles", "in-place tile += / -=", "acc += ta * tb"),
+    (
+        "tiles",
+        "tiles carried through dynamic loops",
+        "acc = acc + t",
+    ),
+    (
+        "tiles",
+        "element reads t[i] / t[i, j] (tile becomes shared)",
+        "mix[4, 2]",
+    ),
+    (
+        "tiles",
+        "tile_store / tile_atomic_add of reductions",
+        "wp.tile_atomic_add(total, s)",
+    ),
+    (
+        "tiles",
+        "wp.tile_matmul (accumulating and returning forms)",
+        "wp.tile_matmul(",
+    ),
+    (
+        "tiles",
+        "shared tiles (storage=\"shared\")",
+        "storage=\"shared\"",
+    ),
+    (
+        "tiles",
+        "wp.tile_transpose (shared views)",
+        "wp.tile_transpose(",
+    ),
+    (
+        "tiles",
+        "wp.tile(x) / wp.untile(t) of per-thread values",
+        "wp.untile(",
+    ),
 ];
+
+/// warp's default `block_dim` module option: threads per block, the length of `wp.tile(x)`.
+pub(crate) const BLOCK_DIM: u32 = 256;
 
 /// Code generation target, as warp's `device` ("cpu" or "cuda").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,6 +182,9 @@ pub struct Lowered {
     pub builtins: Vec<String>,
     /// Warp data types the kernels use (sorted, unique), e.g. "float32", "int32".
     pub dtypes: Vec<String>,
+    /// The largest launch dimension of the module's kernels (1 to 4: how
+    /// many indices `wp.tid()` yields); 0 for a module without kernels.
+    pub launch_dims: u32,
 }
 
 /// A source position (1-based line and column) and what is wrong there.

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::templates::*;
-use super::types::{Scalar, Type, Value, composite_type};
+use super::types::{ConstVal, Scalar, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -23,6 +23,8 @@ pub struct Scope<'a> {
     warp_aliases: Vec<String>,
     /// (local name, warp name) from `from warp import x as y`.
     warp_imports: Vec<(String, String)>,
+    /// Module-level constants (`TILE = wp.constant(16)`, `N = 8`): the last assignment wins.
+    constants: Vec<(String, ConstVal)>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -62,7 +64,24 @@ impl<'a> Scope<'a> {
             functions: Vec::new(),
             warp_aliases,
             warp_imports,
+            constants: Vec::new(),
         };
+        for stmt in &module.body {
+            if let StmtKind::Assign(targets, value) = &stmt.kind {
+                if let [
+                    Expr {
+                        kind: ExprKind::Name(name),
+                        ..
+                    },
+                ] = targets.as_slice()
+                {
+                    scope.constants.retain(|(n, _)| n != name);
+                    if let Some(c) = scope.module_constant_value(value) {
+                        scope.constants.push((name.clone(), c));
+                    }
+                }
+            }
+        }
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
         let mut counts: Vec<(String, usize)> = Vec::new();
@@ -95,6 +114,50 @@ impl<'a> Scope<'a> {
             .rev()
             .find(|(d, _, _)| d.name == name)
             .map(|(d, p, n)| (*d, *p, n.as_str()))
+    }
+
+    /// The value of a literal, or of `wp.constant(literal)`, at module level.
+    fn module_constant_value(&self, value: &Expr) -> Option<ConstVal> {
+        let literal = |e: &Expr| match &e.kind {
+            ExprKind::Constant(Constant::Int(v)) => Some(ConstVal::Int(*v)),
+            ExprKind::Constant(Constant::Float(v)) => Some(ConstVal::Float(*v)),
+            ExprKind::UnaryOp(UnaryOp::Neg, inner) => match inner.kind {
+                ExprKind::Constant(Constant::Int(v)) => Some(ConstVal::Int(-v)),
+                ExprKind::Constant(Constant::Float(v)) => Some(ConstVal::Float(-v)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match &value.kind {
+            ExprKind::Call(func, args, kwargs) if kwargs.is_empty() && args.len() == 1 => {
+                if self.names_warp(func, "constant") {
+                    literal(&args[0])
+                } else {
+                    None
+                }
+            }
+            _ => literal(value),
+        }
+    }
+
+    /// A module-level int or float constant referenced by name inside a kernel.
+    pub fn module_constant(&self, name: &str) -> Option<ConstVal> {
+        self.constants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| *c)
+    }
+
+    /// The C++ template spelling and element type of a `dtype=` argument:
+    /// a Python builtin type keeps its name (`float`), a warp type is `wp::float32`.
+    pub fn dtype_arg(&self, expr: &Expr) -> Option<(String, Scalar)> {
+        let s = self.scalar_type(expr)?;
+        match &expr.kind {
+            ExprKind::Name(n) if matches!(n.as_str(), "float" | "int" | "bool") => {
+                Some((n.clone(), s))
+            }
+            _ => Some((format!("wp::{}", s.name()), s)),
+        }
     }
 
     pub fn is_warp_module(&self, name: &str) -> bool {
@@ -361,6 +424,11 @@ pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LRes
         cuda: cuda.then(|| generate(Target::Cuda)),
         builtins: used_builtins.into_iter().collect(),
         dtypes: dtypes.into_iter().map(String::from).collect(),
+        launch_dims: bodies
+            .iter()
+            .map(|k| k.adj.kernel_dim as u32)
+            .max()
+            .unwrap_or(0),
     })
 }
 
@@ -587,10 +655,30 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     }
 }
 
-fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
+fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
     push_lines(out, indent, ["//---------", "// primal vars"]);
     for &id in &adj.locals {
         let v = adj.var(id);
+        if let Type::Tile(t) = v.ty {
+            push_line(
+                out,
+                indent,
+                &[
+                    &t.ctype(),
+                    " ",
+                    &v.name,
+                    " = ",
+                    &t.cinit(requires_grad),
+                    ";",
+                ],
+            );
+            continue;
+        }
+        if let Type::StorageStr(shared) = v.ty {
+            let text = if shared { "\"shared\"" } else { "\"register\"" };
+            push_line(out, indent, &["const wp::str ", &v.name, " = ", text, ";"]);
+            continue;
+        }
         match v.constant {
             None => push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, ";"]),
             Some(c) => push_line(
@@ -614,7 +702,16 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
     push_lines(out, indent, ["//---------", "// dual vars"]);
     for &id in &adj.locals {
         let v = adj.var(id);
-        push_line(out, indent, &[&v.ty.ctype(true), " ", &v.adj, " = {};"]);
+        match v.ty {
+            // Shared tiles hold their gradient: the adjoint aliases the primal.
+            Type::Tile(t) if t.shared => push_line(
+                out,
+                indent,
+                &[&t.ctype(), "& ", &v.adj, " = ", &v.name, ";"],
+            ),
+            Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", &v.adj, "{};"]),
+            _ => push_line(out, indent, &[&v.ty.ctype(true), " ", &v.adj, " = {};"]),
+        }
     }
 }
 
@@ -632,7 +729,7 @@ fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     if kind == Body::CpuKernel {
         push_argument_vars(&mut out, adj, indent, false);
     }
-    push_primal_vars(&mut out, adj, indent);
+    push_primal_vars(&mut out, adj, indent, false);
     push_lines(&mut out, indent, ["//---------", "// forward"]);
     let grid_stride = kind == Body::CudaKernel;
     for f in adj.body_forward() {
@@ -652,7 +749,7 @@ fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     if kind == Body::CpuKernel {
         push_argument_vars(&mut out, adj, indent, true);
     }
-    push_primal_vars(&mut out, adj, indent);
+    push_primal_vars(&mut out, adj, indent, true);
     push_dual_vars(&mut out, adj, indent);
     push_lines(&mut out, indent, ["//---------", "// forward"]);
     push_lines(

@@ -202,6 +202,108 @@ pub enum Type {
     Ref(Value),
     /// `range()` iterator state.
     Range,
+    /// A block-level tile (`wp.tile_load`, `wp.tile_zeros`, ...).
+    Tile(Tile),
+    /// A tuple of `n` int32 values (`(i * 8, j * 4)` as a tile shape or offset).
+    IntTuple(u8),
+    /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
+    StorageStr(bool),
+}
+
+/// A tile type as warp's `types.tile` describes it: element type, shape and
+/// storage. Tiles are row-major and own their storage here. `obj` identifies
+/// the Python type object: warp changes a tile's storage to shared in place
+/// when an element is read (`t[i]`), which changes the declaration of every
+/// variable holding that object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tile {
+    pub dtype: Scalar,
+    pub ndim: u8,
+    pub shape: [u32; 2],
+    pub shared: bool,
+    /// A view (`wp.tile_transpose`): shared, not owning its storage.
+    pub view: bool,
+    /// The strides are those of a row-major tile of the reversed shape, reversed
+    /// (a transposed view of a row-major tile).
+    pub flipped: bool,
+    pub obj: u32,
+}
+
+impl Tile {
+    pub fn new(dtype: Scalar, shape: &[u32]) -> Tile {
+        let mut s = [0u32; 2];
+        s[..shape.len()].copy_from_slice(shape);
+        Tile {
+            dtype,
+            ndim: shape.len() as u8,
+            shape: s,
+            shared: false,
+            view: false,
+            flipped: false,
+            obj: 0,
+        }
+    }
+
+    pub fn dims(&self) -> &[u32] {
+        &self.shape[..self.ndim as usize]
+    }
+
+    fn joined(v: &[u32]) -> String {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Strides in elements: row-major, or reversed ones of the reversed shape for a transposed view.
+    fn strides(&self) -> Vec<u32> {
+        let mut d = self.dims().to_vec();
+        if self.flipped {
+            d.reverse();
+        }
+        let mut st = vec![1u32; d.len()];
+        for i in (0..d.len().saturating_sub(1)).rev() {
+            st[i] = st[i + 1] * d[i + 1];
+        }
+        if self.flipped {
+            st.reverse();
+        }
+        st
+    }
+
+    /// The C++ type (warp's `tile.ctype()`).
+    pub fn ctype(&self) -> String {
+        let dt = self.dtype.ctype();
+        let shape = Tile::joined(self.dims());
+        if self.shared {
+            format!(
+                "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, {}>",
+                Tile::joined(&self.strides()),
+                !self.view
+            )
+        } else {
+            format!(
+                "wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>"
+            )
+        }
+    }
+
+    /// The C++ initializer of a declaration (warp's `tile.cinit()`).
+    pub fn cinit(&self, requires_grad: bool) -> String {
+        if self.view {
+            // set by the call that creates the view
+            "nullptr".to_string()
+        } else if self.shared {
+            format!(
+                "wp::tile_alloc_empty<{},wp::tile_shape_t<{}>,wp::tile_stride_t<{}>,{requires_grad}>()",
+                self.dtype.ctype(),
+                Tile::joined(self.dims()),
+                Tile::joined(&self.strides())
+            )
+        } else {
+            format!("{}{{}}", self.ctype())
+        }
+    }
 }
 
 impl Type {
@@ -219,6 +321,12 @@ impl Type {
             Type::Ref(v) if value_type => Cow::Owned(v.ctype()),
             Type::Ref(v) => Cow::Owned(format!("{}*", v.ctype())),
             Type::Range => Cow::Borrowed("wp::range_t"),
+            Type::Tile(t) => Cow::Owned(t.ctype()),
+            Type::StorageStr(_) => Cow::Borrowed("wp::str"),
+            Type::IntTuple(n) => Cow::Owned(format!(
+                "wp::tuple_t<{}>",
+                vec!["wp::int32"; n as usize].join(", ")
+            )),
             t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
         }
     }
@@ -260,6 +368,15 @@ impl fmt::Display for Type {
             Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
             Type::Ref(v) => write!(f, "Reference[{v}]"),
             Type::Range => f.write_str("range_t"),
+            Type::Tile(t) => write!(
+                f,
+                "tile(dtype={}, shape={:?}, storage={})",
+                t.dtype.name(),
+                t.dims(),
+                if t.shared { "shared" } else { "register" }
+            ),
+            Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
+            Type::StorageStr(_) => f.write_str("str"),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }

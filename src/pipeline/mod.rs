@@ -14,10 +14,13 @@
 //! and the ordered stage (a credit is returned per sample leaving it), and
 //! the writer's queue holds at most `WRITER_QUEUE` rows.
 //!
+//! A run is resumable: see [`checkpoint`].
+//!
 //! A run may be one part of several (`--part i/N`, see [`Part`]): the source
 //! then hands out only the part's indices i, i+N, i+2N, … and the writer
 //! stops at the part's share of the target.
 
+mod checkpoint;
 mod part;
 mod tally;
 mod worker;
@@ -37,6 +40,7 @@ use crate::dedup::{Bloom, Seen};
 use crate::row::Row;
 use crate::sink::{self, CardInfo, Origin, ShardInfo, Sink, SinkOptions};
 
+pub use checkpoint::Checkpoint;
 pub use part::{Part, target_spec};
 pub use tally::{RejectExample, Tally, mib, thousands};
 pub use worker::{Outcome, Rejection, WorkerContext, process, row_id};
@@ -66,19 +70,45 @@ pub struct RunReport {
     pub manifest: serde_json::Value,
     /// Which part of the run this was, if it was one.
     pub part: Option<Part>,
+    /// Samples an interrupted run had consumed before this one resumed it.
+    pub resumed_at: Option<u64>,
+}
+
+/// How to run, beyond the config.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Only this part of the run's index space (`--part i/N`).
+    pub part: Option<Part>,
+    /// Show a progress bar (when stderr is a terminal).
+    pub progress: bool,
+    /// Discard an interrupted run's checkpoint instead of resuming it.
+    pub fresh: bool,
 }
 
 /// Run the pipeline described by `config` (already validated, overrides
 /// applied). `progress` shows a bar on stderr when stderr is a terminal.
 pub fn run(config: &Config, progress: bool) -> anyhow::Result<RunReport> {
-    run_part(config, None, progress)
+    run_with(
+        config,
+        RunOptions {
+            progress,
+            ..RunOptions::default()
+        },
+    )
 }
 
-/// Run the pipeline, or only `part` of it: the part's sample indices, up to
-/// its share of `config`'s target, into `config.run.output`. The config is
-/// the whole run's (its target included), so that every part records the
-/// same config and `pairpipe merge` can check they belong together.
-pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::Result<RunReport> {
+/// Run the pipeline, or only `opts.part` of it: the part's sample indices,
+/// up to its share of `config`'s target, into `config.run.output`. The
+/// config is the whole run's (its target included), so that every part
+/// records the same config and `pairpipe merge` can check they belong
+/// together. If the output folder holds the checkpoint of an interrupted
+/// run, the run resumes it (unless `opts.fresh`).
+pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> {
+    let RunOptions {
+        part,
+        progress,
+        fresh,
+    } = opts;
     let start = Instant::now();
     quiet_worker_panics();
     let whole = Part { index: 0, count: 1 };
@@ -98,7 +128,7 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
     if let Some(p) = part {
         metadata.push(("pairpipe_part".into(), p.to_string()));
     }
-    let sink = Sink::create(SinkOptions {
+    let sink_options = SinkOptions {
         out_dir: out_dir.clone(),
         max_shard_bytes: config.shards.max_bytes.0,
         row_group_bytes: config.shards.row_group_bytes.0,
@@ -106,7 +136,27 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
         cuda: config.ir.cuda,
         modules: config.ir.modules,
         metadata,
-    })?;
+    };
+    let resume = match fresh {
+        true => None,
+        false => Checkpoint::load(&out_dir)?,
+    };
+    let (sink, start_tally) = match &resume {
+        Some(cp) => {
+            cp.check_resumable(&out_dir, &content_toml, part)?;
+            cp.verify_shards(&out_dir)?;
+            (Sink::resume(sink_options, cp.sink.clone())?, cp.tally())
+        }
+        None => {
+            // A finished run's manifest would describe shards about to go.
+            remove_if_present(&out_dir.join("manifest.json"))?;
+            let sink = Sink::create(sink_options)?;
+            let tally = Tally::default();
+            Checkpoint::new(&content_toml, part, &tally, sink.state()).save(&out_dir)?;
+            (sink, tally)
+        }
+    };
+    let resumed_at = resume.as_ref().map(|cp| cp.position);
 
     let workers = config.worker_count();
     let ctx = WorkerContext::new(config);
@@ -126,16 +176,24 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
         None => config.dedup.expected_items,
     };
     let mut bloom = Bloom::new(expected_items, config.dedup.false_positive_rate);
+    if let Some(cp) = &resume {
+        cp.rebuild_bloom(&out_dir, &mut bloom)?;
+    }
     let indices = part.unwrap_or(whole);
+    let first = start_tally.generated;
+    let start_written = start_tally.written;
+    let checkpoint = |tally: &Tally, sink: &Sink| {
+        Checkpoint::new(&content_toml, part, tally, sink.state()).save(&out_dir)
+    };
 
     let (tally, shards) = std::thread::scope(|s| -> anyhow::Result<_> {
         spawn(s, "pairpipe-source".into(), move || {
-            source(indices, index_tx, credit_rx)
+            source(indices, first, index_tx, credit_rx)
         })?;
         for w in 0..workers {
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
             spawn(s, format!("pairpipe-worker-{w}"), move || {
-                let mut scratch = String::new();
+                let mut scratch = <[String; 2]>::default();
                 for index in index_rx {
                     if done_tx
                         .send((index, process(ctx, index, &mut scratch)))
@@ -149,9 +207,9 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
         drop((index_rx, done_tx));
         let bloom = &mut bloom;
         spawn(s, "pairpipe-ordered".into(), move || {
-            ordered(indices, done_rx, credit_tx, event_tx, bloom)
+            ordered(indices, first, done_rx, credit_tx, event_tx, bloom)
         })?;
-        writer(event_rx, sink, target, &bar)
+        writer(event_rx, sink, start_tally, target, &bar, &checkpoint)
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -165,7 +223,9 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
     });
     let mut counters = serde_json::to_value(&tally)?;
     counters["seconds"] = json!(seconds);
-    counters["rows_per_second"] = json!(tally.written as f64 / seconds.max(1e-9));
+    // Of this process: a resumed run counts only the rows it wrote itself.
+    let written_here = tally.written - start_written;
+    counters["rows_per_second"] = json!(written_here as f64 / seconds.max(1e-9));
     counters["bloom"] = bloom.clone();
     let mut manifest = json!({
         "pairpipe_version": crate::PAIRPIPE_VERSION,
@@ -194,7 +254,7 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
         .into_iter()
         .filter_map(|s| tally.rows_per_split.get(s).map(|&n| (s.to_string(), n)))
         .collect();
-    sink::write_dataset_card(
+    let card = sink::write_dataset_card(
         &out_dir,
         &CardInfo {
             name: config.run.name.clone(),
@@ -211,7 +271,9 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
                 None => Origin::Run,
             },
         },
-    )?;
+    );
+    card?;
+    Checkpoint::remove(&out_dir)?;
     Ok(RunReport {
         out_dir,
         tally,
@@ -220,7 +282,17 @@ pub fn run_part(config: &Config, part: Option<Part>, progress: bool) -> anyhow::
         bloom,
         manifest,
         part,
+        resumed_at,
     })
+}
+
+fn remove_if_present(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn spawn<'scope, 'env, F>(
@@ -237,10 +309,11 @@ where
         .context("cannot start a thread")
 }
 
-/// Hand out the part's sample indices (0, 1, 2, ... for a whole run), one
-/// per credit, until the ordered stage stops returning credits.
-fn source(part: Part, index_tx: Sender<u64>, credit_rx: Receiver<()>) {
-    for k in 0u64.. {
+/// Hand out the part's sample indices (0, 1, 2, ... for a whole run) from
+/// position `first` on, one per credit, until the ordered stage stops
+/// returning credits.
+fn source(part: Part, first: u64, index_tx: Sender<u64>, credit_rx: Receiver<()>) {
+    for k in first.. {
         if credit_rx.recv().is_err() || index_tx.send(part.sample_index(k)).is_err() {
             return;
         }
@@ -251,6 +324,7 @@ fn source(part: Part, index_tx: Sender<u64>, credit_rx: Receiver<()>) {
 /// event per index to the writer.
 fn ordered(
     part: Part,
+    first: u64,
     done_rx: Receiver<(u64, Outcome)>,
     credit_tx: Sender<()>,
     event_tx: Sender<Event>,
@@ -258,7 +332,7 @@ fn ordered(
 ) {
     // Positions in the part's sequence of indices: position p is sample
     // index part.sample_index(p).
-    let mut next = 0u64;
+    let mut next = first;
     // Slot k holds the outcome of position next + k, once it has arrived.
     let mut pending: VecDeque<Option<Outcome>> = VecDeque::new();
     for (index, outcome) in done_rx {
@@ -289,26 +363,39 @@ fn ordered(
     }
 }
 
-/// Count every event, write the rows, and stop at the target. Runs on the
-/// calling thread; returning (for any reason) hangs up on the stages before.
+/// Count every event, write the rows, and stop at the target; after every
+/// cut of the shards, save a checkpoint. Runs on the calling thread;
+/// returning (for any reason) hangs up on the stages before.
 fn writer(
     events: Receiver<Event>,
     mut sink: Sink,
+    mut tally: Tally,
     target: Target,
     bar: &ProgressBar,
+    checkpoint: &dyn Fn(&Tally, &Sink) -> anyhow::Result<()>,
 ) -> anyhow::Result<(Tally, Vec<ShardInfo>)> {
-    let mut tally = Tally::default();
+    // A resumed run may already be there (killed between its last cut and
+    // writing the manifest).
+    if reached(target, &tally, &sink) {
+        return finish(sink, tally);
+    }
     for event in &events {
         match event {
             Event::Row(row, odds) => {
+                // Cut before a row that would overflow its shard, or after
+                // one that filled it: either way the checkpoint's counters
+                // cover exactly the rows in closed shards.
+                if sink.would_overflow(&row) {
+                    sink.cut()?;
+                    checkpoint(&tally, &sink)?;
+                }
                 tally.row(&row, odds);
                 sink.push(*row)?;
-                let done = match target {
-                    Target::Rows(n) => tally.written >= n,
-                    Target::TextBytes(n) => tally.text_bytes >= n,
-                    Target::DiskBytes(n) => sink.disk_bytes() >= n,
-                };
-                if done {
+                if sink.is_full() {
+                    sink.cut()?;
+                    checkpoint(&tally, &sink)?;
+                }
+                if reached(target, &tally, &sink) {
                     break;
                 }
                 if tally.written % PROGRESS_EVERY == 0 {
@@ -319,7 +406,7 @@ fn writer(
             Event::Rejected(index, r) => {
                 let example = RejectExample {
                     index,
-                    category: r.category,
+                    category: r.category.to_string(),
                     message: r.message,
                     python_source: r.python_source,
                 };
@@ -331,6 +418,18 @@ fn writer(
         }
     }
     drop(events);
+    finish(sink, tally)
+}
+
+fn reached(target: Target, tally: &Tally, sink: &Sink) -> bool {
+    match target {
+        Target::Rows(n) => tally.written >= n,
+        Target::TextBytes(n) => tally.text_bytes >= n,
+        Target::DiskBytes(n) => sink.disk_bytes() >= n,
+    }
+}
+
+fn finish(sink: Sink, mut tally: Tally) -> anyhow::Result<(Tally, Vec<ShardInfo>)> {
     let shards = sink.finish()?;
     tally.disk_bytes = shards.iter().map(|s| s.bytes).sum();
     Ok((tally, shards))
@@ -391,6 +490,12 @@ fn show_progress(bar: &ProgressBar, target: Target, tally: &Tally, disk_bytes: u
 pub(crate) fn check_output(out: &Path, what: &str) -> anyhow::Result<()> {
     let unwritable =
         |e: std::io::Error| user_error(format!("{what}: cannot write to {}: {e}", out.display()));
+    if out.exists() && !out.is_dir() {
+        return Err(user_error(format!(
+            "{what}: {} exists and is not a folder",
+            out.display()
+        )));
+    }
     std::fs::create_dir_all(out).map_err(unwritable)?;
     let probe = out.join(".pairpipe-write-test");
     std::fs::write(&probe, b"").map_err(unwritable)?;
@@ -422,7 +527,7 @@ pub fn summary(report: &RunReport) -> String {
         .map(|s| {
             format!(
                 "{s} {}",
-                thousands(t.rows_per_split.get(s).copied().unwrap_or(0))
+                thousands(t.rows_per_split.get(*s).copied().unwrap_or(0))
             )
         })
         .collect::<Vec<_>>()
@@ -434,7 +539,11 @@ pub fn summary(report: &RunReport) -> String {
     let part = report
         .part
         .map(|p| format!(" as part {p}"))
-        .unwrap_or_default();
+        .unwrap_or_default()
+        + &report
+            .resumed_at
+            .map(|n| format!(" (resumed after {} samples)", thousands(n)))
+            .unwrap_or_default();
     format!(
         "wrote {} rows ({splits}) to {}{part} in {:.2} s, {} rows/s\n  \
          {} samples generated: {} duplicates dropped (~{:.1} Bloom false positives), {rejected}\n  \
@@ -442,7 +551,11 @@ pub fn summary(report: &RunReport) -> String {
         thousands(t.written),
         report.out_dir.display(),
         report.seconds,
-        thousands((t.written as f64 / report.seconds.max(1e-9)) as u64),
+        thousands(
+            report.manifest["counters"]["rows_per_second"]
+                .as_f64()
+                .unwrap_or(0.0) as u64
+        ),
         thousands(t.generated),
         thousands(t.duplicates),
         t.estimated_false_positives,

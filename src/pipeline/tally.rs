@@ -3,35 +3,39 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::row::Row;
 
 /// How many rejection examples the manifest keeps per reason.
 const EXAMPLES_PER_REASON: usize = 3;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RejectExample {
     pub index: u64,
-    pub category: &'static str,
+    pub category: String,
     pub message: String,
     pub python_source: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+/// The counters are plain data (owned names) so that a checkpoint can store
+/// them and a resumed run go on counting from where the last cut left them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
     /// Sample indices consumed: written + duplicates + rejected.
     pub generated: u64,
     pub written: u64,
     pub duplicates: u64,
-    pub rejected: BTreeMap<&'static str, u64>,
-    pub rejected_examples: BTreeMap<&'static str, Vec<RejectExample>>,
-    pub rows_per_split: BTreeMap<&'static str, u64>,
-    pub rows_per_category: BTreeMap<&'static str, u64>,
+    pub rejected: BTreeMap<String, u64>,
+    pub rejected_examples: BTreeMap<String, Vec<RejectExample>>,
+    pub rows_per_split: BTreeMap<String, u64>,
+    pub rows_per_category: BTreeMap<String, u64>,
     pub text_bytes: u64,
     pub disk_bytes: u64,
     /// Sum of the Bloom filter's false-positive odds over the written rows:
-    /// how many duplicates were probably new kernels.
+    /// how many duplicates were probably new kernels. (Reported with the
+    /// Bloom filter's figures, not among the counters; a checkpoint keeps
+    /// its bits, see `Progress`.)
     #[serde(skip)]
     pub estimated_false_positives: f64,
     /// Samples since the last written row, to notice a run that can no
@@ -40,14 +44,24 @@ pub struct Tally {
     pub since_last_row: u64,
 }
 
+/// Adds one to `map[key]` without allocating the key once it is there.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_string(), 1);
+        }
+    }
+}
+
 impl Tally {
     pub fn row(&mut self, row: &Row, false_positive_odds: f64) {
         self.generated += 1;
         self.written += 1;
         self.since_last_row = 0;
         self.text_bytes += row.text_bytes();
-        *self.rows_per_split.entry(row.split).or_default() += 1;
-        *self.rows_per_category.entry(row.category).or_default() += 1;
+        bump(&mut self.rows_per_split, row.split);
+        bump(&mut self.rows_per_category, row.category);
         self.estimated_false_positives += false_positive_odds;
     }
 
@@ -60,8 +74,11 @@ impl Tally {
     pub fn rejected(&mut self, reason: &'static str, example: RejectExample) {
         self.generated += 1;
         self.since_last_row += 1;
-        *self.rejected.entry(reason).or_default() += 1;
-        let examples = self.rejected_examples.entry(reason).or_default();
+        bump(&mut self.rejected, reason);
+        let examples = self
+            .rejected_examples
+            .entry(reason.to_string())
+            .or_default();
         if examples.len() < EXAMPLES_PER_REASON {
             examples.push(example);
         }
@@ -98,7 +115,7 @@ impl Tally {
         let example = self
             .rejected_examples
             .iter()
-            .max_by_key(|(r, _)| self.rejected[*r])
+            .max_by_key(|(r, _)| self.rejected[r.as_str()])
             .and_then(|(r, ex)| {
                 ex.first()
                     .map(|e| format!("; e.g. {r} at index {}: {}", e.index, e.message))
@@ -148,7 +165,7 @@ mod tests {
         let mut t = Tally::default();
         let ex = |i| RejectExample {
             index: i,
-            category: "math",
+            category: "math".into(),
             message: "boom".into(),
             python_source: String::new(),
         };

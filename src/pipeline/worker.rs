@@ -4,7 +4,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::config::{Config, DedupLevel, Splits};
-use crate::dedup::{dedup_key, split_for};
+use crate::dedup::{dedup_keys, split_for};
 use crate::lower::{self, KernelIr, Target, TargetIr};
 use crate::row::Row;
 use crate::synth;
@@ -57,10 +57,10 @@ pub fn row_id(seed: u64, index: u64) -> String {
     format!("{seed:016x}-{index:012}")
 }
 
-/// Produce sample `index`. `scratch` is the worker's reusable buffer for
+/// Produce sample `index`. `scratch` is the worker's reusable buffers for
 /// canonical forms. A panic in the synthesizer or the lowering becomes a
 /// rejection ("panic"), so one bad sample cannot stall the ordered stages.
-pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut String) -> Outcome {
+pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut [String; 2]) -> Outcome {
     let draw = || {
         let rng = synth::sample_rng(ctx.seed, index);
         let category = synth::pick_category(ctx.seed, index, &ctx.weights);
@@ -102,7 +102,7 @@ fn build_row(
     index: u64,
     category: &'static str,
     rng: &mut rand_pcg::Pcg64Mcg,
-    scratch: &mut String,
+    scratch: &mut [String; 2],
 ) -> Outcome {
     let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
     let reject = |reason, message: String, python_source: String| {
@@ -145,10 +145,11 @@ fn build_row(
         }
         *slot = Some((kernel, module));
     }
-    let dedup_key = match dedup_key(&sample.python_source, ctx.level, scratch) {
+    let keys = match dedup_keys(&sample.python_source, scratch) {
         Ok(k) => k,
         Err(e) => return reject("tokenize_error", e.to_string(), sample.python_source),
     };
+    let dedup_key = keys.at(ctx.level);
     let columns = |slot: Option<(KernelIr, String)>| match slot {
         Some((k, module)) => (
             Some(k.forward),
@@ -173,7 +174,9 @@ fn build_row(
         cpu_module,
         cuda_module,
         dedup_key,
+        keys,
         builtins: lowered.builtins,
         dtypes: lowered.dtypes,
+        launch_dims: lowered.launch_dims,
     }))
 }

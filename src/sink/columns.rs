@@ -12,6 +12,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use serde::Deserialize;
 
+use crate::config::DedupLevel;
 use crate::row::Row;
 
 /// The machine-readable column list, compiled in so the binary needs no data files.
@@ -117,6 +118,8 @@ enum Source {
     KernelName,
     Text(Text),
     DedupKey,
+    Key(DedupLevel),
+    LaunchDims,
     Builtins,
     Dtypes,
     Chars(Text),
@@ -142,6 +145,10 @@ impl Source {
             "kernel_name" => Source::KernelName,
             "python_source" => Source::Text(Text::Python),
             "dedup_key" => Source::DedupKey,
+            "key_exact" => Source::Key(DedupLevel::Exact),
+            "key_renamed" => Source::Key(DedupLevel::Renamed),
+            "key_shape" => Source::Key(DedupLevel::Shape),
+            "launch_dims" => Source::LaunchDims,
             "builtins" => Source::Builtins,
             "dtypes" => Source::Dtypes,
             "text_bytes" => Source::TextBytes,
@@ -165,7 +172,8 @@ impl Source {
                 (DataType::Utf8, false)
             }
             Source::Text(t) => (DataType::Utf8, maybe_null(t)),
-            Source::Index | Source::DedupKey => (DataType::UInt64, false),
+            Source::Index | Source::DedupKey | Source::Key(_) => (DataType::UInt64, false),
+            Source::LaunchDims => (DataType::Int32, false),
             Source::Builtins | Source::Dtypes => (list_of_strings(), false),
             Source::Chars(t) | Source::Lines(t) => (DataType::Int32, maybe_null(t)),
             Source::TextBytes => (DataType::Int64, false),
@@ -177,7 +185,12 @@ impl Source {
     pub(crate) fn wants_dictionary(self) -> bool {
         !matches!(
             self,
-            Source::Id | Source::Index | Source::Text(_) | Source::DedupKey | Source::TextBytes
+            Source::Id
+                | Source::Index
+                | Source::Text(_)
+                | Source::DedupKey
+                | Source::Key(_)
+                | Source::TextBytes
         )
     }
 }
@@ -298,6 +311,12 @@ impl Columns {
                 }
                 Source::DedupKey => Arc::new(UInt64Array::from_iter_values(
                     rows.iter().map(|r| r.dedup_key),
+                )),
+                Source::Key(level) => Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.keys.at(level)),
+                )),
+                Source::LaunchDims => Arc::new(Int32Array::from_iter_values(
+                    rows.iter().map(|r| r.launch_dims as i32),
                 )),
                 Source::Builtins => string_lists(rows, field, |r| &r.builtins),
                 Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),

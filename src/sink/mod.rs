@@ -3,12 +3,19 @@
 //!
 //! Shards are written as `OUT/data/.{name}.tmp`, fsynced and renamed when
 //! complete, so a reader never sees a partial file. Row groups are cut when the
-//! buffered string data of a split reaches `row_group_bytes`; a shard is closed
-//! before a row group that would take it past `max_shard_bytes` (estimated from
-//! the compression of the previous group) or as soon as it reaches that size.
+//! buffered string data of a split reaches `row_group_bytes`.
+//!
+//! Shards are closed at *cuts*, all splits at once: before a row that would
+//! take its split's shard past `max_shard_bytes` (estimated from the
+//! compression of the split's previous group), or as soon as a shard reaches
+//! that size. After a cut every row pushed so far is in a closed shard and
+//! nothing is buffered, so the sink's whole state is a [`SinkState`]: a run
+//! killed after a cut resumes from it and writes the very bytes an
+//! uninterrupted run would (see `pipeline::checkpoint`).
 
 mod card;
 mod columns;
+mod read;
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -25,6 +32,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 pub use card::{CardInfo, Origin, write_dataset_card};
 pub use columns::{COLUMNS_JSON, ColumnSpec, arrow_schema, arrow_type, chars, column_specs, lines};
+pub use read::{open_shard, u64_column, verify_shard};
 
 use crate::row::Row;
 use columns::Columns;
@@ -73,6 +81,23 @@ pub struct Sink {
     splits: [SplitWriter; 3],
 }
 
+/// Everything the sink carries from one cut to the next: the closed shards
+/// and, per split, what its next shard's size estimates start from. Floats
+/// are kept as their bits so a JSON round trip cannot change a decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SinkState {
+    pub shards: Vec<ShardInfo>,
+    splits: Vec<SplitState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SplitState {
+    split: String,
+    next_number: u32,
+    ratio_bits: Option<u64>,
+    footer_per_group_bits: u64,
+}
+
 /// What every split writer needs, kept apart from them so both can be borrowed.
 struct Shared {
     opts: SinkOptions,
@@ -81,12 +106,12 @@ struct Shared {
     props: WriterProperties,
     finished: Vec<ShardInfo>,
     finished_bytes: u64,
-    footer: FooterModel,
 }
 
 /// Predicts a shard's footer: a fixed part (schema, key-value metadata),
 /// measured exactly by writing an empty file, plus a part per row group,
-/// re-measured at every shard close.
+/// re-measured at every close of the split's shards.
+#[derive(Clone)]
 struct FooterModel {
     fixed: f64,
     per_group: f64,
@@ -125,6 +150,17 @@ impl Sink {
     /// removes shards a previous run left there, so the directory holds exactly
     /// this run's data once `finish` returns. Other files are left alone.
     pub fn create(opts: SinkOptions) -> Result<Sink> {
+        Sink::open(opts, None)
+    }
+
+    /// Continues after the last cut of an interrupted run: keeps the shards
+    /// `state` lists (which the caller has verified), removes any other shard
+    /// or temporary file, and writes on as the run would have.
+    pub fn resume(opts: SinkOptions, state: SinkState) -> Result<Sink> {
+        Sink::open(opts, Some(state))
+    }
+
+    fn open(opts: SinkOptions, state: Option<SinkState>) -> Result<Sink> {
         if opts.max_shard_bytes == 0 {
             bail!("shards.max_bytes must be greater than 0");
         }
@@ -135,25 +171,112 @@ impl Sink {
             );
         }
         let columns = columns::columns()?;
-        let data_dir = prepare_data_dir(&opts.out_dir)?;
+        let keep: Vec<&str> = state
+            .iter()
+            .flat_map(|s| &s.shards)
+            .filter_map(|s| s.path.strip_prefix("data/"))
+            .collect();
+        let data_dir = prepare_data_dir(&opts.out_dir, &keep)?;
         let props = writer_properties(columns, &opts.metadata)?;
         let footer = FooterModel::new(columns, &props)?;
+        let mut splits = SPLITS.map(|s| SplitWriter::new(s, footer.clone()));
+        let mut finished = Vec::new();
+        if let Some(state) = state {
+            for (writer, saved) in splits.iter_mut().zip(&state.splits) {
+                if saved.split != writer.split {
+                    bail!(
+                        "saved sink state lists split {:?} where {:?} belongs",
+                        saved.split,
+                        writer.split
+                    );
+                }
+                writer.next_number = saved.next_number;
+                writer.ratio = saved.ratio_bits.map(f64::from_bits);
+                writer.footer.per_group = f64::from_bits(saved.footer_per_group_bits);
+            }
+            finished = state.shards;
+        }
         Ok(Sink {
             shared: Shared {
                 opts,
                 data_dir,
                 columns,
                 props,
-                finished: Vec::new(),
-                finished_bytes: 0,
-                footer,
+                finished_bytes: finished.iter().map(|s| s.bytes).sum(),
+                finished,
             },
-            splits: SPLITS.map(SplitWriter::new),
+            splits,
         })
     }
 
-    /// Buffers the row in its split; writes a row group when the split's buffer
-    /// is full, rotating the split's shard when it is.
+    /// The state to resume from. Complete only right after a [`Sink::cut`].
+    pub fn state(&self) -> SinkState {
+        SinkState {
+            shards: self.shared.finished.clone(),
+            splits: self
+                .splits
+                .iter()
+                .map(|w| SplitState {
+                    split: w.split.to_string(),
+                    next_number: w.next_number,
+                    ratio_bits: w.ratio.map(f64::to_bits),
+                    footer_per_group_bits: w.footer.per_group.to_bits(),
+                })
+                .collect(),
+        }
+    }
+
+    /// True if `row` would likely take its split's open shard past
+    /// `max_shard_bytes`: the caller cuts before pushing it.
+    pub fn would_overflow(&self, row: &Row) -> bool {
+        let Some(w) = self.splits.iter().find(|w| w.split == row.split) else {
+            return false;
+        };
+        let (Some(open), Some(ratio)) = (&w.open, w.ratio) else {
+            return false;
+        };
+        let extra = (w.buffered + row_bytes(row)) as f64 * ratio;
+        w.footer.projected(open, extra) > self.shared.opts.max_shard_bytes as f64
+    }
+
+    /// True if some open shard has reached `max_shard_bytes`: time to cut.
+    pub fn is_full(&self) -> bool {
+        let max = self.shared.opts.max_shard_bytes as f64;
+        self.splits.iter().any(|w| {
+            w.open
+                .as_ref()
+                .is_some_and(|o| w.footer.projected(o, 0.0) >= max)
+        })
+    }
+
+    /// Writes every split's buffered rows and closes every open shard.
+    pub fn cut(&mut self) -> Result<()> {
+        for split in &mut self.splits {
+            if !split.rows.is_empty() {
+                split.write_group(&mut self.shared)?;
+            }
+            if let Some(open) = split.open.take() {
+                split.close(&mut self.shared, open)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes `row`, cutting before it or after it when a shard is full
+    /// (for callers that need no checkpoint between the two).
+    pub fn write(&mut self, row: Row) -> Result<()> {
+        if self.would_overflow(&row) {
+            self.cut()?;
+        }
+        self.push(row)?;
+        if self.is_full() {
+            self.cut()?;
+        }
+        Ok(())
+    }
+
+    /// Buffers the row in its split; writes a row group when the split's
+    /// buffer is full. Shards are closed only by [`Sink::cut`].
     pub fn push(&mut self, row: Row) -> Result<()> {
         let Some(i) = SPLITS.iter().position(|s| *s == row.split) else {
             bail!(
@@ -207,14 +330,7 @@ impl Sink {
     /// Writes what is buffered, closes and renames every open shard, and
     /// returns all shards: by split (train, validation, test), then number.
     pub fn finish(mut self) -> Result<Vec<ShardInfo>> {
-        for split in &mut self.splits {
-            if !split.rows.is_empty() {
-                split.write_group(&mut self.shared)?;
-            }
-            if let Some(open) = split.open.take() {
-                self.shared.close(open)?;
-            }
-        }
+        self.cut()?;
         // Make the renames durable; not every platform can sync a directory.
         if let Ok(dir) = File::open(&self.shared.data_dir) {
             let _ = dir.sync_all();
@@ -242,7 +358,7 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
         .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
         .collect();
     let mut b = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
         .set_statistics_enabled(EnabledStatistics::Page)
         // Row groups are cut by the sink (by text bytes), never by the writer.
         .set_max_row_group_row_count(None)
@@ -256,8 +372,9 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
     Ok(b.build())
 }
 
-/// Creates OUT/data, checks it is writable, and clears a previous run's shards.
-fn prepare_data_dir(out_dir: &Path) -> Result<PathBuf> {
+/// Creates OUT/data, checks it is writable, and clears a previous run's
+/// shards and temporary files, but for the shards named in `keep`.
+fn prepare_data_dir(out_dir: &Path, keep: &[&str]) -> Result<PathBuf> {
     if out_dir.exists() && !out_dir.is_dir() {
         bail!(
             "output path {} exists and is not a directory",
@@ -285,7 +402,7 @@ fn prepare_data_dir(out_dir: &Path) -> Result<PathBuf> {
             .strip_prefix('.')
             .and_then(|n| n.strip_suffix(".tmp"))
             .is_some_and(is_shard_name);
-        if is_shard_name(name) || tmp_of_shard {
+        if (is_shard_name(name) && !keep.contains(&name)) || tmp_of_shard {
             fs::remove_file(&path).with_context(|| {
                 format!("cannot remove {} left by a previous run", path.display())
             })?;
@@ -315,10 +432,13 @@ struct SplitWriter {
     open: Option<OpenShard>,
     /// On-disk bytes per buffered byte of the last row group written.
     ratio: Option<f64>,
+    /// Footer estimate, learnt from this split's own shards only, so that a
+    /// split's cuts do not depend on when the other splits' shards closed.
+    footer: FooterModel,
 }
 
 impl SplitWriter {
-    fn new(split: &'static str) -> SplitWriter {
+    fn new(split: &'static str, footer: FooterModel) -> SplitWriter {
         SplitWriter {
             split,
             rows: Vec::new(),
@@ -326,20 +446,12 @@ impl SplitWriter {
             next_number: 0,
             open: None,
             ratio: None,
+            footer,
         }
     }
 
     /// Encodes the buffered rows as one row group of the split's shard.
     fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
-        let max = shared.opts.max_shard_bytes;
-        // Close the open shard first if this group would likely take it past the cap.
-        let (ratio, buffered, footer) = (self.ratio, self.buffered, &shared.footer);
-        let too_big = |open: &mut OpenShard| {
-            ratio.is_some_and(|ratio| footer.projected(open, buffered as f64 * ratio) > max as f64)
-        };
-        if let Some(open) = self.open.take_if(too_big) {
-            shared.close(open)?;
-        }
         let open = match &mut self.open {
             Some(open) => open,
             none => {
@@ -357,26 +469,17 @@ impl SplitWriter {
         self.ratio = Some((open.bytes_written() - before) as f64 / self.buffered.max(1) as f64);
         self.rows.clear();
         self.buffered = 0;
-        let footer = &shared.footer;
-        if let Some(open) = self
-            .open
-            .take_if(|o| footer.projected(o, 0.0) >= max as f64)
-        {
-            shared.close(open)?;
-        }
         Ok(())
     }
-}
 
-impl Shared {
     /// Finishes a shard: footer, fsync, rename to its final name.
-    fn close(&mut self, shard: OpenShard) -> Result<()> {
+    fn close(&mut self, shared: &mut Shared, shard: OpenShard) -> Result<()> {
         let groups = shard.row_groups;
         let before_footer = shard.bytes_written();
-        let info = shard.finish(&self.data_dir)?;
+        let info = shard.finish(&shared.data_dir)?;
         self.footer.observe(groups, info.bytes - before_footer);
-        self.finished_bytes += info.bytes;
-        self.finished.push(info);
+        shared.finished_bytes += info.bytes;
+        shared.finished.push(info);
         Ok(())
     }
 }
@@ -483,7 +586,7 @@ impl Write for HashingFile {
 }
 
 /// Replaces `path` atomically: temporary file in the same directory, fsync, rename.
-fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -31,8 +31,14 @@ fn row(index: u64, split: &'static str, cpu: bool, cuda: bool) -> Row {
         cpu_module: None,
         cuda_module: None,
         dedup_key: index.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        keys: crate::dedup::DedupKeys {
+            exact: index,
+            renamed: index.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            shape: index / 2,
+        },
         builtins: (0..index % 3).map(|i| format!("b{i}")).collect(),
         dtypes: vec!["float32".into()],
+        launch_dims: 1 + (index % 3) as u32,
     }
 }
 
@@ -66,7 +72,7 @@ fn write(out: &Path, opts: SinkOptions, n: u64) -> Vec<ShardInfo> {
     })
     .unwrap();
     for i in 0..n {
-        sink.push(row(i, split_of(i), false, true)).unwrap();
+        sink.write(row(i, split_of(i), false, true)).unwrap();
     }
     sink.finish().unwrap()
 }

@@ -91,6 +91,7 @@ mod nested;
 mod reduction;
 mod scalar_param;
 mod stencil;
+mod tile;
 mod transform;
 mod typed;
 mod vector;
@@ -127,6 +128,7 @@ pub const CATEGORIES: &[&str] = &[
     "combined",
     "transform",
     "stencil",
+    "tile",
 ];
 
 /// Salt of the per-sample seed derivation; changing it changes every dataset.
@@ -224,6 +226,7 @@ pub fn synthesize_with(
         "combined" => combined::generate(rng, knobs),
         "transform" => transform::generate(rng, knobs),
         "stencil" => stencil::generate(rng, knobs),
+        "tile" => tile::generate(rng),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
     let mut drawn = draw(rng);
@@ -630,7 +633,7 @@ mod tests {
             assert_shares(seed, 123_457, 6000, &all);
             assert_shares(seed, 0, 16_000, &all);
         }
-        let six: Vec<(&'static str, f64)> = CATEGORIES[10..].iter().map(|&c| (c, 1.0)).collect();
+        let six: Vec<(&'static str, f64)> = CATEGORIES[10..16].iter().map(|&c| (c, 1.0)).collect();
         assert_shares(3, 0, 3000, &six);
     }
 
@@ -699,7 +702,7 @@ mod tests {
     }
 
     /// The six categories that came with the knobs.
-    const NEW: std::ops::RangeFrom<usize> = 10..;
+    const NEW: std::ops::Range<usize> = 10..16;
 
     fn with(knobs: &Knobs, category: &'static str, index: u64) -> String {
         synthesize_with(category, index, &mut sample_rng(33, index), knobs).python_source
@@ -820,6 +823,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "unknown synthesizer category")]
     fn unknown_category_is_refused() {
-        sample("tile", 0, 0);
+        sample("no_such_category", 0, 0);
     }
 }

@@ -1,0 +1,895 @@
+//! Warp's tile API (`wp.tile_load`, `wp.tile_store`, tile arithmetic, maps and
+//! reductions) as warp 1.19.0's code generator lowers it.
+//!
+//! The builtins here take keyword arguments, compile-time shapes and function
+//! arguments (`wp.tile_map(wp.sin, t)`), so they are bound by parameter name
+//! instead of going through `builtins::resolve`. What shapes the output, as in
+//! warp's `add_call` with a `dispatch_func`:
+//! - arguments are evaluated positional first, then keywords in source order;
+//!   a tuple argument (`shape=(M, N)`, `offset=(i * M, j * N)`) is a `wp::tuple`
+//!   variable whose elements are passed one by one;
+//! - the output variable is allocated before the zero offsets of an omitted
+//!   `offset=` (warp registers those Python ints as constants while dispatching);
+//! - shapes and dtypes become C++ template arguments (`tile_load<wp::float32,
+//!   true, false, 16>`); a Python builtin dtype keeps its name (`float`);
+//! - stores and atomic adds are commented out when the backward pass replays the
+//!   forward one; `tile_max`, `tile_min`, `tile_reduce`, `tile_zeros` and
+//!   `tile_ones` have no adjoint;
+//! - reading an element (`t[0]`, `t[i, j]`) makes the tile's type shared
+//!   memory, after the fact: its declaration changes wherever it was made.
+
+use super::*;
+use crate::lower::types::Tile;
+
+/// One argument of a tile builtin call, after evaluation.
+#[derive(Clone)]
+pub(super) enum TileArg {
+    Var(VarId),
+    /// A warp builtin passed as a function (`wp.sin`): its name.
+    Func(String),
+    /// A type (`dtype=float`): C++ template spelling and scalar.
+    Dtype(String, Scalar),
+}
+
+/// An argument of the generated call.
+enum CallArg {
+    Var(VarId),
+    Func(String),
+    /// A Python int warp registers as a new constant while dispatching (after the
+    /// output variable): the zeros of an omitted offset, and the constant elements
+    /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
+    Const(i128),
+    /// A Python float warp registers as a new constant while dispatching.
+    ConstF(f64),
+    /// The call's own output variable (`tile_matmul` writes into it).
+    Output,
+}
+
+impl<'a> Adjoint<'a> {
+    fn tile_of(&self, id: VarId) -> Option<Tile> {
+        match self.ty(id) {
+            Type::Tile(t) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Evaluates one argument of a tile builtin as warp's `resolve_arg` does:
+    /// functions and types create no variable.
+    fn tile_arg(&mut self, e: &Expr) -> LResult<TileArg> {
+        if let ExprKind::Attribute(base, attr) = &e.kind {
+            if let ExprKind::Name(m) = &base.kind {
+                if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                    if let Some(d) = self.scope.dtype_arg(e) {
+                        return Ok(TileArg::Dtype(d.0, d.1));
+                    }
+                    if builtins::is_known(attr) {
+                        return Ok(TileArg::Func(attr.clone()));
+                    }
+                }
+            }
+        }
+        if let ExprKind::Name(n) = &e.kind {
+            if self.symbol(n).is_none() && self.scope.module_constant(n).is_none() {
+                if let Some(d) = self.scope.dtype_arg(e) {
+                    return Ok(TileArg::Dtype(d.0, d.1));
+                }
+            }
+        }
+        if let ExprKind::Constant(Constant::Str(text)) = &e.kind {
+            // warp keeps a string argument as a `wp::str` constant.
+            let shared = match text.as_str() {
+                "shared" => true,
+                "register" => false,
+                other => {
+                    return Err(self.err(format!(
+                        "Invalid value for 'storage': '{other}'. Expected 'shared' or 'register'."
+                    )));
+                }
+            };
+            self.set_lineno(e.pos);
+            return Ok(TileArg::Var(self.add_var(Type::StorageStr(shared), None)));
+        }
+        Ok(TileArg::Var(self.expr(e)?))
+    }
+
+    /// The storage a `storage=` argument asks for (register when omitted).
+    fn tile_storage(&self, arg: Option<&TileArg>) -> LResult<bool> {
+        match arg {
+            None => Ok(false),
+            Some(TileArg::Var(v)) => match self.ty(*v) {
+                Type::StorageStr(shared) => Ok(*shared),
+                _ => Err(self.err("storage must be the string 'shared' or 'register'")),
+            },
+            Some(_) => Err(self.err("storage must be the string 'shared' or 'register'")),
+        }
+    }
+
+    /// The compile-time shape a `shape=` argument holds.
+    fn tile_shape(&self, arg: Option<&TileArg>, what: &str) -> LResult<Vec<u32>> {
+        let Some(TileArg::Var(v)) = arg else {
+            return Err(self.err(format!("{what}() needs shape=...")));
+        };
+        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => e.clone(),
+            None => vec![*v],
+        };
+        let mut shape = Vec::new();
+        for e in elems {
+            match self.var(e).constant {
+                Some(ConstVal::Int(n)) if n > 0 && n < 1 << 20 => shape.push(n as u32),
+                _ => {
+                    return Err(
+                        self.err("Tile functions require shape to be a compile time constant.")
+                    );
+                }
+            }
+        }
+        if shape.is_empty() || shape.len() > 2 {
+            return Err(self
+                .err("tiles of 1 or 2 dimensions are supported by this version of the lowering"));
+        }
+        Ok(shape)
+    }
+
+    /// The offsets an `offset=` argument holds (zeros when it is omitted).
+    fn tile_offsets(&self, arg: Option<&TileArg>, ndim: usize) -> LResult<Vec<CallArg>> {
+        let Some(arg) = arg else {
+            return Ok((0..ndim).map(|_| CallArg::Const(0)).collect());
+        };
+        let TileArg::Var(v) = arg else {
+            return Err(self.err("offset must be an int or a tuple of ints"));
+        };
+        let (elems, is_tuple) = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => (e.clone(), true),
+            None => (vec![*v], false),
+        };
+        if elems.len() != ndim {
+            return Err(self.err(format!(
+                "offset has {} dimension(s), the array {ndim}",
+                elems.len()
+            )));
+        }
+        for &e in &elems {
+            if !matches!(self.ty(e).strip_ref(), Type::Scalar(s) if s.is_int()) {
+                return Err(self.err("tile offsets must be integers"));
+            }
+        }
+        Ok(elems
+            .into_iter()
+            .map(|e| match (is_tuple, self.var(e).constant) {
+                (true, Some(ConstVal::Int(c))) => CallArg::Const(c),
+                _ => CallArg::Var(e),
+            })
+            .collect())
+    }
+
+    /// A `(a, b)` tuple expression: warp's `tuple` builtin (no adjoint).
+    pub(super) fn tuple_expr(&mut self, elts: &[Expr]) -> LResult<VarId> {
+        let mut vals = Vec::with_capacity(elts.len());
+        for e in elts {
+            vals.push(self.expr(e)?);
+        }
+        if vals.is_empty()
+            || vals.len() > 4
+            || vals.iter().any(|v| self.ty(*v).strip_ref() != Type::I32)
+        {
+            return Err(self.err(
+                "only tuples of int32 values (tile shapes and offsets) are supported by this version of the lowering",
+            ));
+        }
+        let out = self.add_var(Type::IntTuple(vals.len() as u8), None);
+        let mut loaded = Vec::with_capacity(vals.len());
+        for v in &vals {
+            loaded.push(self.load(*v)?);
+        }
+        let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
+        let s = format!("{} = wp::tuple({});", self.emit(out), names.join(", "));
+        self.add_forward_plain(s);
+        self.tuples.push((out, loaded));
+        Ok(out)
+    }
+
+    /// Emits a tile builtin call: output first, then dispatch constants, the
+    /// forward call (and its replay) and the adjoint.
+    fn emit_tile_call(
+        &mut self,
+        native: &str,
+        templates: &[String],
+        ret: Option<Type>,
+        args: Vec<CallArg>,
+        differentiable: bool,
+        skip_replay: bool,
+    ) -> LResult<Option<VarId>> {
+        let output = ret.map(|t| self.add_var(t, None));
+        let mut fwd = Vec::with_capacity(args.len());
+        let mut adjs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                CallArg::Var(v) => {
+                    let l = self.load(v)?;
+                    fwd.push(self.emit(l).to_string());
+                    adjs.push(self.emit_adj(v));
+                }
+                CallArg::Const(c) => {
+                    let z = self.add_constant(ConstVal::Int(c));
+                    fwd.push(self.emit(z).to_string());
+                    adjs.push(self.emit_adj(z));
+                }
+                CallArg::ConstF(c) => {
+                    let z = self.add_constant(ConstVal::Float(c));
+                    fwd.push(self.emit(z).to_string());
+                    adjs.push(self.emit_adj(z));
+                }
+                CallArg::Output => {
+                    let o = output.expect("a call passing its output returns a value");
+                    fwd.push(self.emit(o).to_string());
+                    adjs.push(self.emit_adj(o));
+                }
+                CallArg::Func(f) => {
+                    fwd.push(format!("wp::{f}"));
+                    adjs.push(format!("wp::adj_{f}"));
+                }
+            }
+        }
+        let name = if templates.is_empty() {
+            native.to_string()
+        } else {
+            format!("{native}<{}>", templates.join(", "))
+        };
+        let call = format!("wp::{name}({})", fwd.join(", "));
+        let forward = match output {
+            Some(o) => format!("{} = {call};", self.emit(o)),
+            None => format!("{call};"),
+        };
+        if skip_replay {
+            let replay = format!("// {forward}");
+            self.add_forward(forward, Some(replay), false);
+        } else {
+            self.add_forward_plain(forward);
+        }
+        if differentiable && !fwd.is_empty() {
+            let mut parts = fwd;
+            parts.extend(adjs);
+            if let Some(o) = output {
+                parts.push(self.emit_adj(o));
+            }
+            self.add_reverse(format!("wp::adj_{native}({});", parts.join(", ")));
+        }
+        Ok(output)
+    }
+
+    /// `wp.tile_*(...)` calls.
+    pub(super) fn tile_call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<Option<VarId>> {
+        let params: &[&str] = match name {
+            "tile_load" => &["a", "shape", "offset", "storage"],
+            "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
+            "tile_zeros" | "tile_ones" => &["shape", "dtype", "storage"],
+            "tile_transpose" | "untile" => &["a"],
+            "tile" => &["x"],
+            "tile_sum" | "tile_max" | "tile_min" => &["a"],
+            "tile_reduce" => &["op", "a"],
+            "tile_map" => &["op", "a", "b"],
+            "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
+            _ => {
+                return Err(self.err(format!(
+                    "{name}() is not supported by this version of the lowering"
+                )));
+            }
+        };
+        if args.len() > params.len() {
+            return Err(self.err(format!("{name}() takes at most {} arguments", params.len())));
+        }
+        let mut bound: Vec<(&str, TileArg)> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            if matches!(a.kind, ExprKind::Starred(_)) {
+                return Err(
+                    self.err("starred arguments are not supported by this version of the lowering")
+                );
+            }
+            let v = self.tile_arg(a)?;
+            bound.push((params[k], v));
+        }
+        for kw in kwargs {
+            let Some(key) = kw.arg.as_deref() else {
+                return Err(self.err("**kwargs are not supported in kernels"));
+            };
+            let Some(p) = params.iter().find(|p| **p == key) else {
+                return Err(self.err(format!(
+                    "{name}() argument '{key}' is not supported by this version of the lowering"
+                )));
+            };
+            if bound.iter().any(|(b, _)| b == p) {
+                return Err(self.err(format!("{name}() got multiple values for argument '{key}'")));
+            }
+            let v = self.tile_arg(&kw.value)?;
+            bound.push((p, v));
+        }
+        let get = |p: &str| bound.iter().find(|(b, _)| *b == p).map(|(_, v)| v.clone());
+        let var = |s: &Self, p: &str| -> LResult<VarId> {
+            match get(p) {
+                Some(TileArg::Var(v)) => Ok(v),
+                _ => Err(s.err(format!("{name}() needs a value for '{p}'"))),
+            }
+        };
+        let tile = |s: &Self, p: &str| -> LResult<(VarId, Tile)> {
+            let v = var(s, p)?;
+            match s.tile_of(v) {
+                Some(t) => Ok((v, t)),
+                None => Err(s.err(format!("{name}() argument '{p}' must be a tile"))),
+            }
+        };
+        let array = |s: &Self| -> LResult<(VarId, Scalar, usize)> {
+            let v = var(s, "a")?;
+            match s.ty(v).strip_ref() {
+                Type::Array {
+                    dtype: crate::lower::types::Value::Scalar(d),
+                    ndim,
+                } => Ok((v, d, ndim)),
+                _ => Err(s.err(format!(
+                    "{name}() needs an array of scalars (this version of the lowering)"
+                ))),
+            }
+        };
+        self.builtins_used.insert(name.to_string());
+        match name {
+            "tile_load" => {
+                let (a, dtype, ndim) = array(self)?;
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                if shape.len() != ndim {
+                    return Err(self.err(format!(
+                        "tile_load() array argument must have same number of dimensions as the tile shape, trying to perform an {} dimensional load from an array with {ndim} dimensions.",
+                        shape.len()
+                    )));
+                }
+                let mut call = vec![CallArg::Var(a)];
+                call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
+                let mut templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                self.emit_tile_call(
+                    "tile_load",
+                    &templates,
+                    Some(Type::Tile(t)),
+                    call,
+                    true,
+                    false,
+                )
+            }
+            "tile_store" | "tile_atomic_add" => {
+                let (a, dtype, ndim) = array(self)?;
+                let (t, tt) = tile(self, "t")?;
+                if tt.ndim as usize != ndim {
+                    return Err(self.err(format!(
+                        "{name}() tile has {} dimension(s), the array {ndim}",
+                        tt.ndim
+                    )));
+                }
+                if tt.dtype != dtype {
+                    return Err(self.err(format!(
+                        "{name}() array and tile must have the same dtype, got {} and {}",
+                        dtype.name(),
+                        tt.dtype.name()
+                    )));
+                }
+                let mut call = vec![CallArg::Var(a)];
+                call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
+                call.push(CallArg::Var(t));
+                if name == "tile_store" {
+                    let templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
+                    self.emit_tile_call(name, &templates, None, call, true, true)
+                } else {
+                    let templates = vec![dtype.ctype().to_string(), "true".into()];
+                    // A new tile of the same shape and (current) storage; owning, row-major.
+                    let mut r = Tile::new(tt.dtype, tt.dims());
+                    r.shared = tt.shared;
+                    self.emit_tile_call(name, &templates, Some(Type::Tile(r)), call, true, true)
+                }
+            }
+            "tile_zeros" | "tile_ones" => {
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                let (spelling, dtype) = match get("dtype") {
+                    Some(TileArg::Dtype(s, d)) => (s, d),
+                    None if name == "tile_ones" => ("float".to_string(), Scalar::Float32),
+                    _ => return Err(self.err(format!("{name}() needs dtype=..."))),
+                };
+                if !dtype.is_float() && dtype != Scalar::Int32 {
+                    return Err(self.err(format!(
+                        "{name}() dtype {} is not supported by this version of the lowering",
+                        dtype.name()
+                    )));
+                }
+                let mut templates = vec![spelling];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                self.emit_tile_call(
+                    name,
+                    &templates,
+                    Some(Type::Tile(t)),
+                    Vec::new(),
+                    false,
+                    false,
+                )
+            }
+            "tile_sum" | "tile_max" | "tile_min" => {
+                let (a, t) = tile(self, "a")?;
+                let ret = Type::Tile(Tile::new(t.dtype, &[1]));
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(ret),
+                    vec![CallArg::Var(a)],
+                    name == "tile_sum",
+                    false,
+                )
+            }
+            "tile_reduce" => {
+                let Some(TileArg::Func(op)) = get("op") else {
+                    return Err(
+                        self.err("tile_reduce() needs a warp builtin as op (wp.add, wp.min, ...)")
+                    );
+                };
+                let (a, t) = tile(self, "a")?;
+                let ty = Type::Scalar(t.dtype);
+                let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
+                if ov.ret != Some(ty) || ov.native != op {
+                    return Err(self.err(format!(
+                        "tile_reduce() operator {op} must return the tile element type"
+                    )));
+                }
+                let ret = Type::Tile(Tile::new(t.dtype, &[1]));
+                let call = vec![CallArg::Func(op), CallArg::Var(a)];
+                self.emit_tile_call(name, &[], Some(ret), call, false, false)
+            }
+            "tile_map" => {
+                let Some(TileArg::Func(op)) = get("op") else {
+                    return Err(
+                        self.err("tile_map() needs a warp builtin as op (wp.sin, wp.add, ...)")
+                    );
+                };
+                let (a, t) = tile(self, "a")?;
+                let ty = Type::Scalar(t.dtype);
+                let (native, types, call) = match get("b") {
+                    None => (
+                        "tile_unary_map",
+                        vec![ty],
+                        vec![CallArg::Func(op.clone()), CallArg::Var(a)],
+                    ),
+                    Some(TileArg::Var(b)) => {
+                        match self.tile_of(b) {
+                            Some(tb) if tb.dims() == t.dims() && tb.dtype == t.dtype => {}
+                            _ => return Err(self.err("tile_map() needs two tiles of the same shape and dtype (this version of the lowering)")),
+                        }
+                        (
+                            "tile_binary_map",
+                            vec![ty, ty],
+                            vec![CallArg::Func(op.clone()), CallArg::Var(a), CallArg::Var(b)],
+                        )
+                    }
+                    Some(_) => return Err(self.err("tile_map() argument 'b' must be a tile")),
+                };
+                let ov = builtins::resolve(&op, &types).map_err(|m| self.err(m))?;
+                let Some(Type::Scalar(rdt)) = ov.ret else {
+                    return Err(self.err(format!("tile_map() operator {op} must return a scalar")));
+                };
+                if ov.native != op || ov.namespace != "wp::" {
+                    return Err(self.err(format!(
+                        "tile_map() operator {op} is not supported by this version of the lowering"
+                    )));
+                }
+                let ret = Type::Tile(Tile::new(rdt, t.dims()));
+                self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
+            }
+            "tile_transpose" => {
+                let (a, t) = tile(self, "a")?;
+                if t.ndim != 2 {
+                    return Err(self.err("tile_transpose() needs a 2-D tile"));
+                }
+                self.promote_shared(a);
+                let mut r = Tile::new(t.dtype, &[t.shape[1], t.shape[0]]);
+                r.shared = true;
+                r.view = true;
+                r.flipped = !t.flipped;
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(Type::Tile(r)),
+                    vec![CallArg::Var(a)],
+                    true,
+                    false,
+                )
+            }
+            "tile" => {
+                let x = var(self, "x")?;
+                if self.ty(x).is_ref() {
+                    // warp reads the C++ type of the argument itself, which an array element reference lacks
+                    return Err(
+                        self.err("wp.tile() of an array element: assign it to a local first")
+                    );
+                }
+                let Type::Scalar(s) = self.ty(x).strip_ref() else {
+                    return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
+                };
+                // one value per thread of the block (module option block_dim)
+                let ret = Type::Tile(Tile::new(s, &[super::super::BLOCK_DIM]));
+                self.emit_tile_call(
+                    "tile",
+                    &[s.ctype().to_string()],
+                    Some(ret),
+                    vec![CallArg::Var(x)],
+                    true,
+                    false,
+                )
+            }
+            "untile" => {
+                let (a, t) = tile(self, "a")?;
+                if t.dims() != [super::super::BLOCK_DIM] {
+                    return Err(self.err(format!(
+                        "untile() argument last dimension {} does not match the expected block width {}",
+                        t.dims().last().copied().unwrap_or(0),
+                        super::super::BLOCK_DIM
+                    )));
+                }
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(Type::Scalar(t.dtype)),
+                    vec![CallArg::Var(a)],
+                    true,
+                    false,
+                )
+            }
+            "tile_matmul" => {
+                let (a, ta) = tile(self, "a")?;
+                let (b, tb) = tile(self, "b")?;
+                let out = match get("out") {
+                    None => None,
+                    Some(TileArg::Var(v)) if self.tile_of(v).is_some() => Some(v),
+                    Some(_) => return Err(self.err("tile_matmul() 'out' argument must be a tile")),
+                };
+                if out.is_none() && get("beta").is_some() {
+                    return Err(self.err("tile_matmul() takes beta only with out="));
+                }
+                if ta.ndim != 2 || tb.ndim != 2 {
+                    return Err(self.err("tile_matmul() needs 2-D tiles"));
+                }
+                let (m, k, n) = (ta.shape[0], ta.shape[1], tb.shape[1]);
+                let to = out.and_then(|o| self.tile_of(o));
+                let consistent = tb.shape[0] == k
+                    && to.is_none_or(|t| t.ndim == 2 && t.shape[0] == m && t.shape[1] == n);
+                if !consistent {
+                    return Err(self.err("tile_matmul(A, B, C) requires sizes of A, B and C to be consistent for a matmul"));
+                }
+                let dts = [Some(ta.dtype), Some(tb.dtype), to.map(|t| t.dtype)];
+                if dts
+                    .iter()
+                    .flatten()
+                    .any(|d| !matches!(d, Scalar::Float32 | Scalar::Float64))
+                {
+                    return Err(self.err("tile_matmul() arguments must be tiles of float32 or float64 entries (this version of the lowering)"));
+                }
+                if dts.iter().flatten().any(|d| *d != ta.dtype) {
+                    return Err(self.err("tile_matmul() tiles must have the same dtype"));
+                }
+                let scalar = |s: &Self, p: &str, default: f64| -> LResult<CallArg> {
+                    match get(p) {
+                        None => Ok(CallArg::ConstF(default)),
+                        Some(TileArg::Var(v)) if s.ty(v).strip_ref() == Type::Scalar(ta.dtype) => {
+                            Ok(CallArg::Var(v))
+                        }
+                        Some(_) => Err(s.err(format!(
+                            "tile_matmul() '{p}' must be a scalar of the tiles' dtype"
+                        ))),
+                    }
+                };
+                let alpha = scalar(self, "alpha", 1.0)?;
+                // The operands (and the accumulator) move to shared memory.
+                for v in [Some(a), Some(b), out].into_iter().flatten() {
+                    self.promote_shared(v);
+                }
+                let head = [CallArg::Const(0), CallArg::Const(0), CallArg::Const(0)];
+                match out {
+                    Some(o) => {
+                        let beta = scalar(self, "beta", 1.0)?;
+                        let mut call: Vec<CallArg> = head.into_iter().collect();
+                        call.extend([
+                            CallArg::Var(a),
+                            CallArg::Var(b),
+                            CallArg::Var(o),
+                            alpha,
+                            beta,
+                        ]);
+                        self.emit_tile_call("tile_matmul_acc", &[], None, call, true, false)
+                    }
+                    None => {
+                        let mut t = Tile::new(ta.dtype, &[m, n]);
+                        t.shared = true;
+                        let mut call: Vec<CallArg> = head.into_iter().collect();
+                        call.extend([
+                            CallArg::Var(a),
+                            CallArg::Var(b),
+                            CallArg::Output,
+                            alpha,
+                            CallArg::ConstF(0.0),
+                        ]);
+                        self.emit_tile_call(
+                            "tile_matmul",
+                            &[],
+                            Some(Type::Tile(t)),
+                            call,
+                            true,
+                            false,
+                        )
+                    }
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    /// warp sets the storage of the tile's type object to shared.
+    fn promote_shared(&mut self, v: VarId) {
+        let Some(t) = self.tile_of(v) else { return };
+        for var in self.vars.iter_mut() {
+            if let Type::Tile(vt) = &mut var.ty {
+                if vt.obj == t.obj {
+                    vt.shared = true;
+                }
+            }
+        }
+    }
+
+    /// `+ - * /` and unary `-` with a tile operand.
+    pub(super) fn tile_operator(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        if let ("assign", [Type::Tile(a), Type::Tile(b)]) = (name, types.as_slice()) {
+            // A tile reassigned in a dynamic loop is copied back into the loop-carried variable.
+            if a.dtype != b.dtype {
+                return Err(self.err("assigning a tile of another dtype"));
+            }
+            let call = args.iter().map(|a| CallArg::Var(*a)).collect();
+            return self.emit_tile_call("assign", &[], None, call, true, false);
+        }
+        let bad = || {
+            format!(
+                "operator '{name}' is not supported for {}",
+                types
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let (native, ordered, t) = match (name, types.as_slice()) {
+            ("neg", [Type::Tile(t)]) => ("tile_neg", vec![args[0]], *t),
+            ("add" | "sub", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
+                (
+                    if name == "add" {
+                        "tile_add"
+                    } else {
+                        "tile_sub"
+                    },
+                    args.to_vec(),
+                    *a,
+                )
+            }
+            ("mul", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
+                ("tile_mul_elementwise", args.to_vec(), *a)
+            }
+            ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+                ("tile_mul", args.to_vec(), *a)
+            }
+            ("div", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
+                ("tile_div_elementwise", args.to_vec(), *a)
+            }
+            ("div", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+                ("tile_div", args.to_vec(), *a)
+            }
+            ("div", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+                ("tile_div", args.to_vec(), *b)
+            }
+            // warp passes the tile first to the C++ function
+            ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+                ("tile_mul", vec![args[1], args[0]], *b)
+            }
+            _ => return Err(self.err(bad())),
+        };
+        self.builtins_used.insert(name.to_string());
+        let ret = Type::Tile(Tile::new(t.dtype, t.dims()));
+        let call = ordered.into_iter().map(CallArg::Var).collect();
+        self.emit_tile_call(native, &[], Some(ret), call, true, false)
+    }
+
+    /// `acc += t` / `acc -= t` on tiles: `tile_add_inplace` / `tile_sub_inplace`.
+    pub(super) fn tile_inplace(&mut self, add: bool, target: VarId, rhs: VarId) -> LResult<()> {
+        let (a, b) = (
+            self.tile_of(target).expect("tile"),
+            self.tile_of(rhs).expect("tile"),
+        );
+        if a.dims() != b.dims() || a.dtype != b.dtype {
+            return Err(self.err("Tile inplace arguments must have the same shape and dtype"));
+        }
+        let native = if add {
+            "tile_add_inplace"
+        } else {
+            "tile_sub_inplace"
+        };
+        self.builtins_used
+            .insert(if add { "add" } else { "sub" }.to_string());
+        let call = vec![CallArg::Var(target), CallArg::Var(rhs)];
+        self.emit_tile_call(native, &[], None, call, true, false)?;
+        Ok(())
+    }
+
+    /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
+    pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+        let t = self.tile_of(target).expect("a tile");
+        if nodes.len() != t.ndim as usize {
+            return Err(self.err("tile views (fewer indices than dimensions) are not supported by this version of the lowering"));
+        }
+        let mut idx = Vec::with_capacity(nodes.len());
+        for (k, n) in nodes.iter().enumerate() {
+            let v = self.expr(n)?;
+            match self.var(v).constant {
+                Some(ConstVal::Int(c)) if c >= 0 && (c as u64) < t.shape[k] as u64 => idx.push(v),
+                _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+            }
+        }
+        // Reading an element makes the tile shared (warp sets the type's storage).
+        self.promote_shared(target);
+        self.builtins_used.insert("tile_extract".into());
+        let mut call = vec![CallArg::Var(target)];
+        call.extend(idx.into_iter().map(CallArg::Var));
+        Ok(self
+            .emit_tile_call(
+                "tile_extract",
+                &[],
+                Some(Type::Scalar(t.dtype)),
+                call,
+                true,
+                false,
+            )?
+            .expect("tile_extract returns a value"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lower::lower;
+
+    fn cuda(src: &str) -> String {
+        lower(src, false, true).unwrap().cuda.unwrap().module
+    }
+
+    fn forward(src: &str) -> String {
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0]
+            .forward
+            .clone()
+    }
+
+    fn backward(src: &str) -> String {
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0]
+            .backward
+            .clone()
+    }
+
+    const HEAD: &str = "import warp as wp\n\nTILE = wp.constant(16)\n\n\n@wp.kernel\n";
+
+    #[test]
+    fn element_read_makes_the_tile_shared_everywhere() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), out: wp.array(dtype=float)):\n    i = wp.tid()\n    t = wp.tile_load(a, shape=TILE, offset=i * TILE)\n    s = wp.tile_sum(t)\n    out[i] = s[0]\n"
+        );
+        let fwd = forward(&src);
+        let bwd = backward(&src);
+        // the loaded tile stays in registers, the sum is read by element and becomes shared
+        assert!(fwd.contains("wp::tile_register_t<wp::float32,wp::tile_layout_register_t<wp::tile_shape_t<16>>> var_3"), "{fwd}");
+        assert!(fwd.contains("wp::tile_shared_t<wp::float32,wp::tile_layout_strided_t<wp::tile_shape_t<1>, wp::tile_stride_t<1>>, true> var_4 = wp::tile_alloc_empty<wp::float32,wp::tile_shape_t<1>,wp::tile_stride_t<1>,false>();"), "{fwd}");
+        // the backward pass allocates gradient storage and aliases the adjoint
+        assert!(bwd.contains(",true>();"), "{bwd}");
+        assert!(bwd.contains("& adj_4 = var_4;"), "{bwd}");
+        assert!(bwd.contains("> adj_3{};"), "{bwd}");
+    }
+
+    #[test]
+    fn shared_strides_are_row_major() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=(4, 8))\n    out[0] = t[1, 2]\n"
+        );
+        assert!(cuda(&src).contains("wp::tile_shape_t<4,8>, wp::tile_stride_t<8,1>>"));
+    }
+
+    #[test]
+    fn scalar_times_tile_passes_the_tile_first() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=TILE)\n    u = 2.0 * t\n    wp.tile_store(a, u)\n"
+        );
+        let f = forward(&src);
+        let mul = f.lines().find(|l| l.contains("wp::tile_mul(")).unwrap();
+        let (tile, scalar) = (mul.find("var_1,").unwrap(), mul.find("var_3)").unwrap());
+        assert!(tile < scalar, "{mul}");
+    }
+
+    #[test]
+    fn omitted_offsets_are_constants_after_the_output() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float)):\n    t = wp.tile_load(a, shape=(TILE, TILE))\n"
+        );
+        let f = forward(&src);
+        // var_0 is TILE, var_1 the shape tuple, var_2 the loaded tile
+        let out = f.find("> var_2 = ").unwrap();
+        let z1 = f.find("const wp::int32 var_3 = 0;").unwrap();
+        let z2 = f.find("const wp::int32 var_4 = 0;").unwrap();
+        assert!(out < z1 && z1 < z2, "{f}");
+        assert!(
+            f.contains("wp::tile_load<wp::float32, true, false, 16, 16>(var_a, var_3, var_4);")
+        );
+    }
+
+    #[test]
+    fn module_constants_in_range_create_no_variable() {
+        let src = "import warp as wp\n\nK = 3\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    for j in range(K):\n        a[j] = 1.0\n";
+        let f = forward(src);
+        assert!(!f.contains("= 3;"), "{f}");
+        let src2 = src.replace("a[j] = 1.0", "a[j] = float(K)");
+        assert_eq!(
+            forward(&src2).matches("const wp::int32 var_").count() >= 1,
+            true
+        );
+    }
+
+    #[test]
+    fn stores_are_not_replayed_and_reductions_of_max_have_no_adjoint() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), r: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=TILE)\n    m = wp.tile_max(t)\n    wp.tile_store(r, m)\n"
+        );
+        let b = backward(&src);
+        assert!(
+            b.contains("// wp::tile_store<wp::float32, true, false>("),
+            "{b}"
+        );
+        assert!(b.contains("wp::adj_tile_store("));
+        assert!(!b.contains("adj_tile_max"));
+    }
+
+    #[test]
+    fn matmul_moves_its_operands_to_shared_memory() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):\n    ta = wp.tile_load(a, shape=(4, 2))\n    tb = wp.tile_load(a, shape=(2, 8))\n    d = wp.tile_matmul(ta, tb)\n    wp.tile_store(c, d)\n"
+        );
+        let f = forward(&src);
+        assert_eq!(f.matches("wp::tile_shared_t<").count(), 3, "{f}");
+        assert!(!f.contains("wp::tile_register_t<"), "{f}");
+        // the returning form passes its own output as the accumulator, with beta = 0
+        let call = f
+            .lines()
+            .find(|l| l.contains("wp::tile_matmul("))
+            .unwrap()
+            .trim();
+        let out = call.split(" = ").next().unwrap();
+        assert!(call.contains(&format!(", {out}, ")), "{call}");
+        assert!(f.contains(" = 0.0;"), "{f}");
+    }
+
+    #[test]
+    fn tile_errors_point_at_the_call() {
+        let src = format!(
+            "{HEAD}def k(a: wp.array(dtype=float), n: int):\n    t = wp.tile_load(a, shape=n)\n"
+        );
+        let e = lower(&src, true, true).unwrap_err();
+        assert_eq!(e.line, 8);
+        assert!(e.message.contains("compile time constant"), "{}", e.message);
+    }
+}
