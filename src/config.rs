@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::synth::CATEGORIES;
+use crate::synth::{CATEGORIES, DTYPES, Knobs};
 
 /// A mistake of the user (bad config, bad file, unwritable output): the CLI
 /// prints it as one line and exits with status 2 instead of 1.
@@ -125,9 +125,122 @@ impl Default for Ir {
 pub struct Synth {
     /// Category → relative weight; categories not listed are off.
     pub categories: BTreeMap<String, f64>,
+    /// Kernel body lines (the `wp.tid()` line to the end), `[min, max]`.
+    #[serde(default = "default_statements")]
+    pub statements: [usize; 2],
+    /// Kernel parameters, `[min, max]`.
+    #[serde(default = "default_params")]
+    pub params: [usize; 2],
+    /// Deepest operator nesting of one expression.
+    #[serde(default = "default_expr_depth")]
+    pub expr_depth: u32,
+    /// Deepest nesting of `for` / `while` loops (0: none).
+    #[serde(default = "default_loop_depth")]
+    pub loop_depth: usize,
+    /// Data types arrays and values may use (`synth::DTYPES`).
+    #[serde(default = "default_dtypes")]
+    pub dtypes: Vec<String>,
 }
 
+fn default_statements() -> [usize; 2] {
+    let k = Knobs::default();
+    [k.statements.0, k.statements.1]
+}
+
+fn default_params() -> [usize; 2] {
+    let k = Knobs::default();
+    [k.params.0, k.params.1]
+}
+
+fn default_expr_depth() -> u32 {
+    Knobs::default().expr_depth
+}
+
+fn default_loop_depth() -> usize {
+    Knobs::default().loop_depth
+}
+
+fn default_dtypes() -> Vec<String> {
+    DTYPES.iter().map(|d| d.to_string()).collect()
+}
+
+/// Largest accepted `synth.statements` bound.
+const MAX_STATEMENTS: usize = 400;
+/// Largest accepted `synth.params` bound.
+const MAX_PARAMS: usize = 32;
+/// Largest accepted `synth.expr_depth`.
+const MAX_EXPR_DEPTH: u32 = 12;
+/// Largest accepted `synth.loop_depth` (what the generators nest).
+const MAX_LOOP_DEPTH: usize = 3;
+
 impl Synth {
+    /// The size and shape knobs (valid after `Config::validate`).
+    pub fn knobs(&self) -> Knobs {
+        Knobs {
+            statements: (self.statements[0], self.statements[1]),
+            params: (self.params[0], self.params[1]),
+            expr_depth: self.expr_depth,
+            loop_depth: self.loop_depth,
+            dtypes: Knobs::dtype_mask(&self.dtypes).unwrap_or(u8::MAX),
+        }
+    }
+
+    /// The knobs' errors, one line each, as `validate` reports them.
+    fn validate_knobs(&self) -> Result<(), String> {
+        for (key, [lo, hi], min, max) in [
+            ("statements", self.statements, 2, MAX_STATEMENTS),
+            ("params", self.params, 1, MAX_PARAMS),
+        ] {
+            if lo < min || hi > max || lo > hi {
+                return Err(format!(
+                    "synth.{key}: want [min, max] with {min} <= min <= max <= {max}, got [{lo}, {hi}]"
+                ));
+            }
+        }
+        if !(1..=MAX_EXPR_DEPTH).contains(&self.expr_depth) {
+            return Err(format!(
+                "synth.expr_depth: must be 1 to {MAX_EXPR_DEPTH}, got {}",
+                self.expr_depth
+            ));
+        }
+        if self.loop_depth > MAX_LOOP_DEPTH {
+            return Err(format!(
+                "synth.loop_depth: must be 0 to {MAX_LOOP_DEPTH}, got {}",
+                self.loop_depth
+            ));
+        }
+        let mask = Knobs::dtype_mask(&self.dtypes).map_err(|d| {
+            format!(
+                "synth.dtypes: unknown dtype \"{d}\" (known: {})",
+                DTYPES.join(", ")
+            )
+        })?;
+        if !self.dtypes.iter().any(|d| d == "float32") {
+            return Err(
+                "synth.dtypes: must include \"float32\" (every category computes in it)".into(),
+            );
+        }
+        let on = |c: &str| self.categories.contains_key(c);
+        let k = Knobs {
+            dtypes: mask,
+            ..Knobs::default()
+        };
+        if on("vector") && k.vec_sizes().is_empty() {
+            return Err("synth.dtypes: category vector needs one of vec2, vec3, vec4".into());
+        }
+        let mats = ["mat22", "mat33", "mat44"];
+        if on("matrix") && !self.dtypes.iter().any(|d| mats.contains(&d.as_str())) {
+            return Err("synth.dtypes: category matrix needs one of mat22, mat33, mat44".into());
+        }
+        if on("nested") && self.loop_depth < 2 {
+            return Err(format!(
+                "synth.loop_depth: category nested writes loops two deep, got {}",
+                self.loop_depth
+            ));
+        }
+        Ok(())
+    }
+
     /// The weights in `synth::CATEGORIES` order, so the draw does not depend
     /// on how the TOML lists them.
     pub fn weights(&self) -> Vec<(&'static str, f64)> {
@@ -374,6 +487,7 @@ impl Config {
                 ));
             }
         }
+        self.synth.validate_knobs()?;
         let d = &self.dedup;
         if d.expected_items == 0 {
             return Err("dedup.expected_items: must be at least 1".into());
@@ -572,6 +686,28 @@ false_positive_rate = 0.01
         );
     }
 
+    /// GOOD with one more `[synth]` key.
+    fn knobs(line: &str) -> String {
+        GOOD.replace("math = 2.5 }", &format!("math = 2.5 }}\n{line}"))
+    }
+
+    #[test]
+    fn knobs_parse_with_defaults() {
+        let c = Config::parse(GOOD).unwrap();
+        assert_eq!(c.synth.knobs(), Knobs::default());
+        let c = Config::parse(&knobs(
+            "statements = [3, 9]\nparams = [2, 6]\nexpr_depth = 4\nloop_depth = 1\ndtypes = [\"float32\", \"vec3\"]",
+        ))
+        .unwrap();
+        let k = c.synth.knobs();
+        assert_eq!(
+            (k.statements, k.params, k.expr_depth, k.loop_depth),
+            ((3, 9), (2, 6), 4, 1)
+        );
+        assert_eq!(k.dtypes, Knobs::dtype_mask(&["float32", "vec3"]).unwrap());
+        assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
     #[test]
     fn semantic_errors_name_key() {
         let cases = [
@@ -600,6 +736,31 @@ false_positive_rate = 0.01
             (
                 format!("{GOOD}[splits]\nvalidation = 0.6\ntest = 0.5\n"),
                 "splits: validation + test",
+            ),
+            (
+                knobs("statements = [10, 5]"),
+                "synth.statements: want [min, max]",
+            ),
+            (knobs("statements = [1, 5]"), "synth.statements"),
+            (knobs("params = [0, 5]"), "synth.params"),
+            (knobs("params = [2, 99]"), "synth.params"),
+            (knobs("expr_depth = 0"), "synth.expr_depth: must be 1 to 12"),
+            (knobs("loop_depth = 4"), "synth.loop_depth: must be 0 to 3"),
+            (
+                knobs("dtypes = [\"float32\", \"float16\"]"),
+                "synth.dtypes: unknown dtype \"float16\"",
+            ),
+            (knobs("dtypes = [\"vec3\"]"), "must include \"float32\""),
+            (
+                GOOD.replace(
+                    "math = 2.5 }",
+                    "vector = 1 }\ndtypes = [\"float32\", \"mat33\"]",
+                ),
+                "category vector needs one of vec2",
+            ),
+            (
+                GOOD.replace("math = 2.5 }", "nested = 1 }\nloop_depth = 1"),
+                "category nested writes loops two deep",
             ),
         ];
         for (text, want) in cases {

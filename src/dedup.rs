@@ -44,8 +44,20 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
             out.push_str(source);
             Ok(())
         }
-        DedupLevel::Renamed => write_forms(source, Forms { renamed: Some(out), shape: None }),
-        DedupLevel::Shape => write_forms(source, Forms { renamed: None, shape: Some(out) }),
+        DedupLevel::Renamed => write_forms(
+            source,
+            Forms {
+                renamed: Some(out),
+                shape: None,
+            },
+        ),
+        DedupLevel::Shape => write_forms(
+            source,
+            Forms {
+                renamed: None,
+                shape: Some(out),
+            },
+        ),
     }
 }
 
@@ -167,7 +179,13 @@ pub fn dedup_keys_of_tokens(
     let [renamed, shape] = scratch;
     renamed.clear();
     shape.clear();
-    write_token_forms(tokens, Forms { renamed: Some(renamed), shape: Some(shape) });
+    write_token_forms(
+        tokens,
+        Forms {
+            renamed: Some(renamed),
+            shape: Some(shape),
+        },
+    );
     DedupKeys {
         exact: xxh3_64(source.as_bytes()),
         renamed: xxh3_64(renamed.as_bytes()),
@@ -388,7 +406,11 @@ mod tests {
     #[test]
     fn one_pass_keys_match_each_level() {
         let mut scratch = [String::new(), String::new()];
-        for src in [A, &A.replace("a * x[i]", "2.5 * x[i]"), "def f(a=1):\n    return a + 0x1f\n"] {
+        for src in [
+            A,
+            &A.replace("a * x[i]", "2.5 * x[i]"),
+            "def f(a=1):\n    return a + 0x1f\n",
+        ] {
             let keys = dedup_keys(src, &mut scratch).unwrap();
             for level in [DedupLevel::Exact, DedupLevel::Renamed, DedupLevel::Shape] {
                 assert_eq!(keys.at(level), key(src, level), "{level:?} of {src}");

@@ -274,7 +274,7 @@ fn write_samples(count: u64, seed: u64, category: Option<&str>, out: &Path) -> a
     };
     for index in 0..count {
         let mut rng = synth::sample_rng(seed, index);
-        let category = synth::pick_category(&mut rng, &weights);
+        let category = synth::pick_category(seed, index, &weights);
         let sample = synth::synthesize(category, index, &mut rng);
         let path = out.join(format!("{index:06}_{category}.py"));
         std::fs::write(&path, sample.python_source).map_err(unwritable)?;

@@ -30,8 +30,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use serde_json::{Value, json};
 
 use crate::config::{Config, user_error};
-use crate::pipeline::{Part, Tally, check_output, mib, thousands};
 use crate::dedup::DedupKeys;
+use crate::pipeline::{Part, Tally, check_output, mib, thousands};
 use crate::row::Row;
 use crate::sink::{
     self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,

@@ -438,7 +438,13 @@ fn contents(frame: &DataFrame, rows: u64) -> Result<Contents> {
         .select(
             KEY_COLUMNS
                 .iter()
-                .map(|(_, c)| col(*c).drop_nulls().n_unique().cast(DataType::UInt64).alias(*c))
+                .map(|(_, c)| {
+                    col(*c)
+                        .drop_nulls()
+                        .n_unique()
+                        .cast(DataType::UInt64)
+                        .alias(*c)
+                })
                 .collect::<Vec<_>>(),
         )
         .collect()?;
@@ -767,14 +773,26 @@ impl Contents {
             }
             Ok(())
         };
-        table(out, "Kernel size (python_source lines)", "lines", &self.python_lines, "")?;
+        table(
+            out,
+            "Kernel size (python_source lines)",
+            "lines",
+            &self.python_lines,
+            "",
+        )?;
         let shown = self.builtins.len().min(TOP_BUILTINS);
         let note = format!(
             "Rows calling each builtin; the {shown} most used of {} (all in --json).\n\n",
             self.builtins.len()
         );
         table(out, "Builtins", "builtin", &self.builtins[..shown], &note)?;
-        table(out, "Data types", "dtype", &self.dtypes, "Rows using each type.\n\n")?;
+        table(
+            out,
+            "Data types",
+            "dtype",
+            &self.dtypes,
+            "Rows using each type.\n\n",
+        )?;
         table(out, "Launch dimensions", "wp.tid()", &self.launch_dims, "")?;
         if !self.distinct.is_empty() {
             writeln!(

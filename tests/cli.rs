@@ -152,6 +152,18 @@ fn config_errors_are_one_line_naming_file_and_key() {
             good.replace("name = \"clitest\"", "name = 7"),
             vec!["run.name"],
         ),
+        (
+            good.replace("[dedup]", "statements = [9, 3]\n\n[dedup]"),
+            vec!["synth.statements", "[9, 3]"],
+        ),
+        (
+            good.replace("[dedup]", "dtypes = [\"float32\", \"float64\"]\n\n[dedup]"),
+            vec!["synth.dtypes", "unknown dtype \"float64\""],
+        ),
+        (
+            good.replace("[dedup]", "loop_depth = 7\n\n[dedup]"),
+            vec!["synth.loop_depth"],
+        ),
     ];
     for (text, needles) in cases {
         let path = write_config(dir.path(), &text);

@@ -186,10 +186,10 @@ fn shards_agree_with_counters_dedup_and_splits() {
         );
         // Row i is exactly what (seed, i) synthesizes and lowers to.
         let mut rng = synth::sample_rng(11, index);
-        let category = synth::pick_category(&mut rng, &cfg.synth.weights());
+        let category = synth::pick_category(11, index, &cfg.synth.weights());
         assert_eq!(r.category, category);
         assert_eq!(
-            synth::synthesize(category, index, &mut rng).python_source,
+            synth::synthesize_with(category, index, &mut rng, &cfg.synth.knobs()).python_source,
             r.python_source
         );
         let lowered = lower(&r.python_source, true, true).unwrap();
@@ -254,7 +254,10 @@ fn no_structural_twin_straddles_splits_at_any_level() {
         let mut split_of_key = std::collections::HashMap::new();
         for r in &rows {
             let key = dedup_key(&r.python_source, level, &mut scratch).unwrap();
-            assert_eq!(key, r.dedup_key, "{level:?}: stored key is not the source's");
+            assert_eq!(
+                key, r.dedup_key,
+                "{level:?}: stored key is not the source's"
+            );
             assert_eq!(r.split, split_for(key, &cfg.splits));
             if let Some(other) = split_of_key.insert(key, r.split.clone()) {
                 panic!("{level:?}: key {key:x} in {other} and {}", r.split);
@@ -306,6 +309,43 @@ fn cuda_only_run_leaves_cpu_columns_null() {
     );
     let text: u64 = rows.iter().map(|r| r.text_bytes).sum();
     assert_eq!(text, report.tally.text_bytes);
+}
+
+/// The `[synth]` knobs reach the run: every row is inside them, and the
+/// categories keep their shares.
+#[test]
+fn synth_knobs_shape_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path(), "rows = 240", "");
+    cfg.synth.categories = synth::CATEGORIES[10..16]
+        .iter()
+        .map(|c| (c.to_string(), 1.0))
+        .collect();
+    cfg.synth.statements = [5, 12];
+    cfg.synth.params = [3, 8];
+    cfg.synth.loop_depth = 1;
+    cfg.synth.dtypes = vec!["float32".into(), "vec3".into()];
+    cfg.validate().unwrap();
+    let knobs = cfg.synth.knobs();
+    let report = run(&cfg, false).unwrap();
+    let rows = read_rows(&report);
+    assert_eq!(rows.len(), 240);
+    for r in &rows {
+        let src = &r.python_source;
+        assert!(
+            knobs.admits(src),
+            "{}: outside the knobs\n{src}",
+            r.category
+        );
+        assert!(
+            !src.contains("dtype=int") && !src.contains("wp.vec2"),
+            "{src}"
+        );
+    }
+    for c in &synth::CATEGORIES[10..16] {
+        let n = rows.iter().filter(|r| r.category == *c).count();
+        assert!((38..=42).contains(&n), "{c}: {n} of 240 rows");
+    }
 }
 
 #[test]

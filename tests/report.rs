@@ -498,7 +498,11 @@ level = "exact"
     let mut rows = 0u64;
     for entry in fs::read_dir(dir.path().join("data")).unwrap() {
         let file = fs::File::open(entry.unwrap().path()).unwrap();
-        for batch in ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap() {
+        for batch in ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+        {
             let b = batch.unwrap();
             let c = |n: &str| b.column_by_name(n).unwrap().clone();
             for i in 0..b.num_rows() {
@@ -522,7 +526,10 @@ level = "exact"
                     _ => ">160",
                 };
                 *buckets.entry(bucket.to_string()).or_default() += 1;
-                for (set, name) in keys.iter_mut().zip(["key_exact", "key_renamed", "key_shape"]) {
+                for (set, name) in keys
+                    .iter_mut()
+                    .zip(["key_exact", "key_renamed", "key_shape"])
+                {
                     set.insert(c(name).as_primitive::<UInt64Type>().value(i));
                 }
             }
@@ -536,14 +543,22 @@ level = "exact"
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| (s["name"].as_str().unwrap().to_string(), s["rows"].as_u64().unwrap()))
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["rows"].as_u64().unwrap(),
+                )
+            })
             .collect()
     };
     assert_eq!(table("builtins"), builtins);
     assert_eq!(table("dtypes"), dtypes);
     assert_eq!(table("launch_dims"), dims);
     assert_eq!(table("python_lines"), buckets);
-    assert!(dims.len() >= 3, "1-D, 2-D and 3-D launches expected: {dims:?}");
+    assert!(
+        dims.len() >= 3,
+        "1-D, 2-D and 3-D launches expected: {dims:?}"
+    );
     let distinct: Vec<u64> = contents["distinct"]
         .as_array()
         .unwrap()
@@ -556,7 +571,13 @@ level = "exact"
     assert_eq!(want[0], 600);
     // The Markdown has the same tables.
     let md = pairpipe::report::run(dir.path(), false).unwrap();
-    for heading in ["### Builtins", "### Data types", "### Launch dimensions", "### Distinct kernels by dedup level", "### Kernel size"] {
+    for heading in [
+        "### Builtins",
+        "### Data types",
+        "### Launch dimensions",
+        "### Distinct kernels by dedup level",
+        "### Kernel size",
+    ] {
         assert!(md.contains(heading), "no {heading} in\n{md}");
     }
 }

@@ -164,7 +164,10 @@ fn assert_same_as(reference: &Reference, out: &Path) {
         reference.files,
         "shards differ from the uninterrupted run"
     );
-    assert!(manifest_sans_timing(out) == reference.manifest, "manifests differ");
+    assert!(
+        manifest_sans_timing(out) == reference.manifest,
+        "manifests differ"
+    );
     assert!(!out.join("checkpoint.json").exists());
 }
 

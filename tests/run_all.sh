@@ -47,7 +47,7 @@ step "Parity with warp-lang: kernels both must reject"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
 
 step "Parity with warp-lang: $SYNTH_PER_CATEGORY synthesized kernels per category"
-for category in arithmetic math control_flow scalar_param atomic vector matrix nested grid_2d grid_3d tile; do
+for category in arithmetic math control_flow scalar_param atomic vector matrix nested grid_2d grid_3d multi_cond reduction expression_tree combined transform stencil tile; do
     "$BIN" synth --count "$SYNTH_PER_CATEGORY" --seed 7 --category "$category" --out "$WORK/synth/$category" >/dev/null
 done
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" "$WORK/synth")

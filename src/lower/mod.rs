@@ -89,18 +89,58 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
         "module-level constants (wp.constant(...), plain numbers)",
         "wp.constant(",
     ),
-    ("tiles", "1-D and 2-D tiles (float32, float64, int32)", "wp.tile_load("),
+    (
+        "tiles",
+        "1-D and 2-D tiles (float32, float64, int32)",
+        "wp.tile_load(",
+    ),
     ("tiles", "int tuples as tile shapes and offsets", "shape=("),
-    ("tiles", "tile + - * / tile, scalar * tile, -tile", "tx * alpha + ty"),
-    ("tiles", "wp.tile_map with a warp builtin", "wp.tile_map(wp."),
+    (
+        "tiles",
+        "tile + - * / tile, scalar * tile, -tile",
+        "tx * alpha + ty",
+    ),
+    (
+        "tiles",
+        "wp.tile_map with a warp builtin",
+        "wp.tile_map(wp.",
+    ),
     ("tiles", "in-place tile += / -=", "acc += ta * tb"),
-    ("tiles", "tiles carried through dynamic loops", "acc = acc + t"),
-    ("tiles", "element reads t[i] / t[i, j] (tile becomes shared)", "mix[4, 2]"),
-    ("tiles", "tile_store / tile_atomic_add of reductions", "wp.tile_atomic_add(total, s)"),
-    ("tiles", "wp.tile_matmul (accumulating and returning forms)", "wp.tile_matmul("),
-    ("tiles", "shared tiles (storage=\"shared\")", "storage=\"shared\""),
-    ("tiles", "wp.tile_transpose (shared views)", "wp.tile_transpose("),
-    ("tiles", "wp.tile(x) / wp.untile(t) of per-thread values", "wp.untile("),
+    (
+        "tiles",
+        "tiles carried through dynamic loops",
+        "acc = acc + t",
+    ),
+    (
+        "tiles",
+        "element reads t[i] / t[i, j] (tile becomes shared)",
+        "mix[4, 2]",
+    ),
+    (
+        "tiles",
+        "tile_store / tile_atomic_add of reductions",
+        "wp.tile_atomic_add(total, s)",
+    ),
+    (
+        "tiles",
+        "wp.tile_matmul (accumulating and returning forms)",
+        "wp.tile_matmul(",
+    ),
+    (
+        "tiles",
+        "shared tiles (storage=\"shared\")",
+        "storage=\"shared\"",
+    ),
+    (
+        "tiles",
+        "wp.tile_transpose (shared views)",
+        "wp.tile_transpose(",
+    ),
+    (
+        "tiles",
+        "wp.tile(x) / wp.untile(t) of per-thread values",
+        "wp.untile(",
+    ),
 ];
 
 /// warp's default `block_dim` module option: threads per block, the length of `wp.tile(x)`.

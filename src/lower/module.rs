@@ -68,7 +68,13 @@ impl<'a> Scope<'a> {
         };
         for stmt in &module.body {
             if let StmtKind::Assign(targets, value) = &stmt.kind {
-                if let [Expr { kind: ExprKind::Name(name), .. }] = targets.as_slice() {
+                if let [
+                    Expr {
+                        kind: ExprKind::Name(name),
+                        ..
+                    },
+                ] = targets.as_slice()
+                {
                     scope.constants.retain(|(n, _)| n != name);
                     if let Some(c) = scope.module_constant_value(value) {
                         scope.constants.push((name.clone(), c));
@@ -427,7 +433,11 @@ pub fn lower_parsed(
         cuda: cuda.then(|| generate(Target::Cuda)),
         builtins: used_builtins.into_iter().collect(),
         dtypes: dtypes.into_iter().map(String::from).collect(),
-        launch_dims: bodies.iter().map(|k| k.adj.kernel_dim as u32).max().unwrap_or(0),
+        launch_dims: bodies
+            .iter()
+            .map(|k| k.adj.kernel_dim as u32)
+            .max()
+            .unwrap_or(0),
     })
 }
 
@@ -662,7 +672,14 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             push_line(
                 out,
                 indent,
-                &[&t.ctype(), " ", &v.name, " = ", &t.cinit(requires_grad), ";"],
+                &[
+                    &t.ctype(),
+                    " ",
+                    &v.name,
+                    " = ",
+                    &t.cinit(requires_grad),
+                    ";",
+                ],
             );
             continue;
         }
@@ -696,9 +713,11 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
         let v = adj.var(id);
         match v.ty {
             // Shared tiles hold their gradient: the adjoint aliases the primal.
-            Type::Tile(t) if t.shared => {
-                push_line(out, indent, &[&t.ctype(), "& ", &v.adj, " = ", &v.name, ";"])
-            }
+            Type::Tile(t) if t.shared => push_line(
+                out,
+                indent,
+                &[&t.ctype(), "& ", &v.adj, " = ", &v.name, ";"],
+            ),
             Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", &v.adj, "{};"]),
             _ => push_line(out, indent, &[&v.ty.ctype(true), " ", &v.adj, " = {};"]),
         }

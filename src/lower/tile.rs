@@ -125,7 +125,8 @@ impl<'a> Adjoint<'a> {
             }
         }
         if shape.is_empty() || shape.len() > 2 {
-            return Err(self.err("tiles of 1 or 2 dimensions are supported by this version of the lowering"));
+            return Err(self
+                .err("tiles of 1 or 2 dimensions are supported by this version of the lowering"));
         }
         Ok(shape)
     }
@@ -170,9 +171,7 @@ impl<'a> Adjoint<'a> {
         }
         if vals.is_empty()
             || vals.len() > 4
-            || vals
-                .iter()
-                .any(|v| self.ty(*v).strip_ref() != Type::I32)
+            || vals.iter().any(|v| self.ty(*v).strip_ref() != Type::I32)
         {
             return Err(self.err(
                 "only tuples of int32 values (tile shapes and offsets) are supported by this version of the lowering",
@@ -276,7 +275,11 @@ impl<'a> Adjoint<'a> {
             "tile_reduce" => &["op", "a"],
             "tile_map" => &["op", "a", "b"],
             "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
-            _ => return Err(self.err(format!("{name}() is not supported by this version of the lowering"))),
+            _ => {
+                return Err(self.err(format!(
+                    "{name}() is not supported by this version of the lowering"
+                )));
+            }
         };
         if args.len() > params.len() {
             return Err(self.err(format!("{name}() takes at most {} arguments", params.len())));
@@ -284,7 +287,9 @@ impl<'a> Adjoint<'a> {
         let mut bound: Vec<(&str, TileArg)> = Vec::new();
         for (k, a) in args.iter().enumerate() {
             if matches!(a.kind, ExprKind::Starred(_)) {
-                return Err(self.err("starred arguments are not supported by this version of the lowering"));
+                return Err(
+                    self.err("starred arguments are not supported by this version of the lowering")
+                );
             }
             let v = self.tile_arg(a)?;
             bound.push((params[k], v));
@@ -347,7 +352,14 @@ impl<'a> Adjoint<'a> {
                 templates.extend(shape.iter().map(|n| n.to_string()));
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
-                self.emit_tile_call("tile_load", &templates, Some(Type::Tile(t)), call, true, false)
+                self.emit_tile_call(
+                    "tile_load",
+                    &templates,
+                    Some(Type::Tile(t)),
+                    call,
+                    true,
+                    false,
+                )
             }
             "tile_store" | "tile_atomic_add" => {
                 let (a, dtype, ndim) = array(self)?;
@@ -387,28 +399,49 @@ impl<'a> Adjoint<'a> {
                     _ => return Err(self.err(format!("{name}() needs dtype=..."))),
                 };
                 if !dtype.is_float() && dtype != Scalar::Int32 {
-                    return Err(self.err(format!("{name}() dtype {} is not supported by this version of the lowering", dtype.name())));
+                    return Err(self.err(format!(
+                        "{name}() dtype {} is not supported by this version of the lowering",
+                        dtype.name()
+                    )));
                 }
                 let mut templates = vec![spelling];
                 templates.extend(shape.iter().map(|n| n.to_string()));
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
-                self.emit_tile_call(name, &templates, Some(Type::Tile(t)), Vec::new(), false, false)
+                self.emit_tile_call(
+                    name,
+                    &templates,
+                    Some(Type::Tile(t)),
+                    Vec::new(),
+                    false,
+                    false,
+                )
             }
             "tile_sum" | "tile_max" | "tile_min" => {
                 let (a, t) = tile(self, "a")?;
                 let ret = Type::Tile(Tile::new(t.dtype, &[1]));
-                self.emit_tile_call(name, &[], Some(ret), vec![CallArg::Var(a)], name == "tile_sum", false)
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(ret),
+                    vec![CallArg::Var(a)],
+                    name == "tile_sum",
+                    false,
+                )
             }
             "tile_reduce" => {
                 let Some(TileArg::Func(op)) = get("op") else {
-                    return Err(self.err("tile_reduce() needs a warp builtin as op (wp.add, wp.min, ...)"));
+                    return Err(
+                        self.err("tile_reduce() needs a warp builtin as op (wp.add, wp.min, ...)")
+                    );
                 };
                 let (a, t) = tile(self, "a")?;
                 let ty = Type::Scalar(t.dtype);
                 let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
                 if ov.ret != Some(ty) || ov.native != op {
-                    return Err(self.err(format!("tile_reduce() operator {op} must return the tile element type")));
+                    return Err(self.err(format!(
+                        "tile_reduce() operator {op} must return the tile element type"
+                    )));
                 }
                 let ret = Type::Tile(Tile::new(t.dtype, &[1]));
                 let call = vec![CallArg::Func(op), CallArg::Var(a)];
@@ -416,18 +449,28 @@ impl<'a> Adjoint<'a> {
             }
             "tile_map" => {
                 let Some(TileArg::Func(op)) = get("op") else {
-                    return Err(self.err("tile_map() needs a warp builtin as op (wp.sin, wp.add, ...)"));
+                    return Err(
+                        self.err("tile_map() needs a warp builtin as op (wp.sin, wp.add, ...)")
+                    );
                 };
                 let (a, t) = tile(self, "a")?;
                 let ty = Type::Scalar(t.dtype);
                 let (native, types, call) = match get("b") {
-                    None => ("tile_unary_map", vec![ty], vec![CallArg::Func(op.clone()), CallArg::Var(a)]),
+                    None => (
+                        "tile_unary_map",
+                        vec![ty],
+                        vec![CallArg::Func(op.clone()), CallArg::Var(a)],
+                    ),
                     Some(TileArg::Var(b)) => {
                         match self.tile_of(b) {
                             Some(tb) if tb.dims() == t.dims() && tb.dtype == t.dtype => {}
                             _ => return Err(self.err("tile_map() needs two tiles of the same shape and dtype (this version of the lowering)")),
                         }
-                        ("tile_binary_map", vec![ty, ty], vec![CallArg::Func(op.clone()), CallArg::Var(a), CallArg::Var(b)])
+                        (
+                            "tile_binary_map",
+                            vec![ty, ty],
+                            vec![CallArg::Func(op.clone()), CallArg::Var(a), CallArg::Var(b)],
+                        )
                     }
                     Some(_) => return Err(self.err("tile_map() argument 'b' must be a tile")),
                 };
@@ -436,7 +479,9 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err(format!("tile_map() operator {op} must return a scalar")));
                 };
                 if ov.native != op || ov.namespace != "wp::" {
-                    return Err(self.err(format!("tile_map() operator {op} is not supported by this version of the lowering")));
+                    return Err(self.err(format!(
+                        "tile_map() operator {op} is not supported by this version of the lowering"
+                    )));
                 }
                 let ret = Type::Tile(Tile::new(rdt, t.dims()));
                 self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
@@ -451,20 +496,36 @@ impl<'a> Adjoint<'a> {
                 r.shared = true;
                 r.view = true;
                 r.flipped = !t.flipped;
-                self.emit_tile_call(name, &[], Some(Type::Tile(r)), vec![CallArg::Var(a)], true, false)
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(Type::Tile(r)),
+                    vec![CallArg::Var(a)],
+                    true,
+                    false,
+                )
             }
             "tile" => {
                 let x = var(self, "x")?;
                 if self.ty(x).is_ref() {
                     // warp reads the C++ type of the argument itself, which an array element reference lacks
-                    return Err(self.err("wp.tile() of an array element: assign it to a local first"));
+                    return Err(
+                        self.err("wp.tile() of an array element: assign it to a local first")
+                    );
                 }
                 let Type::Scalar(s) = self.ty(x).strip_ref() else {
                     return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
                 };
                 // one value per thread of the block (module option block_dim)
                 let ret = Type::Tile(Tile::new(s, &[super::super::BLOCK_DIM]));
-                self.emit_tile_call("tile", &[s.ctype().to_string()], Some(ret), vec![CallArg::Var(x)], true, false)
+                self.emit_tile_call(
+                    "tile",
+                    &[s.ctype().to_string()],
+                    Some(ret),
+                    vec![CallArg::Var(x)],
+                    true,
+                    false,
+                )
             }
             "untile" => {
                 let (a, t) = tile(self, "a")?;
@@ -475,7 +536,14 @@ impl<'a> Adjoint<'a> {
                         super::super::BLOCK_DIM
                     )));
                 }
-                self.emit_tile_call(name, &[], Some(Type::Scalar(t.dtype)), vec![CallArg::Var(a)], true, false)
+                self.emit_tile_call(
+                    name,
+                    &[],
+                    Some(Type::Scalar(t.dtype)),
+                    vec![CallArg::Var(a)],
+                    true,
+                    false,
+                )
             }
             "tile_matmul" => {
                 let (a, ta) = tile(self, "a")?;
@@ -499,7 +567,11 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("tile_matmul(A, B, C) requires sizes of A, B and C to be consistent for a matmul"));
                 }
                 let dts = [Some(ta.dtype), Some(tb.dtype), to.map(|t| t.dtype)];
-                if dts.iter().flatten().any(|d| !matches!(d, Scalar::Float32 | Scalar::Float64)) {
+                if dts
+                    .iter()
+                    .flatten()
+                    .any(|d| !matches!(d, Scalar::Float32 | Scalar::Float64))
+                {
                     return Err(self.err("tile_matmul() arguments must be tiles of float32 or float64 entries (this version of the lowering)"));
                 }
                 if dts.iter().flatten().any(|d| *d != ta.dtype) {
@@ -508,8 +580,12 @@ impl<'a> Adjoint<'a> {
                 let scalar = |s: &Self, p: &str, default: f64| -> LResult<CallArg> {
                     match get(p) {
                         None => Ok(CallArg::ConstF(default)),
-                        Some(TileArg::Var(v)) if s.ty(v).strip_ref() == Type::Scalar(ta.dtype) => Ok(CallArg::Var(v)),
-                        Some(_) => Err(s.err(format!("tile_matmul() '{p}' must be a scalar of the tiles' dtype"))),
+                        Some(TileArg::Var(v)) if s.ty(v).strip_ref() == Type::Scalar(ta.dtype) => {
+                            Ok(CallArg::Var(v))
+                        }
+                        Some(_) => Err(s.err(format!(
+                            "tile_matmul() '{p}' must be a scalar of the tiles' dtype"
+                        ))),
                     }
                 };
                 let alpha = scalar(self, "alpha", 1.0)?;
@@ -522,15 +598,34 @@ impl<'a> Adjoint<'a> {
                     Some(o) => {
                         let beta = scalar(self, "beta", 1.0)?;
                         let mut call: Vec<CallArg> = head.into_iter().collect();
-                        call.extend([CallArg::Var(a), CallArg::Var(b), CallArg::Var(o), alpha, beta]);
+                        call.extend([
+                            CallArg::Var(a),
+                            CallArg::Var(b),
+                            CallArg::Var(o),
+                            alpha,
+                            beta,
+                        ]);
                         self.emit_tile_call("tile_matmul_acc", &[], None, call, true, false)
                     }
                     None => {
                         let mut t = Tile::new(ta.dtype, &[m, n]);
                         t.shared = true;
                         let mut call: Vec<CallArg> = head.into_iter().collect();
-                        call.extend([CallArg::Var(a), CallArg::Var(b), CallArg::Output, alpha, CallArg::ConstF(0.0)]);
-                        self.emit_tile_call("tile_matmul", &[], Some(Type::Tile(t)), call, true, false)
+                        call.extend([
+                            CallArg::Var(a),
+                            CallArg::Var(b),
+                            CallArg::Output,
+                            alpha,
+                            CallArg::ConstF(0.0),
+                        ]);
+                        self.emit_tile_call(
+                            "tile_matmul",
+                            &[],
+                            Some(Type::Tile(t)),
+                            call,
+                            true,
+                            false,
+                        )
                     }
                 }
             }
@@ -561,25 +656,54 @@ impl<'a> Adjoint<'a> {
             let call = args.iter().map(|a| CallArg::Var(*a)).collect();
             return self.emit_tile_call("assign", &[], None, call, true, false);
         }
-        let bad = || format!("operator '{name}' is not supported for {}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "));
+        let bad = || {
+            format!(
+                "operator '{name}' is not supported for {}",
+                types
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         let (native, ordered, t) = match (name, types.as_slice()) {
             ("neg", [Type::Tile(t)]) => ("tile_neg", vec![args[0]], *t),
             ("add" | "sub", [Type::Tile(a), Type::Tile(b)])
                 if a.dims() == b.dims() && a.dtype == b.dtype =>
             {
-                (if name == "add" { "tile_add" } else { "tile_sub" }, args.to_vec(), *a)
+                (
+                    if name == "add" {
+                        "tile_add"
+                    } else {
+                        "tile_sub"
+                    },
+                    args.to_vec(),
+                    *a,
+                )
             }
-            ("mul", [Type::Tile(a), Type::Tile(b)]) if a.dims() == b.dims() && a.dtype == b.dtype => {
+            ("mul", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
                 ("tile_mul_elementwise", args.to_vec(), *a)
             }
-            ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => ("tile_mul", args.to_vec(), *a),
-            ("div", [Type::Tile(a), Type::Tile(b)]) if a.dims() == b.dims() && a.dtype == b.dtype => {
+            ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+                ("tile_mul", args.to_vec(), *a)
+            }
+            ("div", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            {
                 ("tile_div_elementwise", args.to_vec(), *a)
             }
-            ("div", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => ("tile_div", args.to_vec(), *a),
-            ("div", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => ("tile_div", args.to_vec(), *b),
+            ("div", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+                ("tile_div", args.to_vec(), *a)
+            }
+            ("div", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+                ("tile_div", args.to_vec(), *b)
+            }
             // warp passes the tile first to the C++ function
-            ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => ("tile_mul", vec![args[1], args[0]], *b),
+            ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+                ("tile_mul", vec![args[1], args[0]], *b)
+            }
             _ => return Err(self.err(bad())),
         };
         self.builtins_used.insert(name.to_string());
@@ -590,12 +714,20 @@ impl<'a> Adjoint<'a> {
 
     /// `acc += t` / `acc -= t` on tiles: `tile_add_inplace` / `tile_sub_inplace`.
     pub(super) fn tile_inplace(&mut self, add: bool, target: VarId, rhs: VarId) -> LResult<()> {
-        let (a, b) = (self.tile_of(target).expect("tile"), self.tile_of(rhs).expect("tile"));
+        let (a, b) = (
+            self.tile_of(target).expect("tile"),
+            self.tile_of(rhs).expect("tile"),
+        );
         if a.dims() != b.dims() || a.dtype != b.dtype {
             return Err(self.err("Tile inplace arguments must have the same shape and dtype"));
         }
-        let native = if add { "tile_add_inplace" } else { "tile_sub_inplace" };
-        self.builtins_used.insert(if add { "add" } else { "sub" }.to_string());
+        let native = if add {
+            "tile_add_inplace"
+        } else {
+            "tile_sub_inplace"
+        };
+        self.builtins_used
+            .insert(if add { "add" } else { "sub" }.to_string());
         let call = vec![CallArg::Var(target), CallArg::Var(rhs)];
         self.emit_tile_call(native, &[], None, call, true, false)?;
         Ok(())
@@ -621,7 +753,14 @@ impl<'a> Adjoint<'a> {
         let mut call = vec![CallArg::Var(target)];
         call.extend(idx.into_iter().map(CallArg::Var));
         Ok(self
-            .emit_tile_call("tile_extract", &[], Some(Type::Scalar(t.dtype)), call, true, false)?
+            .emit_tile_call(
+                "tile_extract",
+                &[],
+                Some(Type::Scalar(t.dtype)),
+                call,
+                true,
+                false,
+            )?
             .expect("tile_extract returns a value"))
     }
 }
@@ -635,11 +774,15 @@ mod tests {
     }
 
     fn forward(src: &str) -> String {
-        lower(src, true, false).unwrap().cpu.unwrap().kernels[0].forward.clone()
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0]
+            .forward
+            .clone()
     }
 
     fn backward(src: &str) -> String {
-        lower(src, true, false).unwrap().cpu.unwrap().kernels[0].backward.clone()
+        lower(src, true, false).unwrap().cpu.unwrap().kernels[0]
+            .backward
+            .clone()
     }
 
     const HEAD: &str = "import warp as wp\n\nTILE = wp.constant(16)\n\n\n@wp.kernel\n";
@@ -690,7 +833,9 @@ mod tests {
         let z1 = f.find("const wp::int32 var_3 = 0;").unwrap();
         let z2 = f.find("const wp::int32 var_4 = 0;").unwrap();
         assert!(out < z1 && z1 < z2, "{f}");
-        assert!(f.contains("wp::tile_load<wp::float32, true, false, 16, 16>(var_a, var_3, var_4);"));
+        assert!(
+            f.contains("wp::tile_load<wp::float32, true, false, 16, 16>(var_a, var_3, var_4);")
+        );
     }
 
     #[test]
@@ -699,7 +844,10 @@ mod tests {
         let f = forward(src);
         assert!(!f.contains("= 3;"), "{f}");
         let src2 = src.replace("a[j] = 1.0", "a[j] = float(K)");
-        assert_eq!(forward(&src2).matches("const wp::int32 var_").count() >= 1, true);
+        assert_eq!(
+            forward(&src2).matches("const wp::int32 var_").count() >= 1,
+            true
+        );
     }
 
     #[test]
@@ -708,7 +856,10 @@ mod tests {
             "{HEAD}def k(a: wp.array(dtype=float), r: wp.array(dtype=float)):\n    t = wp.tile_load(a, shape=TILE)\n    m = wp.tile_max(t)\n    wp.tile_store(r, m)\n"
         );
         let b = backward(&src);
-        assert!(b.contains("// wp::tile_store<wp::float32, true, false>("), "{b}");
+        assert!(
+            b.contains("// wp::tile_store<wp::float32, true, false>("),
+            "{b}"
+        );
         assert!(b.contains("wp::adj_tile_store("));
         assert!(!b.contains("adj_tile_max"));
     }
@@ -722,7 +873,11 @@ mod tests {
         assert_eq!(f.matches("wp::tile_shared_t<").count(), 3, "{f}");
         assert!(!f.contains("wp::tile_register_t<"), "{f}");
         // the returning form passes its own output as the accumulator, with beta = 0
-        let call = f.lines().find(|l| l.contains("wp::tile_matmul(")).unwrap().trim();
+        let call = f
+            .lines()
+            .find(|l| l.contains("wp::tile_matmul("))
+            .unwrap()
+            .trim();
         let out = call.split(" = ").next().unwrap();
         assert!(call.contains(&format!(", {out}, ")), "{call}");
         assert!(f.contains(" = 0.0;"), "{f}");

@@ -249,7 +249,10 @@ impl Tile {
     }
 
     fn joined(v: &[u32]) -> String {
-        v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// Strides in elements: row-major, or reversed ones of the reversed shape for a transposed view.
@@ -279,7 +282,9 @@ impl Tile {
                 !self.view
             )
         } else {
-            format!("wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>")
+            format!(
+                "wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>"
+            )
         }
     }
 

@@ -30,6 +30,7 @@ pub struct Rejection {
 pub struct WorkerContext {
     pub seed: u64,
     pub weights: Vec<(&'static str, f64)>,
+    pub knobs: synth::Knobs,
     pub cpu: bool,
     pub cuda: bool,
     pub modules: bool,
@@ -42,6 +43,7 @@ impl WorkerContext {
         WorkerContext {
             seed: config.run.seed,
             weights: config.synth.weights(),
+            knobs: config.synth.knobs(),
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
@@ -61,8 +63,8 @@ pub fn row_id(seed: u64, index: u64) -> String {
 /// rejection ("panic"), so one bad sample cannot stall the ordered stages.
 pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut [String; 2]) -> Outcome {
     let draw = || {
-        let mut rng = synth::sample_rng(ctx.seed, index);
-        let category = synth::pick_category(&mut rng, &ctx.weights);
+        let rng = synth::sample_rng(ctx.seed, index);
+        let category = synth::pick_category(ctx.seed, index, &ctx.weights);
         (category, rng)
     };
     match catch_unwind(AssertUnwindSafe(|| {
@@ -81,7 +83,7 @@ pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut [String; 2]) -> Ou
             let (category, python_source) = catch_unwind(AssertUnwindSafe(|| {
                 let (category, mut rng) = draw();
                 let source = catch_unwind(AssertUnwindSafe(|| {
-                    synth::synthesize(category, index, &mut rng).python_source
+                    synth::synthesize_with(category, index, &mut rng, &ctx.knobs).python_source
                 }));
                 (category, source.unwrap_or_default())
             }))
@@ -103,7 +105,7 @@ fn build_row(
     rng: &mut rand_pcg::Pcg64Mcg,
     scratch: &mut [String; 2],
 ) -> Outcome {
-    let sample = synth::synthesize(category, index, rng);
+    let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
     let reject = |reason, message: String, python_source: String| {
         Outcome::Rejected(Rejection {
             reason,

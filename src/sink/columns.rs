@@ -186,11 +186,11 @@ impl Source {
         !matches!(
             self,
             Source::Id
-            | Source::Index
-            | Source::Text(_)
-            | Source::DedupKey
-            | Source::Key(_)
-            | Source::TextBytes
+                | Source::Index
+                | Source::Text(_)
+                | Source::DedupKey
+                | Source::Key(_)
+                | Source::TextBytes
         )
     }
 }

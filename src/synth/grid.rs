@@ -1,4 +1,4 @@
-//! What grid_2d and grid_3d share: a 2-D / 3-D launch (`i, j = wp.tid()`)
+//! What grid_2d, grid_3d and stencil share: a 1-D / 2-D / 3-D launch (`i, j = wp.tid()`)
 //! over `wp.array2d` / `wp.array3d` (or `wp.array(..., ndim=N)`) fields
 //! with int size parameters, boundary handling (early `return` at the
 //! border, or clamped / wrapped neighbour indices), and stencil features:
@@ -13,6 +13,10 @@ use super::typed::{Body, Ix, Kind, Mix, Role, Style, T, Wrap};
 const SIZES2: &[[&str; 2]] = &[
     ["nx", "ny"], ["nx", "ny"], ["width", "height"], ["w", "h"], ["rows", "cols"],
     ["n0", "n1"], ["dim_x", "dim_y"], ["size_x", "size_y"], ["res_x", "res_y"],
+];
+#[rustfmt::skip]
+const SIZES1: &[[&str; 1]] = &[
+    ["n"], ["n"], ["nx"], ["count"], ["length"], ["size"], ["n_cells"], ["width"], ["n_pts"],
 ];
 #[rustfmt::skip]
 const SIZES3: &[[&str; 3]] = &[
@@ -80,17 +84,21 @@ pub(super) fn lookup_helper(
         _ => ty.ctor(),
     };
     if chance(rng, 0.5) {
-        out.push_str(if nd == 2 {
-            "wp.array2d(dtype="
-        } else {
-            "wp.array3d(dtype="
+        out.push_str(match nd {
+            1 => "wp.array(dtype=",
+            2 => "wp.array2d(dtype=",
+            _ => "wp.array3d(dtype=",
         });
         out.push_str(elem);
         out.push(')');
     } else {
         out.push_str("wp.array(dtype=");
         out.push_str(elem);
-        out.push_str(if nd == 2 { ", ndim=2)" } else { ", ndim=3)" });
+        out.push_str(match nd {
+            1 => ")",
+            2 => ", ndim=2)",
+            _ => ", ndim=3)",
+        });
     }
     for d in 0..nd {
         out.push_str(", ");
@@ -181,7 +189,8 @@ pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
     let mut k = Body::new(style);
     k.launch(rng, nd);
     let nd8 = nd as u8;
-    let vt = T::V(nd8);
+    // A 1-D launch has no vector field of its own size: vec3 samples.
+    let vt = if nd == 1 { T::V(2) } else { T::V(nd8) };
     let mut fields = Vec::with_capacity(3);
     for _ in 0..weighted(rng, &[0, 6, 4, 1]) {
         fields.push(k.param(rng, T::F, Kind::Array(nd8, Role::In)));
@@ -203,10 +212,10 @@ pub(super) fn setup(rng: &mut Gen, nd: usize, style: Style) -> Grid {
         // A per-row (per-slice) coefficient, read at the first index.
         k.param(rng, T::F, Kind::Array(1, Role::In));
     }
-    let names: &[&str] = if nd == 2 {
-        &pick(rng, SIZES2)[..]
-    } else {
-        &pick(rng, SIZES3)[..]
+    let names: &[&str] = match nd {
+        1 => &pick(rng, SIZES1)[..],
+        2 => &pick(rng, SIZES2)[..],
+        _ => &pick(rng, SIZES3)[..],
     };
     let scalars_first = chance(rng, 0.3);
     let mut floats = weighted(rng, &[2, 4, 3, 1]);
@@ -358,12 +367,12 @@ impl Grid {
         }
     }
 
-    fn field(&self, rng: &mut Gen) -> usize {
+    pub fn field(&self, rng: &mut Gen) -> usize {
         *pick(rng, &self.fields)
     }
 
     /// A wrap for one read: the kernel's, or (interior threads) a clamp now and then.
-    fn wrap(&self, rng: &mut Gen) -> Wrap {
+    pub fn wrap(&self, rng: &mut Gen) -> Wrap {
         if self.wrap == Wrap::Raw && chance(rng, 0.1) {
             Wrap::Clamp
         } else {
@@ -373,7 +382,7 @@ impl Grid {
 
     /// Reads field `f` at `ix`: through the lookup helper now and then
     /// (`sample(u, i + 1, j, nx, ny)`), else `u[..]` kept in range by `wrap`.
-    fn read(&mut self, rng: &mut Gen, f: usize, ix: &[Ix], wrap: Wrap) {
+    pub fn read(&mut self, rng: &mut Gen, f: usize, ix: &[Ix], wrap: Wrap) {
         let Some(name) = self.lookup.clone() else {
             self.k.grid_ref(f, ix, wrap);
             return;
@@ -406,7 +415,7 @@ impl Grid {
         self.k.finish_kernel(rng, name, &self.helper_src)
     }
 
-    fn offsets_ix(&self, off: &[i32]) -> Vec<Ix> {
+    pub fn offsets_ix(&self, off: &[i32]) -> Vec<Ix> {
         off.iter()
             .map(|&o| if o == 0 { Ix::Tid } else { Ix::Off(o) })
             .collect()
@@ -534,7 +543,7 @@ impl Grid {
             self.k.end();
             out.push(self.k.declare(name, T::F));
         }
-        if dims.len() == self.nd && chance(rng, 0.5) {
+        if self.nd > 1 && dims.len() == self.nd && chance(rng, 0.5) {
             let vt = T::V(self.nd as u8);
             let name = self.k.fresh(rng, vt);
             self.k.begin();

@@ -4,11 +4,12 @@
 //! 8-neighbour sums, central differences, divergence of a vector field,
 //! windows of constant loops, whole row/column loops.
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, between, chance, weighted};
 use super::grid;
 use super::typed::{self, Style};
 
-const STYLE: Style = Style {
+pub(super) const STYLE: Style = Style {
     p_leaf: 0.2,
     wf: [30, 3, 5, 3, 2, 2, 2, 1, 0, 0, 2, 0],
     wv: [10, 10, 2, 2, 0, 2, 2, 0, 2, 0, 1],
@@ -27,8 +28,9 @@ const EIGHT: [[i32; 3]; 8] = [
 const ROW: [[i32; 3]; 2] = [[0, -1, 0], [0, 1, 0]];
 const COL: [[i32; 3]; 2] = [[-1, 0, 0], [1, 0, 0]];
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
-    let mut g = grid::setup(rng, 2, STYLE);
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
+    let mut g = grid::setup(rng, 2, style);
     g.boundary(rng);
     let center = chance(rng, 0.6).then(|| g.center(rng));
     let has_vec = g.vec_field.is_some();

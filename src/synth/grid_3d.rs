@@ -3,6 +3,7 @@
 //! differences, divergence of a vector field, lines through the cell, and
 //! boundary checks with early `return`.
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, between, chance, weighted};
 use super::grid;
 use super::typed::{self, Style};
@@ -31,8 +32,9 @@ const AXIS: [[[i32; 3]; 2]; 3] = [
     [[0, 0, -1], [0, 0, 1]],
 ];
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
-    let mut g = grid::setup(rng, 3, STYLE);
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
+    let mut g = grid::setup(rng, 3, style);
     g.boundary(rng);
     let center = chance(rng, 0.6).then(|| g.center(rng));
     let has_vec = g.vec_field.is_some();

@@ -4,6 +4,7 @@
 //! `wp.identity(n=3, dtype=float)`, elements `m[i, j]`, rows `m[i]`, and
 //! element updates of locals (`m[i, j] = x`).
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, between, chance, pick, weighted};
 use super::typed::{self, Body, Kind, Mix, Role, Style, T};
 
@@ -25,7 +26,8 @@ const MIX: Mix = Mix {
     accumulate: 1,
 };
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
     let n = *pick(rng, &[3u8, 3, 3, 2, 2, 4]);
     let m = T::M(n);
     let v = T::V(n);
@@ -33,12 +35,12 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
 
     let mut helper_src = String::new();
     let helpers = if chance(rng, 0.2) {
-        typed::helpers(rng, &[m, v, T::F], 2, STYLE, &mut helper_src)
+        typed::helpers(rng, &[m, v, T::F], 2, style, &mut helper_src)
     } else {
         Vec::new()
     };
 
-    let mut k = Body::new(STYLE);
+    let mut k = Body::new(style);
     for h in helpers {
         k.reserve(&h.name);
         k.helpers.push(h);

@@ -55,6 +55,20 @@
 //! - neighbour reads with `wp.clamp(i + 1, 0, nx - 1)`, `wp.min/max`,
 //!   `(i + 1) % nx`, or raw `i + 1` behind a border `return`.
 //!
+//! v2 also writes the six categories added with the size knobs:
+//! `multi_cond` (elif chains; conditions of up to four comparisons joined by
+//! `and`/`or`, grouped, negated, and chained `lo < x < hi`), `reduction`
+//! (loop sums / dots / min / max, fixed blocks, atomics into cell 0,
+//! histograms), `expression_tree` (operator trees up to `expr_depth` deep),
+//! `transform` (index arrays, permutations, scatter-add, computed remaps),
+//! `stencil` (1-D and 2-D taps through `grid.rs`, which also takes 1-D
+//! launches), and `combined` (features of the other five in one kernel).
+//! They aim at the [`Knobs`] while writing; `synthesize_with` measures every
+//! sample and redraws the ones outside (see `knobs.rs`).
+//!
+//! Categories are assigned to indices by [`pick_category`], a golden-ratio
+//! sequence (not a random draw), so shares follow the weights closely.
+//!
 //! Every local starts from an expression that reads a variable, never from a
 //! bare literal or name: a literal is a compile-time constant, which warp
 //! refuses to mutate inside a dynamic loop; accumulators are `float(0.0)`,
@@ -63,17 +77,26 @@
 mod arithmetic;
 mod atomic;
 mod builder;
+mod combined;
 mod control_flow;
+mod expression_tree;
 mod grid;
 mod grid_2d;
 mod grid_3d;
+mod knobs;
 mod math;
 mod matrix;
+mod multi_cond;
 mod nested;
+mod reduction;
 mod scalar_param;
+mod stencil;
 mod tile;
+mod transform;
 mod typed;
 mod vector;
+
+pub use knobs::{DTYPES, Knobs};
 
 use rand_pcg::Pcg64Mcg;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -99,6 +122,12 @@ pub const CATEGORIES: &[&str] = &[
     "nested",
     "grid_2d",
     "grid_3d",
+    "multi_cond",
+    "reduction",
+    "expression_tree",
+    "combined",
+    "transform",
+    "stencil",
     "tile",
 ];
 
@@ -114,11 +143,22 @@ pub fn sample_rng(seed: u64, index: u64) -> Pcg64Mcg {
     Pcg64Mcg::new(xxh3_128_with_seed(&bytes, RNG_SALT))
 }
 
-/// Draws a category with probability proportional to its weight. Weights
-/// that are not positive (or not finite) never win. The config validates that
-/// at least one weight is positive; if none is, the first entry is returned
-/// (`arithmetic` for an empty list) rather than panicking mid-run.
-pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'static str {
+/// The category of sample `index`: a pure function of `(seed, index)` and
+/// the weights, so any worker count or `--part` split agrees.
+///
+/// The assignment is a low-discrepancy (Kronecker) sequence rather than a
+/// random draw: `u = frac(index * phi + offset(seed))` falls into the slice
+/// of [0, 1) that belongs to each category (slices sized by weight, in the
+/// order given). For golden-ratio steps the count of any category over any
+/// run of `n` consecutive indices is within a few samples of
+/// `n * weight / total` (about ±2 for 16 equal weights and n in the
+/// thousands), where a random draw is off by about `sqrt(n)`. The seed only
+/// shifts the sequence. Weights that are not positive (or not finite) never
+/// win; the config validates that at least one is positive, and if none is
+/// the first entry is returned (`arithmetic` for an empty list).
+pub fn pick_category(seed: u64, index: u64, weights: &[(&'static str, f64)]) -> &'static str {
+    // 2^64 / phi, odd: the 64-bit golden-ratio step.
+    const PHI: u64 = 0x9E37_79B9_7F4A_7C15;
     let valid = |w: f64| w.is_finite() && w > 0.0;
     let total: f64 = weights.iter().map(|&(_, w)| w).filter(|&w| valid(w)).sum();
     let Some(&(first, _)) = weights.first() else {
@@ -127,7 +167,10 @@ pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'s
     if total <= 0.0 {
         return first;
     }
-    let mut r = builder::unit(rng) * total;
+    let offset = xxhash_rust::xxh3::xxh3_64_with_seed(&seed.to_le_bytes(), RNG_SALT);
+    let u = index.wrapping_mul(PHI).wrapping_add(offset);
+    // The top 53 bits as a fraction of 1: exact in an f64.
+    let mut r = (u >> 11) as f64 / (1u64 << 53) as f64 * total;
     let mut last = first;
     for &(name, w) in weights.iter().filter(|&&(_, w)| valid(w)) {
         if r < w {
@@ -146,20 +189,54 @@ pub fn pick_category(rng: &mut Pcg64Mcg, weights: &[(&'static str, f64)]) -> &'s
 /// If `category` is not one of [`CATEGORIES`]; the config rejects unknown
 /// categories before a run starts.
 pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sample {
-    let (kernel_name, python_source) = match category {
+    synthesize_with(category, index, rng, &Knobs::default())
+}
+
+/// Synthesize sample `index` of `category` within the size and shape
+/// `knobs`. The new categories aim at the knobs while they write; every
+/// category is also measured afterwards (see [`Knobs::admits`]) and drawn
+/// again, from the same generator, while it falls outside them, at most
+/// [`knobs::MAX_REDRAWS`] times (then the last draw is kept: only knobs far
+/// outside what a v1/v2 category can write get there). With the default
+/// knobs every category's first draw is admitted, so its output is what it
+/// was before the knobs existed.
+///
+/// # Panics
+/// If `category` is not one of [`CATEGORIES`].
+pub fn synthesize_with(
+    category: &'static str,
+    index: u64,
+    rng: &mut Pcg64Mcg,
+    knobs: &Knobs,
+) -> Sample {
+    let draw = |rng: &mut Pcg64Mcg| match category {
         "arithmetic" => arithmetic::generate(rng),
         "math" => math::generate(rng),
         "control_flow" => control_flow::generate(rng),
         "scalar_param" => scalar_param::generate(rng),
         "atomic" => atomic::generate(rng),
-        "vector" => vector::generate(rng),
-        "matrix" => matrix::generate(rng),
-        "nested" => nested::generate(rng),
-        "grid_2d" => grid_2d::generate(rng),
-        "grid_3d" => grid_3d::generate(rng),
+        "vector" => vector::generate(rng, knobs),
+        "matrix" => matrix::generate(rng, knobs),
+        "nested" => nested::generate(rng, knobs),
+        "grid_2d" => grid_2d::generate(rng, knobs),
+        "grid_3d" => grid_3d::generate(rng, knobs),
+        "multi_cond" => multi_cond::generate(rng, knobs),
+        "reduction" => reduction::generate(rng, knobs),
+        "expression_tree" => expression_tree::generate(rng, knobs),
+        "combined" => combined::generate(rng, knobs),
+        "transform" => transform::generate(rng, knobs),
+        "stencil" => stencil::generate(rng, knobs),
         "tile" => tile::generate(rng),
         other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
     };
+    let mut drawn = draw(rng);
+    for _ in 0..knobs::MAX_REDRAWS {
+        if knobs.admits(&drawn.1) {
+            break;
+        }
+        drawn = draw(rng);
+    }
+    let (kernel_name, python_source) = drawn;
     Sample {
         index,
         category,
@@ -358,6 +435,12 @@ mod tests {
             ("nested", "nested_", 1..=2),
             ("grid_2d", "grid2d_", 2..=2),
             ("grid_3d", "grid3d_", 3..=3),
+            ("multi_cond", "cond_", 1..=1),
+            ("reduction", "reduce_", 1..=1),
+            ("expression_tree", "expr_", 1..=1),
+            ("combined", "combo_", 1..=1),
+            ("transform", "remap_", 1..=1),
+            ("stencil", "stencil_", 1..=2),
         ];
         let mut helpers = 0;
         for (category, prefix, dims) in cats {
@@ -468,7 +551,24 @@ mod tests {
                     "matrix" => src.contains("wp.mat"),
                     "nested" => max_loops >= 2,
                     "grid_2d" => src.contains("array2d(") || src.contains("ndim=2"),
-                    _ => src.contains("array3d(") || src.contains("ndim=3"),
+                    "grid_3d" => src.contains("array3d(") || src.contains("ndim=3"),
+                    "multi_cond" => {
+                        src.contains("elif ") || src.contains(" and ") || src.contains(" or ")
+                    }
+                    "reduction" => {
+                        src.contains("wp.atomic_") || src.contains("[0] ") || max_loops >= 1
+                    }
+                    "expression_tree" => lines.iter().any(|l| l.len() > 90),
+                    "combined" => body.len() >= 8,
+                    "transform" => {
+                        // An index array, or a computed remap.
+                        src.contains("dtype=int")
+                            || src.contains("dtype=wp.int32")
+                            || src.contains(" % ")
+                            || src.contains(" - 1 - ")
+                            || src.contains("wp.min(")
+                    }
+                    _ => src.contains(" - 1") || src.contains(" + 1"),
                 };
                 assert!(has, "{category} feature missing:\n{src}");
             }
@@ -501,6 +601,42 @@ mod tests {
     /// xxh3 of the v1 code before v2 (main at b5bf522).
     const V1_FINGERPRINT: u64 = 0x2004_890f_21f1_703a;
 
+    /// Counts of each weighted category over `n` consecutive indices from `start`.
+    fn shares(seed: u64, start: u64, n: u64, weights: &[(&'static str, f64)]) -> Vec<u64> {
+        let mut counts = vec![0u64; weights.len()];
+        for index in start..start + n {
+            let c = pick_category(seed, index, weights);
+            counts[weights.iter().position(|w| w.0 == c).unwrap()] += 1;
+        }
+        counts
+    }
+
+    /// Every category within ±1% (relative) of its weight share.
+    fn assert_shares(seed: u64, start: u64, n: u64, weights: &[(&'static str, f64)]) {
+        let total: f64 = weights.iter().map(|w| w.1).sum();
+        for (&(name, w), count) in weights.iter().zip(shares(seed, start, n, weights)) {
+            let expected = n as f64 * w / total;
+            assert!(
+                (count as f64 - expected).abs() <= 0.01 * expected,
+                "seed {seed}, {n} from {start}: {name} {count}, expected {expected:.1}"
+            );
+        }
+    }
+
+    #[test]
+    fn equal_weights_give_equal_shares_within_one_percent() {
+        let all: Vec<(&'static str, f64)> = CATEGORIES.iter().map(|&c| (c, 1.0)).collect();
+        for seed in [0, 7, 2024, 20261121] {
+            // 6,000 rows: 375 per category, ±3.75.
+            assert_shares(seed, 0, 6000, &all);
+            // Any window of indices, as `--part i/N` sees them.
+            assert_shares(seed, 123_457, 6000, &all);
+            assert_shares(seed, 0, 16_000, &all);
+        }
+        let six: Vec<(&'static str, f64)> = CATEGORIES[10..16].iter().map(|&c| (c, 1.0)).collect();
+        assert_shares(3, 0, 3000, &six);
+    }
+
     #[test]
     fn pick_category_follows_weights() {
         let weights = [
@@ -509,24 +645,20 @@ mod tests {
             ("control_flow", 0.5),
             ("atomic", 4.5),
         ];
-        let total: f64 = weights.iter().map(|w| w.1).sum();
-        let draws = 80_000;
-        let mut counts = [0u32; 4];
-        let mut rng = sample_rng(5, 0);
-        for _ in 0..draws {
-            let c = pick_category(&mut rng, &weights);
-            counts[weights.iter().position(|w| w.0 == c).unwrap()] += 1;
-        }
-        let chi2: f64 = weights
-            .iter()
-            .zip(counts)
-            .map(|(&(_, w), n)| {
-                let expected = draws as f64 * w / total;
-                (n as f64 - expected).powi(2) / expected
-            })
-            .sum();
-        // 3 degrees of freedom: P(chi2 > 16.27) = 0.001.
-        assert!(chi2 < 16.27, "chi2 {chi2}, counts {counts:?}");
+        assert_shares(5, 0, 8000, &weights);
+        assert_shares(5, 1 << 40, 8000, &weights);
+    }
+
+    #[test]
+    fn pick_category_is_a_function_of_seed_and_index() {
+        let all: Vec<(&'static str, f64)> = CATEGORIES.iter().map(|&c| (c, 1.0)).collect();
+        let a: Vec<_> = (0..500).map(|i| pick_category(9, i, &all)).collect();
+        let b: Vec<_> = (0..500).rev().map(|i| pick_category(9, i, &all)).collect();
+        assert!(a.iter().eq(b.iter().rev()));
+        let c: Vec<_> = (0..500).map(|i| pick_category(10, i, &all)).collect();
+        assert_ne!(a, c, "the seed shifts the sequence");
+        // Neighbouring indices do not repeat one category in runs.
+        assert!(a.windows(2).filter(|w| w[0] == w[1]).count() < 10);
     }
 
     #[test]
@@ -537,12 +669,155 @@ mod tests {
             ("atomic", 1.0),
             ("control_flow", f64::NAN),
         ];
-        let mut rng = sample_rng(1, 2);
-        for _ in 0..1000 {
-            assert_eq!(pick_category(&mut rng, &weights), "atomic");
+        for index in 0..1000 {
+            assert_eq!(pick_category(1, index, &weights), "atomic");
         }
-        assert_eq!(pick_category(&mut rng, &[("math", 0.0)]), "math");
-        assert_eq!(pick_category(&mut rng, &[]), "arithmetic");
+        assert_eq!(pick_category(1, 2, &[("math", 0.0)]), "math");
+        assert_eq!(pick_category(1, 2, &[]), "arithmetic");
+    }
+
+    /// Knobs that admit anything.
+    fn open_knobs() -> Knobs {
+        Knobs {
+            statements: (0, usize::MAX),
+            params: (0, usize::MAX),
+            expr_depth: u32::MAX,
+            loop_depth: usize::MAX,
+            dtypes: u8::MAX,
+        }
+    }
+
+    /// The default knobs admit every first draw and cap no expression:
+    /// what each category wrote before the knobs existed is unchanged.
+    #[test]
+    fn default_knobs_change_nothing() {
+        let open = open_knobs();
+        for &category in CATEGORIES {
+            for index in 0..300 {
+                let a = sample(category, 21, index);
+                let b = synthesize_with(category, index, &mut sample_rng(21, index), &open);
+                assert_eq!(a, b, "{category} {index}");
+            }
+        }
+    }
+
+    /// The six categories that came with the knobs.
+    const NEW: std::ops::Range<usize> = 10..16;
+
+    fn with(knobs: &Knobs, category: &'static str, index: u64) -> String {
+        synthesize_with(category, index, &mut sample_rng(33, index), knobs).python_source
+    }
+
+    #[test]
+    fn knobs_bound_statements_params_and_loops() {
+        let knobs = Knobs {
+            statements: (6, 14),
+            params: (4, 7),
+            loop_depth: 1,
+            ..Knobs::default()
+        };
+        for &category in CATEGORIES[NEW]
+            .iter()
+            .chain(&["vector", "grid_2d", "arithmetic"])
+        {
+            for index in 0..200 {
+                let src = with(&knobs, category, index);
+                let m = knobs::measure(&src);
+                assert!((6..=14).contains(&m.statements), "{m:?}\n{src}");
+                assert!((4..=7).contains(&m.params), "{m:?}\n{src}");
+                assert!(m.loop_depth <= 1, "{m:?}\n{src}");
+            }
+        }
+        // No loops at all.
+        let flat = Knobs {
+            loop_depth: 0,
+            ..Knobs::default()
+        };
+        for &category in &CATEGORIES[NEW] {
+            for index in 0..100 {
+                let src = with(&flat, category, index);
+                assert!(!src.contains("for ") && !src.contains("while "), "{src}");
+            }
+        }
+    }
+
+    #[test]
+    fn knobs_restrict_dtypes() {
+        let float_only = Knobs {
+            dtypes: Knobs::dtype_mask(&["float32"]).unwrap(),
+            ..Knobs::default()
+        };
+        let vec3 = Knobs {
+            dtypes: Knobs::dtype_mask(&["float32", "int32", "vec3"]).unwrap(),
+            ..Knobs::default()
+        };
+        let mut vec3_seen = 0;
+        for &category in CATEGORIES[NEW]
+            .iter()
+            .chain(&["nested", "grid_3d", "control_flow"])
+        {
+            for index in 0..200 {
+                let src = with(&float_only, category, index);
+                for banned in [
+                    "wp.vec",
+                    "wp.mat",
+                    "dtype=int",
+                    "dtype=wp.int32",
+                    "wp.identity",
+                ] {
+                    assert!(!src.contains(banned), "{banned} in\n{src}");
+                }
+                let src = with(&vec3, category, index);
+                for banned in ["wp.vec2", "wp.vec4", "wp.mat"] {
+                    assert!(!src.contains(banned), "{banned} in\n{src}");
+                }
+                vec3_seen += src.contains("wp.vec3") as u32;
+            }
+        }
+        assert!(vec3_seen > 50, "only {vec3_seen} samples with vec3");
+        for index in 0..100 {
+            let src = with(&vec3, "vector", index);
+            assert!(src.contains("wp.vec3") && !src.contains("wp.vec2"), "{src}");
+        }
+    }
+
+    #[test]
+    fn expr_depth_bounds_expressions() {
+        let longest = |knobs: &Knobs| {
+            (0..200)
+                .map(|i| {
+                    with(knobs, "expression_tree", i)
+                        .lines()
+                        .map(str::len)
+                        .max()
+                        .unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let shallow = Knobs {
+            expr_depth: 2,
+            ..Knobs::default()
+        };
+        let (a, b) = (longest(&shallow), longest(&Knobs::default()));
+        assert!(a * 2 < b, "longest line {a} at depth 2, {b} by default");
+    }
+
+    #[test]
+    fn default_knobs_spread_kernel_sizes() {
+        let mut lines: Vec<usize> = Vec::new();
+        for &category in CATEGORIES {
+            for index in 0..200 {
+                lines.push(knobs::measure(&sample(category, 4, index).python_source).statements);
+            }
+        }
+        lines.sort_unstable();
+        assert!(lines[0] <= 3, "shortest {}", lines[0]);
+        assert!(
+            lines[lines.len() - 1] >= 40,
+            "longest {}",
+            lines[lines.len() - 1]
+        );
     }
 
     #[test]

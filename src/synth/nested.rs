@@ -5,6 +5,7 @@
 //! sometimes an early `return`. Loop-carried accumulators are declared
 //! dynamic before the loops (`float(0.0)`, `int(0)`, `wp.vec3()`).
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, below, between, chance, pick, weighted};
 use super::typed::{self, Body, Kind, Mix, Role, Style, T};
 
@@ -37,19 +38,20 @@ struct Ctx {
     loops_left: u32,
 }
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
     let nd = if chance(rng, 0.2) { 2 } else { 1 };
     let with_vec = chance(rng, 0.15);
 
     let mut helper_src = String::new();
     let helpers = if chance(rng, 0.15) {
         let types: &[T] = if with_vec { &[T::F, T::V(3)] } else { &[T::F] };
-        typed::helpers(rng, types, 2, STYLE, &mut helper_src)
+        typed::helpers(rng, types, 2, style, &mut helper_src)
     } else {
         Vec::new()
     };
 
-    let mut k = Body::new(STYLE);
+    let mut k = Body::new(style);
     for h in helpers {
         k.reserve(&h.name);
         k.helpers.push(h);

@@ -31,7 +31,15 @@ enum Dt {
 const SIZES_1D: &[u32] = &[8, 16, 32, 64, 128, 256];
 const SIZES_2D_ROWS: &[u32] = &[2, 4, 8, 16];
 const SIZES_2D_COLS: &[u32] = &[2, 4, 8, 16, 32];
-const CONST_NAMES_1D: &[&str] = &["TILE", "BLOCK", "TILE_SIZE", "N", "CHUNK", "WIDTH", "TILE_DIM"];
+const CONST_NAMES_1D: &[&str] = &[
+    "TILE",
+    "BLOCK",
+    "TILE_SIZE",
+    "N",
+    "CHUNK",
+    "WIDTH",
+    "TILE_DIM",
+];
 const CONST_NAMES_2D: &[(&str, &str)] = &[
     ("TILE_M", "TILE_N"),
     ("TM", "TN"),
@@ -40,14 +48,20 @@ const CONST_NAMES_2D: &[(&str, &str)] = &[
     ("TILE_H", "TILE_W"),
     ("BM", "BN"),
 ];
-const INPUT_NAMES: &[&str] = &["a", "b", "x", "y", "src", "lhs", "rhs", "u", "v", "w", "field", "data"];
-const OUTPUT_NAMES: &[&str] = &["out", "dst", "result", "c", "dest", "target"];
-const RESULT_NAMES: &[&str] = &["sums", "totals", "partial", "acc_out", "reduced", "stats", "norms"];
-const LOCAL_NAMES: &[&str] = &[
-    "t", "s", "p", "q", "r", "tmp", "acc", "part", "blk", "vals", "prod", "mix", "h", "g", "e", "d",
-    "m", "z", "k2", "lhs_t", "rhs_t", "body", "row", "col", "lo", "hi",
+const INPUT_NAMES: &[&str] = &[
+    "a", "b", "x", "y", "src", "lhs", "rhs", "u", "v", "w", "field", "data",
 ];
-const FLOAT_UNARY: &[&str] = &["sin", "cos", "exp", "tanh", "abs", "sqrt", "sinh", "cosh", "atan", "floor", "ceil", "tan"];
+const OUTPUT_NAMES: &[&str] = &["out", "dst", "result", "c", "dest", "target"];
+const RESULT_NAMES: &[&str] = &[
+    "sums", "totals", "partial", "acc_out", "reduced", "stats", "norms",
+];
+const LOCAL_NAMES: &[&str] = &[
+    "t", "s", "p", "q", "r", "tmp", "acc", "part", "blk", "vals", "prod", "mix", "h", "g", "e",
+    "d", "m", "z", "k2", "lhs_t", "rhs_t", "body", "row", "col", "lo", "hi",
+];
+const FLOAT_UNARY: &[&str] = &[
+    "sin", "cos", "exp", "tanh", "abs", "sqrt", "sinh", "cosh", "atan", "floor", "ceil", "tan",
+];
 const FLOAT_BINARY: &[&str] = &["add", "sub", "mul", "min", "max", "div"];
 const INT_BINARY: &[&str] = &["add", "sub", "mul", "min", "max"];
 const F32_LITERALS: &[&str] = &["2.0", "0.5", "1.5", "0.25", "3.0", "0.125", "4.0", "0.75"];
@@ -152,13 +166,26 @@ impl TileGen {
         if chance(rng, 0.15) {
             format!("wp.tile_load({a}, {}, {off})", self.shape)
         } else {
-            format!("wp.tile_load({a}, shape={}, offset={off}{})", self.shape, storage(rng))
+            format!(
+                "wp.tile_load({a}, shape={}, offset={off}{})",
+                self.shape,
+                storage(rng)
+            )
         }
     }
 
     fn constant_tile(&self, rng: &mut Gen) -> String {
-        let f = if chance(rng, 0.5) { "tile_zeros" } else { "tile_ones" };
-        format!("wp.{f}(shape={}, dtype={}{})", self.shape, self.dt_name, storage(rng))
+        let f = if chance(rng, 0.5) {
+            "tile_zeros"
+        } else {
+            "tile_ones"
+        };
+        format!(
+            "wp.{f}(shape={}, dtype={}{})",
+            self.shape,
+            self.dt_name,
+            storage(rng)
+        )
     }
 
     /// An expression for a new full-shape tile, from existing tile locals.
@@ -167,7 +194,10 @@ impl TileGen {
         let b = pick(rng, &self.tiles).clone();
         let floats = self.dt != Dt::I32;
         let square = self.two_d && self.shape_values[0] == self.shape_values[1];
-        match weighted(rng, &[4, 3, 3, 3, 2, 1, 3, 3, 2, if square { 3 } else { 0 }]) {
+        match weighted(
+            rng,
+            &[4, 3, 3, 3, 2, 1, 3, 3, 2, if square { 3 } else { 0 }],
+        ) {
             0 => format!("{a} + {b}"),
             1 => format!("{a} - {b}"),
             2 => format!("{a} * {b}"),
@@ -188,7 +218,11 @@ impl TileGen {
                 }
             }
             7 => {
-                let op = if floats { word(rng, FLOAT_BINARY) } else { word(rng, INT_BINARY) };
+                let op = if floats {
+                    word(rng, FLOAT_BINARY)
+                } else {
+                    word(rng, INT_BINARY)
+                };
                 format!("wp.tile_map(wp.{op}, {a}, {b})")
             }
             8 => format!("{a} + {}", self.constant_tile(rng)),
@@ -286,9 +320,21 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     header.push_str("\n\n");
 
     let tid = if two_d {
-        *pick(rng, &[["i", "j"], ["bi", "bj"], ["row", "col"], ["tx", "ty"]])
+        *pick(
+            rng,
+            &[["i", "j"], ["bi", "bj"], ["row", "col"], ["tx", "ty"]],
+        )
     } else {
-        *pick(rng, &[["i", ""], ["tid", ""], ["block", ""], ["b", ""], ["idx", ""]])
+        *pick(
+            rng,
+            &[
+                ["i", ""],
+                ["tid", ""],
+                ["block", ""],
+                ["b", ""],
+                ["idx", ""],
+            ],
+        )
     };
     let mut g = TileGen {
         dt,
@@ -301,7 +347,11 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
         inputs: Vec::new(),
         scalar_param: None,
         tiles: Vec::new(),
-        used_names: tid.iter().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect(),
+        used_names: tid
+            .iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| s.to_string())
+            .collect(),
         body: String::new(),
         indent: 1,
     };
@@ -329,7 +379,11 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
             format!("wp.array(dtype={})", g.dt_name)
         }
     };
-    let mut params: Vec<String> = g.inputs.iter().map(|a| format!("{a}: {}", arr(&g))).collect();
+    let mut params: Vec<String> = g
+        .inputs
+        .iter()
+        .map(|a| format!("{a}: {}", arr(&g)))
+        .collect();
     params.push(format!("{out}: {}", arr(&g)));
     let use_res = chance(rng, 0.7);
     if use_res {
@@ -400,14 +454,22 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
             };
             g.line(&format!("for k in range({range}):"));
             g.indent += 1;
-            g.line(&format!("{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, k * {inner}))"));
-            g.line(&format!("{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(k * {inner}, {j} * {n}))"));
+            g.line(&format!(
+                "{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, k * {inner}))"
+            ));
+            g.line(&format!(
+                "{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(k * {inner}, {j} * {n}))"
+            ));
             g.line(&format!("wp.tile_matmul({ta}, {tb}, {acc}{alpha})"));
             g.indent -= 1;
             g.tiles.push(acc);
         } else {
-            g.line(&format!("{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, 0))"));
-            g.line(&format!("{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(0, {j} * {n}))"));
+            g.line(&format!(
+                "{ta} = wp.tile_load({a}, shape=({m}, {inner}), offset=({i} * {m}, 0))"
+            ));
+            g.line(&format!(
+                "{tb} = wp.tile_load({b}, shape=({inner}, {n}), offset=(0, {j} * {n}))"
+            ));
             let d = g.fresh(rng);
             g.line(&format!("{d} = wp.tile_matmul({ta}, {tb}{alpha})"));
             g.tiles.push(d.clone());
@@ -418,7 +480,14 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
         }
     }
     // an accumulation loop
-    match weighted(rng, &[3, if dyn_loop && !gemm { 3 } else { 0 }, if gemm { 12 } else { 4 }]) {
+    match weighted(
+        rng,
+        &[
+            3,
+            if dyn_loop && !gemm { 3 } else { 0 },
+            if gemm { 12 } else { 4 },
+        ],
+    ) {
         0 | 1 => {
             let acc = g.fresh(rng);
             if chance(rng, 0.5) {
@@ -443,7 +512,10 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
             let rhs = match weighted(rng, &[3, 2, 1]) {
                 0 => t.clone(),
                 1 => format!("{t} * {}", g.scalar(rng)),
-                _ if dt != Dt::I32 => format!("wp.tile_map(wp.{}, {t})", word(rng, &["sin", "cos", "abs", "exp"])),
+                _ if dt != Dt::I32 => format!(
+                    "wp.tile_map(wp.{}, {t})",
+                    word(rng, &["sin", "cos", "abs", "exp"])
+                ),
                 _ => format!("{t} * {t}"),
             };
             match weighted(rng, &[3, 1, 3]) {
@@ -474,7 +546,10 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
     if chance(rng, 0.85) || !use_res {
         g.store(rng, &out, &last);
     } else {
-        g.line(&format!("wp.tile_atomic_add({out}, {last}, offset={})", g.offset(rng, None)));
+        g.line(&format!(
+            "wp.tile_atomic_add({out}, {last}, offset={})",
+            g.offset(rng, None)
+        ));
     }
     if use_res {
         let n_red = between(rng, 1, 2);
@@ -484,7 +559,10 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
                 0 => format!("wp.tile_sum({src})"),
                 1 => format!("wp.tile_max({src})"),
                 2 => format!("wp.tile_min({src})"),
-                _ => format!("wp.tile_reduce(wp.{}, {src})", word(rng, &["add", "max", "min"])),
+                _ => format!(
+                    "wp.tile_reduce(wp.{}, {src})",
+                    word(rng, &["add", "max", "min"])
+                ),
             };
             let r = g.fresh(rng);
             g.line(&format!("{r} = {red}"));
@@ -504,7 +582,11 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
         if chance(rng, 0.25) {
             // per-thread values gathered into a tile of block_dim elements
             let src = pick(rng, &g.inputs).clone();
-            let at = if two_d { format!("{}[{}, {}]", src, tid[0], tid[1]) } else { format!("{src}[{}]", tid[0]) };
+            let at = if two_d {
+                format!("{}[{}, {}]", src, tid[0], tid[1])
+            } else {
+                format!("{src}[{}]", tid[0])
+            };
             let v = g.fresh(rng);
             g.line(&format!("{v} = {at}"));
             let s = g.fresh(rng);
@@ -515,7 +597,11 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
             }
             let w = if chance(rng, 0.5) {
                 let w = g.fresh(rng);
-                let op = if dt == Dt::I32 { "abs" } else { word(rng, &["sin", "cos", "exp", "tanh", "abs"]) };
+                let op = if dt == Dt::I32 {
+                    "abs"
+                } else {
+                    word(rng, &["sin", "cos", "exp", "tanh", "abs"])
+                };
                 g.line(&format!("{w} = wp.tile_map(wp.{op}, {s})"));
                 w
             } else {
@@ -534,7 +620,11 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
             let idx = if two_d {
                 let m: u32 = g_size(&g, 0);
                 let n: u32 = g_size(&g, 1);
-                format!("{}, {}", between(rng, 0, m as usize - 1), between(rng, 0, n as usize - 1))
+                format!(
+                    "{}, {}",
+                    between(rng, 0, m as usize - 1),
+                    between(rng, 0, n as usize - 1)
+                )
             } else {
                 between(rng, 0, g_size(&g, 0) as usize - 1).to_string()
             };
@@ -573,11 +663,29 @@ mod tests {
     fn samples_lower_on_both_targets_and_cover_the_tile_api() {
         let mut seen = std::collections::BTreeMap::<&str, usize>::new();
         let features = [
-            "wp.tile_load(", "wp.tile_store(", "wp.tile_atomic_add(", "wp.tile_sum(", "wp.tile_max(",
-            "wp.tile_min(", "wp.tile_reduce(", "wp.tile_map(", "wp.tile_zeros(", "wp.tile_ones(",
-            "wp.constant(", "wp.array2d(", "wp.float64", "dtype=int", "for k in range(n)", " += ",
-            "[0]", "i, j = wp.tid()", "wp.tile_matmul(", "wp.tile_transpose(", "wp.tile(",
-            "wp.untile(", "storage=\"shared\"",
+            "wp.tile_load(",
+            "wp.tile_store(",
+            "wp.tile_atomic_add(",
+            "wp.tile_sum(",
+            "wp.tile_max(",
+            "wp.tile_min(",
+            "wp.tile_reduce(",
+            "wp.tile_map(",
+            "wp.tile_zeros(",
+            "wp.tile_ones(",
+            "wp.constant(",
+            "wp.array2d(",
+            "wp.float64",
+            "dtype=int",
+            "for k in range(n)",
+            " += ",
+            "[0]",
+            "i, j = wp.tid()",
+            "wp.tile_matmul(",
+            "wp.tile_transpose(",
+            "wp.tile(",
+            "wp.untile(",
+            "storage=\"shared\"",
         ];
         for index in 0..400 {
             let s = synthesize("tile", index, &mut sample_rng(3, index));
@@ -585,8 +693,8 @@ mod tests {
             assert!(src.starts_with("import warp as wp\n"), "{src}");
             assert_eq!(src.matches("@wp.kernel").count(), 1);
             assert!(s.kernel_name.starts_with("tile_"));
-            let lowered = crate::lower::lower(src, true, true)
-                .unwrap_or_else(|e| panic!("{e}\n{src}"));
+            let lowered =
+                crate::lower::lower(src, true, true).unwrap_or_else(|e| panic!("{e}\n{src}"));
             assert_eq!(lowered.cpu.unwrap().kernels[0].name, s.kernel_name);
             assert!(lowered.cuda.unwrap().module.contains("tile_load<"));
             for f in features {
@@ -596,7 +704,11 @@ mod tests {
             }
         }
         for f in features {
-            assert!(seen.get(f).copied().unwrap_or(0) >= 8, "{f} in only {:?} of 400 samples", seen.get(f));
+            assert!(
+                seen.get(f).copied().unwrap_or(0) >= 8,
+                "{f} in only {:?} of 400 samples",
+                seen.get(f)
+            );
         }
     }
 }

@@ -305,6 +305,18 @@ pub(crate) struct Style {
     pub idx: [u32; 3],
     /// Probability of `a if c else b` / `wp.where(c, a, b)` at an interior node.
     pub p_select: f64,
+    /// Deepest operator nesting of one expression (the `expr_depth` knob).
+    pub max_depth: u32,
+}
+
+impl Style {
+    /// This style with expressions capped at the knobs' `expr_depth`.
+    pub fn within(self, knobs: &super::Knobs) -> Style {
+        Style {
+            max_depth: knobs.expr_depth,
+            ..self
+        }
+    }
 }
 
 #[rustfmt::skip]
@@ -325,6 +337,7 @@ pub(crate) const BASE: Style = Style {
     p_guard: 0.7,
     idx: [10, 4, 1],
     p_select: 0.03,
+    max_depth: u32::MAX,
 };
 
 // Python precedence of what an expression writes.
@@ -537,6 +550,24 @@ impl Body {
     /// Some readable value or array of `ty` exists.
     pub fn has_source(&self, ty: T) -> bool {
         self.vars.iter().any(|x| x.ty == ty && x.readable())
+    }
+
+    /// Readable arrays of `ty` (any number of dimensions).
+    pub fn inputs(&self, ty: T) -> Vec<usize> {
+        self.find(|x| x.is_array() && x.readable() && x.ty == ty)
+    }
+
+    /// Kernel parameters so far.
+    pub fn n_params(&self) -> usize {
+        self.count(|x| matches!(x.kind, Kind::Scalar | Kind::Array(..)))
+    }
+
+    /// Float scalar parameters added until there are `min` parameters (the
+    /// `params` knob); call at the top level only.
+    pub fn pad_params(&mut self, rng: &mut Gen, min: usize) {
+        while self.n_params() < min {
+            self.param(rng, T::F, Kind::Scalar);
+        }
     }
 
     pub fn int_scalars(&self) -> Vec<usize> {
@@ -1322,6 +1353,119 @@ impl Body {
         }
     }
 
+    /// A condition of `terms` comparisons (at least one) joined by `and` /
+    /// `or`, groups in parentheses, some negated with `not`, and (with
+    /// `chained`) range tests `lo < x < hi` / `a <= b <= c`.
+    pub fn cond_terms(&mut self, rng: &mut Gen, terms: usize, chained: bool) {
+        if terms <= 1 {
+            if chained && chance(rng, 0.3) {
+                self.chained_compare(rng);
+            } else if chance(rng, 0.15) {
+                self.body.push_str("not (");
+                self.compare(rng);
+                self.body.push(')');
+            } else {
+                self.compare(rng);
+            }
+            return;
+        }
+        let left = between(rng, 1, terms - 1);
+        let op = if chance(rng, 0.5) { " and " } else { " or " };
+        for (n, part) in [left, terms - left].into_iter().enumerate() {
+            if n > 0 {
+                self.body.push_str(op);
+            }
+            let negate = part > 1 && chance(rng, 0.2);
+            let group = part > 1 && (negate || chance(rng, 0.6));
+            if negate {
+                self.body.push_str("not ");
+            }
+            if group {
+                self.body.push('(');
+            }
+            self.cond_terms(rng, part, chained);
+            if group {
+                self.body.push(')');
+            }
+        }
+    }
+
+    /// `lo < x < hi` (literal bounds) or `a <= b <= c` (three operands).
+    fn chained_compare(&mut self, rng: &mut Gen) {
+        let ty = if self.has_source(T::I) && chance(rng, 0.25) {
+            T::I
+        } else {
+            T::F
+        };
+        let ops: &[&str] = &[" < ", " <= "];
+        if chance(rng, 0.6) {
+            let (lo, hi) = if ty == T::F {
+                *pick(
+                    rng,
+                    &[
+                        ("0.0", "1.0"),
+                        ("-1.0", "1.0"),
+                        ("0.5", "2.0"),
+                        ("-2.0", "0.0"),
+                    ],
+                )
+            } else {
+                *pick(rng, &[("0", "10"), ("-4", "4"), ("1", "8"), ("0", "100")])
+            };
+            self.body.push_str(lo);
+            self.body.push_str(word(rng, ops));
+            let d = below(rng, 3) as u32;
+            self.chain_operand(rng, ty, d);
+            self.body.push_str(word(rng, ops));
+            self.body.push_str(hi);
+        } else {
+            for n in 0..3 {
+                if n > 0 {
+                    self.body.push_str(word(rng, ops));
+                }
+                let d = below(rng, 2) as u32;
+                self.chain_operand(rng, ty, d);
+            }
+        }
+    }
+
+    /// An operand of a chained comparison. warp refuses to chain an array
+    /// element (a reference) with values, so a bare `a[i]` (or a
+    /// conditional expression, which may pick one) goes through a cast.
+    fn chain_operand(&mut self, rng: &mut Gen, ty: T, depth: u32) {
+        let start = self.body.len();
+        self.ex_var(rng, ty, depth, P_ADD);
+        let text = &self.body[start..];
+        let name_end = text
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len());
+        let element = name_end > 0 && text[name_end..].starts_with('[') && text.ends_with(']') && {
+            // The first `[` closes at the very end.
+            let mut depth = 0i32;
+            let mut close = 0;
+            for (n, c) in text[name_end..].char_indices() {
+                match c {
+                    '[' => depth += 1,
+                    ']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = name_end + n;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            close + 1 == text.len()
+        };
+        let select = text.starts_with('(') && text.contains(" if ");
+        if element || select {
+            self.body
+                .insert_str(start, if ty == T::I { "int(" } else { "float(" });
+            self.body.push(')');
+        }
+    }
+
     fn compare(&mut self, rng: &mut Gen) {
         // Iterators: `k == 2`, `k % 2 == 1`, `k > n // 2`.
         let its = self.iterators();
@@ -1370,6 +1514,12 @@ impl Body {
         self.ex_var(rng, ty, depth, 0);
     }
 
+    /// An expression to write right after a binary operator: it binds
+    /// tighter than `*` (parenthesized where Python needs it).
+    pub fn operand(&mut self, rng: &mut Gen, ty: T, depth: u32) {
+        self.ex_var(rng, ty, depth, P_MUL);
+    }
+
     /// An expression with, in drain mode, the locals nothing read folded in
     /// (` + x`): then a conditional expression gets parentheses.
     fn expr_folded(&mut self, rng: &mut Gen, ty: T, depth: u32) {
@@ -1398,6 +1548,7 @@ impl Body {
 
     /// `ex`, retried while it reads no variable, then a plain variable.
     fn ex_var(&mut self, rng: &mut Gen, ty: T, depth: u32, min_prec: u8) -> bool {
+        let depth = depth.min(self.style.max_depth);
         let m = self.mark();
         for _ in 0..2 {
             if self.ex(rng, ty, depth, min_prec) {
@@ -2376,6 +2527,13 @@ impl Body {
         }
     }
 
+    /// Characters of the last line written (without indentation).
+    pub fn last_line_len(&self) -> usize {
+        let b = self.body.trim_end_matches('\n');
+        let line = &b[b.rfind('\n').map_or(0, |p| p + 1)..];
+        line.trim_start().len()
+    }
+
     /// Writes raw text as a line (category-specific statements).
     pub fn raw_line(&mut self, text: &str) {
         self.start_line();
@@ -2617,10 +2775,15 @@ impl Body {
     /// One store per writable array, in drain mode; vector and matrix
     /// outputs sometimes accumulate (`out[i] += v`).
     pub fn store_all(&mut self, rng: &mut Gen, p_accumulate: f64) {
+        self.store_all_depth(rng, p_accumulate, 1, 3);
+    }
+
+    /// [`Body::store_all`] with the stores' expression depth in `lo..=hi`.
+    pub fn store_all_depth(&mut self, rng: &mut Gen, p_accumulate: f64, lo: usize, hi: usize) {
         self.drain = true;
         let outs = self.writable();
         for &a in &outs {
-            let depth = between(rng, 1, 3) as u32;
+            let depth = between(rng, lo, hi) as u32;
             if chance(rng, p_accumulate) {
                 self.accumulate(rng, a, depth, false);
             } else {
@@ -2750,6 +2913,41 @@ fn push_int(s: &mut String, v: i32) {
 
 /// Writes one to `max` `@wp.func` helpers over the types in `types` into
 /// `out` and returns their signatures, for the kernel to call.
+/// A 1-D kernel body over one to three float input arrays.
+pub(crate) fn kernel_1d(rng: &mut Gen, style: Style) -> Body {
+    let mut k = Body::new(style);
+    k.launch(rng, 1);
+    for _ in 0..between(rng, 1, 3) {
+        k.param(rng, T::F, Kind::Array(1, Role::In));
+    }
+    k
+}
+
+/// Writes `feature` again and again until the body is `goal` lines long
+/// counting `reserve` lines still to come (one feature at least), with a
+/// plain statement after a feature now and then (`p_stmt`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fill(
+    k: &mut Body,
+    rng: &mut Gen,
+    goal: usize,
+    reserve: usize,
+    p_stmt: f64,
+    types: &[T],
+    mix: &Mix,
+    mut feature: impl FnMut(&mut Body, &mut Gen),
+) {
+    loop {
+        feature(k, rng);
+        if k.lines() + reserve >= goal {
+            return;
+        }
+        if chance(rng, p_stmt) {
+            k.stmt(rng, types, mix);
+        }
+    }
+}
+
 pub(crate) fn helpers(
     rng: &mut Gen,
     types: &[T],

@@ -4,6 +4,7 @@
 //! updates of locals (`v[1] = x`, `v.x += y`), accumulation into vector
 //! arrays (`out[i] += v`), sometimes through a `@wp.func` helper.
 
+use super::Knobs;
 use super::builder::{self as b1, Gen, between, chance, pick, weighted};
 use super::typed::{self, Body, Kind, Mix, Role, Style, T};
 
@@ -24,7 +25,8 @@ const MIX: Mix = Mix {
     accumulate: 1,
 };
 
-pub(super) fn generate(rng: &mut Gen) -> (String, String) {
+pub(super) fn generate(rng: &mut Gen, knobs: &Knobs) -> (String, String) {
+    let style = STYLE.within(knobs);
     let n = *pick(rng, &[3u8, 3, 3, 3, 2, 4, 2, 4]);
     let v = T::V(n);
     // Now and then a second vector size, met through components.
@@ -41,12 +43,12 @@ pub(super) fn generate(rng: &mut Gen) -> (String, String) {
 
     let mut helper_src = String::new();
     let helpers = if chance(rng, 0.2) {
-        typed::helpers(rng, &[v, T::F], 2, STYLE, &mut helper_src)
+        typed::helpers(rng, &[v, T::F], 2, style, &mut helper_src)
     } else {
         Vec::new()
     };
 
-    let mut k = Body::new(STYLE);
+    let mut k = Body::new(style);
     for h in helpers {
         k.reserve(&h.name);
         k.helpers.push(h);

@@ -1,0 +1,188 @@
+//! Size and shape knobs of the synthesizer (`[synth]` in the pipeline
+//! config): how many statements a kernel body has, how many parameters the
+//! kernel takes, how deep expressions and loop nests go, and which data
+//! types its arrays and values may use.
+//!
+//! The new categories (multi_cond, reduction, expression_tree, combined,
+//! transform, stencil) read the knobs while they write: they draw a
+//! statement budget inside the bounds, pick types from `dtypes`, nest loops
+//! at most `loop_depth` deep and draw expression depths up to `expr_depth`.
+//! The v2 builder (`typed.rs`) caps every expression at `expr_depth`. Every
+//! category, v1 included, is then measured by [`Knobs::admits`] and drawn
+//! again while it falls outside (see `synthesize_with`).
+
+use super::builder::{Gen, between};
+use super::typed::T;
+
+/// The data types the `dtypes` knob may list. `float32` is always on (every
+/// category computes in it); `int32` means int *data* arrays (index arrays,
+/// labels, masks); int thread indices, sizes, counters and int locals are
+/// always allowed. `float64` is not generated yet.
+pub const DTYPES: &[&str] = &[
+    "float32", "int32", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44",
+];
+
+/// How often a sample is drawn again when it falls outside the knobs.
+pub(super) const MAX_REDRAWS: usize = 64;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knobs {
+    /// Lines of the kernel body (from `wp.tid()` to the end, helpers not
+    /// counted), inclusive bounds.
+    pub statements: (usize, usize),
+    /// Kernel parameters, inclusive bounds.
+    pub params: (usize, usize),
+    /// Deepest operator nesting of one expression (v2 builder and the new
+    /// categories; v1 writes at most 3 levels by construction).
+    pub expr_depth: u32,
+    /// Deepest nesting of `for`/`while` loops (0: no loops).
+    pub loop_depth: usize,
+    /// Bit `n` set: `DTYPES[n]` allowed.
+    pub dtypes: u8,
+}
+
+impl Default for Knobs {
+    /// Wide enough that every v1/v2 sample is admitted at its first draw.
+    fn default() -> Knobs {
+        Knobs {
+            statements: (2, 120),
+            params: (1, 16),
+            expr_depth: 8,
+            loop_depth: 3,
+            dtypes: u8::MAX,
+        }
+    }
+}
+
+impl Knobs {
+    /// The mask of a list of dtype names; `Err` names the first unknown one.
+    pub fn dtype_mask<S: AsRef<str>>(names: &[S]) -> Result<u8, String> {
+        let mut m = 0u8;
+        for n in names {
+            let n = n.as_ref();
+            match DTYPES.iter().position(|&d| d == n) {
+                Some(p) => m |= 1 << p,
+                None => return Err(n.to_string()),
+            }
+        }
+        Ok(m)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        DTYPES
+            .iter()
+            .position(|&d| d == name)
+            .is_some_and(|p| self.dtypes & (1 << p) != 0)
+    }
+
+    /// Values of `ty` may appear (ints always may: indices, sizes, counters).
+    pub(super) fn allows(&self, ty: T) -> bool {
+        match ty {
+            T::F | T::I => true,
+            T::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
+            T::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
+        }
+    }
+
+    /// Int data arrays may appear.
+    pub(super) fn int_arrays(&self) -> bool {
+        self.has("int32")
+    }
+
+    /// The allowed vector sizes.
+    pub fn vec_sizes(&self) -> Vec<u8> {
+        (2..=4).filter(|&n| self.allows(T::V(n))).collect()
+    }
+
+    /// A body length to aim at: uniform in the bounds, capped at `cap`
+    /// (what the category writes comfortably).
+    pub(super) fn statement_goal(&self, rng: &mut Gen, lo: usize, cap: usize) -> usize {
+        let (min, max) = self.statements;
+        let lo = lo.clamp(min, max);
+        let hi = cap.clamp(lo, max);
+        between(rng, lo, hi)
+    }
+
+    /// An expression depth in `lo..=hi` within `expr_depth` (at least 1).
+    pub(super) fn depth(&self, rng: &mut Gen, lo: u32, hi: u32) -> u32 {
+        let hi = hi.min(self.expr_depth).max(1);
+        between(rng, lo.min(hi) as usize, hi as usize) as u32
+    }
+
+    /// Whether `src` (a module from `synthesize`) is inside the knobs.
+    pub fn admits(&self, src: &str) -> bool {
+        let m = measure(src);
+        (self.statements.0..=self.statements.1).contains(&m.statements)
+            && (self.params.0..=self.params.1).contains(&m.params)
+            && m.loop_depth <= self.loop_depth
+            && m.dtypes & !self.dtypes == 0
+    }
+}
+
+/// What [`Knobs::admits`] measures of a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measure {
+    pub statements: usize,
+    pub params: usize,
+    pub loop_depth: usize,
+    pub dtypes: u8,
+}
+
+/// Measures a synthesized module (the layout `finish_kernel` writes).
+pub fn measure(src: &str) -> Measure {
+    let mut statements = 0;
+    let mut params = 0;
+    let mut in_kernel = false;
+    let mut after_decorator = false;
+    let mut loops: Vec<usize> = Vec::new();
+    let mut loop_depth = 0;
+    for line in src.lines() {
+        if line.starts_with("@wp.kernel") {
+            after_decorator = true;
+            continue;
+        }
+        if line.starts_with("def ") {
+            in_kernel = after_decorator;
+            if in_kernel {
+                params = line.matches(": ").count();
+            }
+            loops.clear();
+            continue;
+        }
+        let t = line.trim_start();
+        if t.is_empty() || line.starts_with('@') {
+            continue;
+        }
+        let indent = line.len() - t.len();
+        loops.retain(|&i| i < indent);
+        if t.starts_with("for ") || t.starts_with("while ") {
+            loops.push(indent);
+            loop_depth = loop_depth.max(loops.len());
+        }
+        statements += in_kernel as usize;
+    }
+    let mut dtypes = 1u8; // float32
+    for (n, &d) in DTYPES.iter().enumerate().skip(1) {
+        let used = match d {
+            "int32" => src.contains("dtype=int") || src.contains("dtype=wp.int32"),
+            _ => {
+                let dims = &d[3..];
+                let tok = format!("wp.{d}");
+                let ident = format!("wp.identity(n={}", &dims[..1]);
+                src.match_indices(&tok).any(|(p, _)| {
+                    // `wp.vec2` but not a longer name.
+                    !src[p + tok.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                }) || (d.starts_with("mat") && src.contains(&ident))
+            }
+        };
+        if used {
+            dtypes |= 1 << n;
+        }
+    }
+    Measure {
+        statements,
+        params,
+        loop_depth,
+        dtypes,
+    }
+}
