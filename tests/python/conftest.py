@@ -225,8 +225,12 @@ def write_synthetic_run(
             "cpu_module": None,
             "cuda_module": None,
             "dedup_key": key,
+            "key_exact": rng.getrandbits(64),
+            "key_renamed": key,
+            "key_shape": key,
             "builtins": ["tid", "mul"],
             "dtypes": ["float32"],
+            "launch_dims": 1,
         }
         text = 0
         for column, prefix in TEXT_PREFIXES.items():
