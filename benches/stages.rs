@@ -10,7 +10,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pairpipe::config::{Config, DedupLevel, TargetSpec};
-use pairpipe::dedup::dedup_key;
+use pairpipe::dedup::{dedup_key, dedup_keys};
+use pairpipe::pipeline::{Outcome, WorkerContext, process};
+use pairpipe::sink::{Sink, SinkOptions};
 use pairpipe::lang::parse_module;
 use pairpipe::lower::{Target, lower};
 use pairpipe::synth::{CATEGORIES, sample_rng, synthesize};
@@ -83,16 +85,65 @@ fn stages(c: &mut Criterion) {
             }
         })
     });
+    g.bench_function("dedup_keys_all_levels", |b| {
+        let mut scratch = <[String; 2]>::default();
+        b.iter(|| {
+            for s in &srcs {
+                black_box(dedup_keys(s, &mut scratch).unwrap());
+            }
+        })
+    });
     g.finish();
+}
+
+/// The sink: 200 finished rows (CUDA columns, as the main job writes them)
+/// encoded to a zstd Parquet shard, row groups, footer and rename included.
+fn parquet_encode(c: &mut Criterion) {
+    let config = main_config();
+    let ctx = WorkerContext::new(&config);
+    let mut scratch = <[String; 2]>::default();
+    let rows: Vec<_> = (0..SAMPLES)
+        .filter_map(|i| match process(&ctx, i, &mut scratch) {
+            Outcome::Row(r) => Some(*r),
+            Outcome::Rejected(_) => None,
+        })
+        .collect();
+    let bytes: u64 = rows.iter().map(|r| r.text_bytes()).sum();
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("stage");
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function("parquet_encode", |b| {
+        b.iter(|| {
+            let mut sink = Sink::create(SinkOptions {
+                out_dir: dir.path().to_path_buf(),
+                max_shard_bytes: config.shards.max_bytes.0,
+                row_group_bytes: config.shards.row_group_bytes.0,
+                cpu: false,
+                cuda: true,
+                modules: false,
+                metadata: vec![],
+            })
+            .unwrap();
+            for r in &rows {
+                sink.write(r.clone()).unwrap();
+            }
+            black_box(sink.finish().unwrap());
+        })
+    });
+    g.finish();
+}
+
+fn main_config() -> Config {
+    Config::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/pipelines/cuda200mb.toml"
+    )))
+    .expect("pipelines/cuda200mb.toml")
 }
 
 fn end_to_end(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::load(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/pipelines/cuda200mb.toml"
-    )))
-    .expect("pipelines/cuda200mb.toml");
+    let mut config = main_config();
     const ROWS: u64 = 2000;
     config.target = TargetSpec::rows(ROWS);
     config.run.output = dir.path().join("out");
@@ -105,5 +156,5 @@ fn end_to_end(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, stages, end_to_end);
+criterion_group!(benches, stages, parquet_encode, end_to_end);
 criterion_main!(benches);

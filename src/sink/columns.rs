@@ -285,6 +285,16 @@ impl Columns {
             .map(|(spec, s)| (spec.name.as_str(), s.wants_dictionary()))
     }
 
+    /// The source and IR text columns: min/max statistics of whole kernels
+    /// help no reader and cost a full comparison of every value.
+    pub fn text_columns(&self) -> impl Iterator<Item = &str> {
+        self.specs
+            .iter()
+            .zip(&self.sources)
+            .filter(|(_, s)| matches!(s, Source::Text(_)))
+            .map(|(spec, _)| spec.name.as_str())
+    }
+
     /// Builds one record batch from buffered rows. IR columns whose target is
     /// off (per `enabled`) are written all-null, with their size columns.
     pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {

@@ -369,6 +369,18 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
             b = b.set_column_dictionary_enabled(ColumnPath::from(name), false);
         }
     }
+    // Only the text is worth compressing: the other columns are a few bytes
+    // a row (or dictionary indices, or random keys), and parquet creates a
+    // zstd context for every page it compresses, which costs more than those
+    // pages save.
+    let text: Vec<&str> = columns.text_columns().collect();
+    for (name, _) in columns.dictionary_flags() {
+        if text.contains(&name) {
+            b = b.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
+        } else {
+            b = b.set_column_compression(ColumnPath::from(name), Compression::UNCOMPRESSED);
+        }
+    }
     Ok(b.build())
 }
 
