@@ -188,14 +188,20 @@ fn rows_round_trip_with_sizes_and_nulls() {
         assert_eq!(get("pairpipe_version").as_deref(), Some("test"));
         assert_eq!(get("config").as_deref(), Some("[run]"));
         let rg = meta.metadata().row_group(0);
-        let python = rg
-            .columns()
-            .iter()
-            .find(|c| c.column_path().string() == "python_source")
-            .unwrap();
-        // The file records the codec, not the level.
+        let column = |name: &str| {
+            rg.columns()
+                .iter()
+                .find(|c| c.column_path().string() == name)
+                .unwrap()
+        };
+        // Text is zstd (the file records the codec, not the level), without
+        // min/max statistics; the small columns are stored plain, with them.
+        let python = column("python_source");
         assert!(matches!(python.compression(), Compression::ZSTD(_)));
-        assert!(python.statistics().is_some(), "statistics are on");
+        assert!(python.statistics().is_none(), "no statistics on text");
+        let chars = column("python_chars");
+        assert_eq!(chars.compression(), Compression::UNCOMPRESSED);
+        assert!(chars.statistics().is_some(), "statistics on the size columns");
     }
     let names = files_in(&dir.path().join("data"));
     assert_eq!(
