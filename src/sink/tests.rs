@@ -201,7 +201,10 @@ fn rows_round_trip_with_sizes_and_nulls() {
         assert!(python.statistics().is_none(), "no statistics on text");
         let chars = column("python_chars");
         assert_eq!(chars.compression(), Compression::UNCOMPRESSED);
-        assert!(chars.statistics().is_some(), "statistics on the size columns");
+        assert!(
+            chars.statistics().is_some(),
+            "statistics on the size columns"
+        );
     }
     let names = files_in(&dir.path().join("data"));
     assert_eq!(
