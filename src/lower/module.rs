@@ -537,65 +537,81 @@ fn assemble(
     funcs: &FuncTable,
     bodies: &[KernelBody<'_>],
 ) -> TargetIr {
-    let mut source = String::with_capacity(8192);
-    // Forward functions first, then every adjoint (callees before callers, as built).
-    for (_, f) in &funcs.built {
-        source.push_str(&function_source(target, scope, f, false));
+    // Every piece is made first and the module joined once at its exact size:
+    // a module's IR is tens of KB, and growing a String by doubling, then
+    // copying it behind the header, cost more than the pieces themselves.
+    let functions: Vec<String> = [false, true]
+        .into_iter()
+        .flat_map(|adjoint| {
+            // Forward functions first, then every adjoint (callees before callers, as built).
+            funcs
+                .built
+                .iter()
+                .map(move |(_, f)| function_source(target, scope, f, adjoint))
+        })
+        .collect();
+    struct KernelText {
+        args_struct: Option<String>,
+        forward: String,
+        backward: Option<String>,
+        /// The CPU module's entry points.
+        entries: String,
     }
-    for (_, f) in &funcs.built {
-        source.push_str(&function_source(target, scope, f, true));
-    }
-    let mut kernels = Vec::with_capacity(bodies.len());
-    for k in bodies {
-        let (forward, backward) = match target {
-            Target::Cuda => cuda_kernel(k),
-            Target::Cpu => cpu_kernel(k),
-        };
-        if target == Target::Cpu {
-            source.push_str(&args_struct(k));
-        }
-        source.push_str("\n\n");
-        source.push_str(&forward);
-        source.push_str("\n\n");
-        if let Some(b) = &backward {
-            source.push_str("\n\n");
-            source.push_str(b);
-            source.push_str("\n\n");
-        }
-        if target == Target::Cpu {
-            let ndim = k.adj.kernel_dim.to_string();
-            let ndim = ndim.as_str();
-            source.push_str(
-                &CPU_MODULE_FORWARD
-                    .replace("@NAME@", &k.mangled)
-                    .replace("@NDIM@", ndim),
-            );
-            if k.enable_backward {
-                source.push_str(
-                    &CPU_MODULE_BACKWARD
-                        .replace("@NAME@", &k.mangled)
-                        .replace("@NDIM@", ndim),
-                );
+    let texts: Vec<KernelText> = bodies
+        .iter()
+        .map(|k| {
+            let (forward, backward) = match target {
+                Target::Cuda => cuda_kernel(k),
+                Target::Cpu => cpu_kernel(k),
+            };
+            let mut entries = String::new();
+            if target == Target::Cpu {
+                let ndim = k.adj.kernel_dim.to_string();
+                let fill = |t: &str| t.replace("@NAME@", &k.mangled).replace("@NDIM@", &ndim);
+                entries.push_str(&fill(CPU_MODULE_FORWARD));
+                if k.enable_backward {
+                    entries.push_str(&fill(CPU_MODULE_BACKWARD));
+                }
             }
+            KernelText {
+                args_struct: (target == Target::Cpu).then(|| args_struct(k)),
+                forward,
+                backward,
+                entries,
+            }
+        })
+        .collect();
+    let mut pieces: Vec<&str> = Vec::with_capacity(functions.len() + 8 * texts.len());
+    pieces.extend(functions.iter().map(String::as_str));
+    for t in &texts {
+        pieces.extend(t.args_struct.as_deref());
+        pieces.extend(["\n\n", &t.forward, "\n\n"]);
+        if let Some(b) = &t.backward {
+            pieces.extend(["\n\n", b, "\n\n"]);
         }
-        kernels.push(KernelIr {
-            name: k.name.clone(),
-            forward,
-            backward: backward.unwrap_or_default(),
-        });
+        pieces.push(&t.entries);
     }
     let header = if target == Target::Cpu {
         CPU_HEADER
     } else {
         CUDA_HEADER
     };
-    let mut module = String::with_capacity(source.len() + 4096);
-    if !source.contains("bfloat16") {
-        module.push_str(NO_BFLOAT16);
+    let bfloat16 = pieces.iter().any(|p| p.contains("bfloat16"));
+    let prefix = [if bfloat16 { "" } else { NO_BFLOAT16 }, header, CAST_MACROS];
+    let len = prefix.iter().chain(&pieces).map(|p| p.len()).sum();
+    let mut module = String::with_capacity(len);
+    for p in prefix.iter().chain(&pieces) {
+        module.push_str(p);
     }
-    module.push_str(header);
-    module.push_str(CAST_MACROS);
-    module.push_str(&source);
+    let kernels = bodies
+        .iter()
+        .zip(texts)
+        .map(|(k, t)| KernelIr {
+            name: k.name.clone(),
+            forward: t.forward,
+            backward: t.backward.unwrap_or_default(),
+        })
+        .collect();
     TargetIr { module, kernels }
 }
 
@@ -609,7 +625,6 @@ fn args_struct(k: &KernelBody<'_>) -> String {
     s
 }
 
-/// Joins body lines under the function's indentation, as warp's `codegen_func_*`.
 /// Appends body lines under the function's indentation, as warp's `codegen_func_*` joins them.
 fn push_lines<'l>(out: &mut String, indent: &str, lines: impl IntoIterator<Item = &'l str>) {
     for l in lines {
