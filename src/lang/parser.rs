@@ -928,35 +928,19 @@ impl<'a> Parser<'_, 'a> {
         })
     }
 
-    fn binary_level(&mut self, level: usize) -> PResult<Expr> {
-        const LEVELS: &[&[(&str, BinOp)]] = &[
-            &[("|", BinOp::BitOr)],
-            &[("^", BinOp::BitXor)],
-            &[("&", BinOp::BitAnd)],
-            &[("<<", BinOp::LShift), (">>", BinOp::RShift)],
-            &[("+", BinOp::Add), ("-", BinOp::Sub)],
-            &[
-                ("*", BinOp::Mult),
-                ("/", BinOp::Div),
-                ("//", BinOp::FloorDiv),
-                ("%", BinOp::Mod),
-                ("@", BinOp::MatMult),
-            ],
-        ];
-        if level == LEVELS.len() {
-            return self.factor();
-        }
-        let mut left = self.binary_level(level + 1)?;
+    /// Python's binary operators from `|` up to `*`-like, by precedence
+    /// climbing: one loop instead of one recursion per level, which is what
+    /// every operand of every expression would otherwise pass through.
+    fn binary_level(&mut self, min_precedence: u8) -> PResult<Expr> {
+        let mut left = self.factor()?;
         loop {
             let t = *self.peek();
-            let Some(&(_, op)) = LEVELS[level]
-                .iter()
-                .find(|(s, _)| t.kind == TokenKind::Op && t.text == *s)
-            else {
+            let Some((op, precedence)) = binary_op(&t).filter(|&(_, p)| p >= min_precedence) else {
                 return Ok(left);
             };
             self.bump();
-            let right = self.binary_level(level + 1)?;
+            // Left-associative: the right operand binds only tighter operators.
+            let right = self.binary_level(precedence + 1)?;
             let pos = left.pos;
             left = Expr {
                 kind: ExprKind::BinOp(Box::new(left), op, Box::new(right)),
@@ -1406,6 +1390,29 @@ fn parse_string(text: &str) -> Result<String, &'static str> {
 }
 
 /// Parse a whole Python module.
+/// A binary operator token of the `or_expr` grammar and its precedence
+/// (`|` lowest, `*` `/` `//` `%` `@` highest).
+fn binary_op(t: &Token<'_>) -> Option<(BinOp, u8)> {
+    if t.kind != TokenKind::Op {
+        return None;
+    }
+    Some(match t.text {
+        "|" => (BinOp::BitOr, 0),
+        "^" => (BinOp::BitXor, 1),
+        "&" => (BinOp::BitAnd, 2),
+        "<<" => (BinOp::LShift, 3),
+        ">>" => (BinOp::RShift, 3),
+        "+" => (BinOp::Add, 4),
+        "-" => (BinOp::Sub, 4),
+        "*" => (BinOp::Mult, 5),
+        "/" => (BinOp::Div, 5),
+        "//" => (BinOp::FloorDiv, 5),
+        "%" => (BinOp::Mod, 5),
+        "@" => (BinOp::MatMult, 5),
+        _ => return None,
+    })
+}
+
 pub fn parse_module(src: &str) -> Result<Module, LowerError> {
     parse_tokens(&tokenize(src)?)
 }
@@ -1419,6 +1426,37 @@ pub fn parse_tokens(toks: &[Token<'_>]) -> Result<Module, LowerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The expression statement `src` as a fully parenthesized string.
+    fn grouping(src: &str) -> String {
+        fn show(e: &Expr) -> String {
+            match &e.kind {
+                ExprKind::BinOp(l, op, r) => format!("({} {op:?} {})", show(l), show(r)),
+                ExprKind::Name(n) => n.clone(),
+                other => format!("{other:?}"),
+            }
+        }
+        let f = kernel(&format!("def f():\n    {src}"));
+        match &f.body[0].kind {
+            StmtKind::Expr(e) => show(e),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn binary_operators_group_by_python_precedence() {
+        assert_eq!(grouping("a - b - c\n"), "((a Sub b) Sub c)");
+        assert_eq!(grouping("a + b * c\n"), "(a Add (b Mult c))");
+        assert_eq!(grouping("a * b + c\n"), "((a Mult b) Add c)");
+        assert_eq!(
+            grouping("a | b ^ c & d << e + f * g\n"),
+            "(a BitOr (b BitXor (c BitAnd (d LShift (e Add (f Mult g))))))"
+        );
+        assert_eq!(
+            grouping("a // b % c @ d >> e - f | g\n"),
+            "(((((a FloorDiv b) Mod c) MatMult d) RShift (e Sub f)) BitOr g)"
+        );
+    }
 
     fn kernel(src: &str) -> FunctionDef {
         let m = parse_module(src).unwrap();
