@@ -2,7 +2,9 @@
 //! is done by the library's modules.
 
 // The lowering allocates many small strings; mimalloc makes that ~40% cheaper
-// than glibc's allocator (see BENCHMARKS.md).
+// than glibc's allocator (see BENCHMARKS.md). The `system-alloc` feature keeps
+// the system allocator, for heap profilers that hook malloc (heaptrack).
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -32,9 +32,15 @@ pub struct VarInfo {
 
 impl VarInfo {
     fn new(label: String, ty: Type, constant: Option<ConstVal>) -> VarInfo {
+        let prefixed = |prefix: &str| {
+            let mut s = String::with_capacity(prefix.len() + label.len());
+            s.push_str(prefix);
+            s.push_str(&label);
+            s
+        };
         VarInfo {
-            name: format!("var_{label}"),
-            adj: format!("adj_{label}"),
+            name: prefixed("var_"),
+            adj: prefixed("adj_"),
             label,
             ty,
             constant,
@@ -249,8 +255,8 @@ impl<'a> Adjoint<'a> {
         if let Type::Tile(t) = &mut ty {
             t.obj = id.0 as u32;
         }
-        self.vars
-            .push(VarInfo::new(self.locals.len().to_string(), ty, constant));
+        let label = itoa::Buffer::new().format(self.locals.len()).to_string();
+        self.vars.push(VarInfo::new(label, ty, constant));
         self.locals.push(id);
         self.block().vars.push(id);
         id
@@ -270,8 +276,36 @@ impl<'a> Adjoint<'a> {
         if self.indentation.is_empty() {
             statement
         } else {
-            format!("{}{statement}", self.indentation)
+            let mut line = String::with_capacity(self.indentation.len() + statement.len());
+            line.push_str(&self.indentation);
+            line.push_str(&statement);
+            line
         }
+    }
+
+    /// An empty line already indented, with room for `room` more bytes.
+    fn new_line(&self, room: usize) -> String {
+        let mut line = String::with_capacity(self.indentation.len() + room);
+        line.push_str(&self.indentation);
+        line
+    }
+
+    /// Appends `names` separated by ", ".
+    fn push_names<'n>(&self, out: &mut String, names: impl Iterator<Item = &'n str>) {
+        for (i, name) in names.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+        }
+    }
+
+    /// Adds an already indented forward line; its replay is `replay`, or the line itself.
+    fn push_forward_line(&mut self, line: String, replay: Option<String>) {
+        let replay = replay.unwrap_or_else(|| line.clone());
+        let block = self.block();
+        block.replay.push(replay);
+        block.forward.push(line);
     }
 
     fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
@@ -325,9 +359,22 @@ impl<'a> Adjoint<'a> {
             let text = self.scope.lines.get(line - 1).copied().unwrap_or("").trim();
             let width = 80usize.saturating_sub(self.indentation.len());
             let pad = width.saturating_sub(text.chars().count());
-            let padded = format!("{text}{}", " ".repeat(pad));
-            self.add_forward_plain(format!("// {padded}       <L {line}>"));
-            self.add_reverse(format!("// adj: {padded}  <L {line}>"));
+            let mut number = itoa::Buffer::new();
+            let number = number.format(line);
+            let comment = |prefix: &str, gap: &str| {
+                let mut l = self.new_line(prefix.len() + text.len() + pad + gap.len() + 20);
+                l.push_str(prefix);
+                l.push_str(text);
+                l.extend(std::iter::repeat_n(' ', pad));
+                l.push_str(gap);
+                l.push_str(number);
+                l.push('>');
+                l
+            };
+            let forward = comment("// ", "       <L ");
+            let reverse = comment("// adj: ", "  <L ");
+            self.push_forward_line(forward, None);
+            self.block().reverse.push(reverse);
         }
         self.lineno = Some(rel);
     }
@@ -352,8 +399,6 @@ impl<'a> Adjoint<'a> {
     }
 
     fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
-        let name = ov.native.clone();
-
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
         if let (
@@ -392,37 +437,58 @@ impl<'a> Adjoint<'a> {
         let mut fwd_args = Vec::with_capacity(args.len());
         for &a in args {
             // `load` takes the reference itself; every other builtin takes values.
-            fwd_args.push(if name == "load" { a } else { self.load(a)? });
+            fwd_args.push(if ov.native == "load" {
+                a
+            } else {
+                self.load(a)?
+            });
         }
-        let fwd: Vec<String> = fwd_args.iter().map(|a| self.emit(*a).to_string()).collect();
-        let call = format!("{}{}({})", ov.namespace, ov.native, fwd.join(", "));
-        let forward = match output {
-            Some(o) => format!("{} = {call};", self.emit(o)),
-            None => format!("{call};"),
-        };
+        // Lines are built in place, indentation first: this is the hottest
+        // path of the lowering, and `format!` + `join` cost more than the text.
+        let mut forward = self.new_line(64);
+        let call_start = forward.len();
+        if let Some(o) = output {
+            forward.push_str(self.emit(o));
+            forward.push_str(" = ");
+        }
+        forward.push_str(ov.namespace);
+        forward.push_str(&ov.native);
+        forward.push('(');
+        self.push_names(&mut forward, fwd_args.iter().map(|a| self.emit(*a)));
+        forward.push_str(");");
         if ov.skip_replay {
-            let replay = format!("// {forward}");
-            self.add_forward(forward, Some(replay), false);
+            let mut replay = self.new_line(forward.len() + 3);
+            replay.push_str("// ");
+            replay.push_str(&forward[call_start..]);
+            self.push_forward_line(forward, Some(replay));
         } else {
-            self.add_forward_plain(forward);
+            self.push_forward_line(forward, None);
         }
 
         if ov.differentiable && !args.is_empty() {
-            let mut parts = fwd;
-            if let (true, Some(o)) = (ov.require_original_output, output) {
-                parts.push(self.emit(o).to_string());
-            }
-            // Adjoints flow to the original (unloaded) argument.
-            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
-            if let Some(o) = output {
-                parts.push(self.emit_adj(o));
-            }
-            self.add_reverse(format!(
-                "{}adj_{}({});",
-                ov.namespace,
-                ov.adj_native,
-                parts.join(", ")
-            ));
+            let mut reverse = self.new_line(128);
+            reverse.push_str(ov.namespace);
+            reverse.push_str("adj_");
+            reverse.push_str(&ov.adj_native);
+            reverse.push('(');
+            let original = match (ov.require_original_output, output) {
+                (true, Some(o)) => Some(o),
+                _ => None,
+            };
+            // Forward arguments, the original output if the adjoint needs it,
+            // then the adjoints of the original (unloaded) arguments and of the output.
+            let names = fwd_args
+                .iter()
+                .chain(&original)
+                .map(|a| self.emit(*a))
+                .chain(
+                    args.iter()
+                        .chain(&output)
+                        .map(|a| self.var(*a).adj.as_str()),
+                );
+            self.push_names(&mut reverse, names);
+            reverse.push_str(");");
+            self.block().reverse.push(reverse);
         }
         Ok(output)
     }
