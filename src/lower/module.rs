@@ -748,47 +748,61 @@ enum Body {
     Function,
 }
 
+/// Bytes a body will take, roughly: enough that appending it rarely grows the string.
+fn body_estimate(adj: &Adjoint<'_>, reverse: bool) -> usize {
+    let lines = if reverse {
+        2 * adj.locals.len() + adj.body_replay().len() + adj.body_reverse().len()
+    } else {
+        adj.locals.len() + adj.body_forward().len()
+    };
+    72 * lines + 512
+}
+
 fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let mut out = String::with_capacity(64 * (adj.locals.len() + adj.body_forward().len()) + 256);
+    let mut out = String::with_capacity(body_estimate(adj, false));
+    push_forward_body(&mut out, adj, kind, indent);
+    out
+}
+
+fn push_forward_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &str) {
     if kind == Body::CpuKernel {
-        push_argument_vars(&mut out, adj, indent, false);
+        push_argument_vars(out, adj, indent, false);
     }
-    push_primal_vars(&mut out, adj, indent, false);
-    push_lines(&mut out, indent, ["//---------", "// forward"]);
+    push_primal_vars(out, adj, indent, false);
+    push_lines(out, indent, ["//---------", "// forward"]);
     let grid_stride = kind == Body::CudaKernel;
     for f in adj.body_forward() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if grid_stride && f.trim_start().starts_with("return;") {
-            push_line(&mut out, indent, &[&f.replace("return;", "continue;")]);
+            push_line(out, indent, &[&f.replace("return;", "continue;")]);
         } else {
-            push_line(&mut out, indent, &[f]);
+            push_line(out, indent, &[f]);
         }
     }
-    out
 }
 
 fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let lines = adj.body_replay().len() + adj.body_reverse().len();
-    let mut out = String::with_capacity(64 * (2 * adj.locals.len() + lines) + 256);
+    let mut out = String::with_capacity(body_estimate(adj, true));
+    push_reverse_body(&mut out, adj, kind, indent);
+    out
+}
+
+fn push_reverse_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &str) {
     if kind == Body::CpuKernel {
-        push_argument_vars(&mut out, adj, indent, true);
+        push_argument_vars(out, adj, indent, true);
     }
-    push_primal_vars(&mut out, adj, indent, true);
-    push_dual_vars(&mut out, adj, indent);
-    push_lines(&mut out, indent, ["//---------", "// forward"]);
+    push_primal_vars(out, adj, indent, true);
+    push_dual_vars(out, adj, indent);
+    push_lines(out, indent, ["//---------", "// forward"]);
+    push_lines(out, indent, adj.body_replay().iter().map(String::as_str));
+    push_lines(out, indent, ["//---------", "// reverse"]);
     push_lines(
-        &mut out,
-        indent,
-        adj.body_replay().iter().map(String::as_str),
-    );
-    push_lines(&mut out, indent, ["//---------", "// reverse"]);
-    push_lines(
-        &mut out,
+        out,
         indent,
         adj.body_reverse().iter().rev().map(String::as_str),
     );
     push_lines(
-        &mut out,
+        out,
         indent,
         [if kind == Body::CudaKernel {
             "continue;"
@@ -796,7 +810,23 @@ fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
             "return;"
         }],
     );
-    out
+}
+
+/// Appends `template` with each placeholder replaced by its pieces, in one pass.
+fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
+    let mut rest = template;
+    while let Some(at) = rest.find('@') {
+        let hit = fills.iter().find(|(key, _)| rest[at..].starts_with(key));
+        let Some((key, pieces)) = hit else {
+            out.push_str(&rest[..=at]);
+            rest = &rest[at + 1..];
+            continue;
+        };
+        out.push_str(&rest[..at]);
+        pieces.iter().for_each(|p| out.push_str(p));
+        rest = &rest[at + key.len()..];
+    }
+    out.push_str(rest);
 }
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
@@ -806,13 +836,24 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         let v = k.adj.var(a);
         fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label));
     }
-    let open = |name: &str, args: &[String]| {
-        CUDA_KERNEL_OPEN
-            .replace("@NAME@", name)
-            .replace("@ARGS@", &args.join(",\n    "))
+    let open = |name: &str, args: &[String], room: usize| {
+        let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + 64 * args.len() + room);
+        fill_template(
+            &mut s,
+            CUDA_KERNEL_OPEN,
+            &[
+                ("@NAME@", &[&k.mangled, name]),
+                ("@ARGS@", &[&args.join(",\n    ")]),
+            ],
+        );
+        s
     };
-    let mut forward = open(&format!("{}_cuda_kernel_forward", k.mangled), &fwd_args);
-    forward.push_str(&forward_body(&k.adj, Body::CudaKernel, indent));
+    let mut forward = open(
+        "_cuda_kernel_forward",
+        &fwd_args,
+        body_estimate(&k.adj, false),
+    );
+    push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
     forward.push_str(CUDA_KERNEL_CLOSE);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args.clone();
@@ -820,8 +861,8 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             let v = k.adj.var(a);
             args.push(format!("{} adj_{}", v.ty.ctype(false), v.label));
         }
-        let mut b = open(&format!("{}_cuda_kernel_backward", k.mangled), &args);
-        b.push_str(&reverse_body(&k.adj, Body::CudaKernel, indent));
+        let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
+        push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent);
         b.push_str(CUDA_KERNEL_CLOSE);
         b
     });
@@ -844,7 +885,8 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         "forward",
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
     );
-    forward.push_str(&forward_body(&k.adj, Body::CpuKernel, indent));
+    forward.reserve(body_estimate(&k.adj, false));
+    push_forward_body(&mut forward, &k.adj, Body::CpuKernel, indent);
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -854,7 +896,8 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
                 k.mangled
             ),
         );
-        b.push_str(&reverse_body(&k.adj, Body::CpuKernel, indent));
+        b.reserve(body_estimate(&k.adj, true));
+        push_reverse_body(&mut b, &k.adj, Body::CpuKernel, indent);
         b.push('}');
         b
     });
