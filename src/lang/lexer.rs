@@ -27,12 +27,25 @@ pub struct Token<'a> {
     pub col: usize,
 }
 
-/// Operators, longest first so that maximal munch is a linear scan.
-const OPERATORS: &[&str] = &[
-    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-    "@=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "@", "&", "|",
-    "^", "~", "<", ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
-];
+/// Length of the operator at the start of `b` by maximal munch, or `None` if
+/// `b` does not start with one. Decided on the first byte, then the next two,
+/// instead of trying every operator in turn.
+fn operator_len(b: &[u8]) -> Option<usize> {
+    let next = |i: usize| b.get(i).copied().unwrap_or(0);
+    let (c, d) = (b[0], next(1));
+    Some(match c {
+        b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b'~' => 1,
+        // `**`, `//`, `<<`, `>>`, each also with `=`
+        b'*' | b'/' | b'<' | b'>' if d == c => 2 + usize::from(next(2) == b'='),
+        b'-' if d == b'>' => 2,
+        b'+' | b'-' | b'*' | b'/' | b'%' | b'@' | b'&' | b'|' | b'^' | b'<' | b'>' | b'='
+        | b':' => 1 + usize::from(d == b'='),
+        b'!' if d == b'=' => 2,
+        b'.' if d == b'.' && next(2) == b'.' => 3,
+        b'.' => 1,
+        _ => return None,
+    })
+}
 
 fn err(line: usize, col: usize, message: impl Into<String>) -> LowerError {
     LowerError {
@@ -172,7 +185,13 @@ impl<'a> Lexer<'a> {
             let start = self.pos;
             let line = self.line;
             match c {
-                b' ' | b'\t' | b'\x0c' | b'\r' => self.pos += 1,
+                b' ' | b'\t' | b'\x0c' | b'\r' => {
+                    let blanks = self.bytes[start..]
+                        .iter()
+                        .take_while(|b| matches!(b, b' ' | b'\t' | b'\x0c' | b'\r'))
+                        .count();
+                    self.pos += blanks;
+                }
                 b'#' => {
                     while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
                         self.pos += 1;
@@ -254,10 +273,7 @@ impl<'a> Lexer<'a> {
                 }
                 _ => {
                     let rest = &self.src[start..];
-                    let Some(op) = OPERATORS
-                        .iter()
-                        .find(|op| op.as_bytes()[0] == c && rest.starts_with(**op))
-                    else {
+                    let Some(op) = operator_len(rest.as_bytes()).map(|n| &rest[..n]) else {
                         let ch = rest.chars().next().unwrap_or('?');
                         return Err(err(
                             line,

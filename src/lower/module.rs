@@ -647,36 +647,24 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in &adj.args {
         let v = adj.var(a);
-        push_line(
-            out,
-            indent,
-            &[
-                &v.ty.ctype(false),
-                " ",
-                &v.name,
-                " = _wp_args->",
-                &v.label,
-                ";",
-            ],
-        );
+        push_typed(out, indent, &v.ty, false, &v.name);
+        out.extend([" = _wp_args->", &v.label, ";\n"]);
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
-            push_line(
-                out,
-                indent,
-                &[
-                    &v.ty.ctype(false),
-                    " ",
-                    &v.adj,
-                    " = _wp_adj_args->",
-                    &v.label,
-                    ";",
-                ],
-            );
+            push_typed(out, indent, &v.ty, false, &v.adj);
+            out.extend([" = _wp_adj_args->", &v.label, ";\n"]);
         }
     }
+}
+
+/// Starts a declaration line: `indent`, the C++ type, a space, the name.
+fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str) {
+    out.push_str(indent);
+    ty.push_ctype(out, value_type);
+    out.push(' ');
+    out.push_str(name);
 }
 
 fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
@@ -704,20 +692,18 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             continue;
         }
         match v.constant {
-            None => push_line(out, indent, &[&v.ty.ctype(false), " ", &v.name, ";"]),
-            Some(c) => push_line(
-                out,
-                indent,
-                &[
-                    "const ",
-                    &v.ty.ctype(false),
-                    " ",
-                    &v.name,
-                    " = ",
-                    &c.c_str(),
-                    ";",
-                ],
-            ),
+            None => {
+                push_typed(out, indent, &v.ty, false, &v.name);
+                out.push_str(";\n");
+            }
+            Some(c) => {
+                out.push_str(indent);
+                out.push_str("const ");
+                push_typed(out, "", &v.ty, false, &v.name);
+                out.push_str(" = ");
+                c.push_c_str(out);
+                out.push_str(";\n");
+            }
         }
     }
 }
@@ -734,7 +720,10 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
                 &[&t.ctype(), "& ", &v.adj, " = ", &v.name, ";"],
             ),
             Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", &v.adj, "{};"]),
-            _ => push_line(out, indent, &[&v.ty.ctype(true), " ", &v.adj, " = {};"]),
+            _ => {
+                push_typed(out, indent, &v.ty, true, &v.adj);
+                out.push_str(" = {};\n");
+            }
         }
     }
 }

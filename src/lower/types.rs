@@ -95,11 +95,25 @@ pub enum Value {
 
 impl Value {
     pub fn ctype(self) -> String {
+        let mut out = String::with_capacity(32);
+        self.push_ctype(&mut out);
+        out
+    }
+
+    /// Appends the C++ type: code generation spells types on most lines, so
+    /// they are written in place rather than formatted into strings of their own.
+    pub fn push_ctype(self, out: &mut String) {
+        let mut n = itoa::Buffer::new();
         match self {
-            Value::Scalar(s) => s.ctype().to_string(),
-            Value::Vector(n, s) => format!("wp::vec_t<{n}, {}>", s.ctype()),
-            Value::Matrix(r, c, s) => format!("wp::mat_t<{r}, {c}, {}>", s.ctype()),
-            Value::Quat(s) => format!("wp::quat_t<{}>", s.ctype()),
+            Value::Scalar(s) => out.push_str(s.ctype()),
+            Value::Vector(len, s) => {
+                out.extend(["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
+            }
+            Value::Matrix(r, c, s) => {
+                out.extend(["wp::mat_t<", n.format(r), ", "]);
+                out.extend([n.format(c), ", ", s.ctype(), ">"]);
+            }
+            Value::Quat(s) => out.extend(["wp::quat_t<", s.ctype(), ">"]),
         }
     }
 
@@ -317,9 +331,11 @@ impl Type {
         match *self {
             Type::Scalar(s) => Cow::Borrowed(s.ctype()),
             Type::Ref(Value::Scalar(s)) if value_type => Cow::Borrowed(s.ctype()),
-            Type::Array { dtype, .. } => Cow::Owned(format!("wp::array_t<{}>", dtype.ctype())),
-            Type::Ref(v) if value_type => Cow::Owned(v.ctype()),
-            Type::Ref(v) => Cow::Owned(format!("{}*", v.ctype())),
+            Type::Array { .. } | Type::Ref(_) => {
+                let mut out = String::with_capacity(40);
+                self.push_ctype(&mut out, value_type);
+                Cow::Owned(out)
+            }
             Type::Range => Cow::Borrowed("wp::range_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) => Cow::Borrowed("wp::str"),
@@ -328,6 +344,30 @@ impl Type {
                 vec!["wp::int32"; n as usize].join(", ")
             )),
             t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
+        }
+    }
+
+    /// Appends [`Type::ctype`] to `out` without a string of its own for
+    /// scalars, arrays and references, the types of nearly every variable.
+    pub fn push_ctype(&self, out: &mut String, value_type: bool) {
+        match *self {
+            Type::Scalar(s) => out.push_str(s.ctype()),
+            Type::Array { dtype, .. } => {
+                out.push_str("wp::array_t<");
+                dtype.push_ctype(out);
+                out.push('>');
+            }
+            Type::Ref(v) => {
+                v.push_ctype(out);
+                if !value_type {
+                    out.push('*');
+                }
+            }
+            Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) => match self.value() {
+                Some(v) => v.push_ctype(out),
+                None => out.push_str(&self.ctype(value_type)),
+            },
+            _ => out.push_str(&self.ctype(value_type)),
         }
     }
 
@@ -402,11 +442,18 @@ impl ConstVal {
 
     /// C++ spelling, as warp's `constant_str` prints a Python value.
     pub fn c_str(self) -> String {
+        let mut out = String::new();
+        self.push_c_str(&mut out);
+        out
+    }
+
+    /// Appends [`ConstVal::c_str`] to `out`.
+    pub fn push_c_str(self, out: &mut String) {
         match self {
-            ConstVal::Int(v) => v.to_string(),
-            ConstVal::Float(v) => python_float_repr(v),
-            ConstVal::Bool(true) => "true".into(),
-            ConstVal::Bool(false) => "false".into(),
+            ConstVal::Int(v) => out.push_str(itoa::Buffer::new().format(v)),
+            ConstVal::Float(v) => out.push_str(&python_float_repr(v)),
+            ConstVal::Bool(true) => out.push_str("true"),
+            ConstVal::Bool(false) => out.push_str("false"),
         }
     }
 

@@ -401,7 +401,7 @@ pub fn lines(s: &str) -> usize {
         || memchr::memchr3(0x1c, 0x1d, 0x1e, b).is_some()
         || memchr::memchr2(0xc2, 0xe2, b).is_some();
     if !rare_break {
-        let newlines = b.iter().filter(|&&c| c == b'\n').count();
+        let newlines = bytecount::count(b, b'\n');
         return newlines + usize::from(b.last().is_some_and(|&c| c != b'\n'));
     }
     let mut breaks = 0;
