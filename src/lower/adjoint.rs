@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::builtins::{self, Overload};
+use super::lines::Lines;
 use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
@@ -51,10 +52,14 @@ impl VarInfo {
 #[derive(Debug, Default)]
 struct Block {
     vars: Vec<VarId>,
-    forward: Vec<String>,
-    replay: Vec<String>,
-    reverse: Vec<String>,
+    forward: Lines,
+    replay: Lines,
+    reverse: Lines,
 }
+
+/// Spaces to pad the echoed Python line of a `// ... <L n>` comment to 80 columns.
+const PAD: &str =
+    "                                                                                ";
 
 /// How a `for` loop over `range()` is lowered (warp's `get_unroll_range`).
 enum LoopRange {
@@ -140,6 +145,8 @@ pub struct Adjoint<'a> {
     pub builtins_used: BTreeSet<String>,
     /// Tuple variables and their (loaded) elements.
     tuples: Vec<(VarId, Vec<VarId>)>,
+    /// Reused for building one line at a time (see [`Adjoint::new_line`]).
+    line_buf: String,
 }
 
 impl<'a> Adjoint<'a> {
@@ -174,6 +181,7 @@ impl<'a> Adjoint<'a> {
             },
             builtins_used: BTreeSet::new(),
             tuples: Vec::new(),
+            line_buf: String::with_capacity(256),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -203,15 +211,15 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    pub fn body_forward(&self) -> &[String] {
+    pub fn body_forward(&self) -> &Lines {
         &self.blocks[0].forward
     }
 
-    pub fn body_replay(&self) -> &[String] {
+    pub fn body_replay(&self) -> &Lines {
         &self.blocks[0].replay
     }
 
-    pub fn body_reverse(&self) -> &[String] {
+    pub fn body_reverse(&self) -> &Lines {
         &self.blocks[0].reverse
     }
 
@@ -272,20 +280,11 @@ impl<'a> Adjoint<'a> {
             .expect("the function block is never popped")
     }
 
-    fn indented(&self, statement: String) -> String {
-        if self.indentation.is_empty() {
-            statement
-        } else {
-            let mut line = String::with_capacity(self.indentation.len() + statement.len());
-            line.push_str(&self.indentation);
-            line.push_str(&statement);
-            line
-        }
-    }
-
-    /// An empty line already indented, with room for `room` more bytes.
-    fn new_line(&self, room: usize) -> String {
-        let mut line = String::with_capacity(self.indentation.len() + room);
+    /// An empty line already indented, in the reused line buffer: give it
+    /// back through `push_forward_line` or `push_reverse_line`.
+    fn new_line(&mut self) -> String {
+        let mut line = std::mem::take(&mut self.line_buf);
+        line.clear();
         line.push_str(&self.indentation);
         line
     }
@@ -300,24 +299,35 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// Adds an already indented forward line; its replay is `replay`, or the line itself.
-    fn push_forward_line(&mut self, line: String, replay: Option<String>) {
-        let replay = replay.unwrap_or_else(|| line.clone());
+    /// Adds a line from [`Adjoint::new_line`] to the forward pass and, unchanged, to the replay.
+    fn push_forward_line(&mut self, line: String) {
         let block = self.block();
-        block.replay.push(replay);
-        block.forward.push(line);
+        block.forward.push(&line);
+        block.replay.push(&line);
+        self.line_buf = line;
+    }
+
+    /// Adds a line from [`Adjoint::new_line`] to the reverse pass.
+    fn push_reverse_line(&mut self, line: String) {
+        self.block().reverse.push(&line);
+        self.line_buf = line;
     }
 
     fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
-        let line = self.indented(statement);
+        let Adjoint {
+            blocks,
+            indentation,
+            ..
+        } = self;
+        let block = blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        block.forward.push_parts(&[indentation, &statement]);
         if !skip_replay {
-            let r = match replay {
-                Some(r) => self.indented(r),
-                None => line.clone(),
-            };
-            self.block().replay.push(r);
+            block
+                .replay
+                .push_parts(&[indentation, replay.as_deref().unwrap_or(&statement)]);
         }
-        self.block().forward.push(line);
     }
 
     fn add_forward_plain(&mut self, statement: String) {
@@ -325,8 +335,15 @@ impl<'a> Adjoint<'a> {
     }
 
     fn add_reverse(&mut self, statement: String) {
-        let line = self.indented(statement);
-        self.block().reverse.push(line);
+        let Adjoint {
+            blocks,
+            indentation,
+            ..
+        } = self;
+        let block = blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        block.reverse.push_parts(&[indentation, &statement]);
     }
 
     fn begin_block(&mut self, name: &str) -> String {
@@ -361,20 +378,36 @@ impl<'a> Adjoint<'a> {
             let pad = width.saturating_sub(text.chars().count());
             let mut number = itoa::Buffer::new();
             let number = number.format(line);
-            let comment = |prefix: &str, gap: &str| {
-                let mut l = self.new_line(prefix.len() + text.len() + pad + gap.len() + 20);
-                l.push_str(prefix);
-                l.push_str(text);
-                l.extend(std::iter::repeat_n(' ', pad));
-                l.push_str(gap);
-                l.push_str(number);
-                l.push('>');
-                l
-            };
-            let forward = comment("// ", "       <L ");
-            let reverse = comment("// adj: ", "  <L ");
-            self.push_forward_line(forward, None);
-            self.block().reverse.push(reverse);
+            let Adjoint {
+                blocks,
+                indentation,
+                ..
+            } = self;
+            let block = blocks
+                .last_mut()
+                .expect("the function block is never popped");
+            let pad = &PAD[..pad.min(PAD.len())];
+            let forward = [
+                indentation.as_str(),
+                "// ",
+                text,
+                pad,
+                "       <L ",
+                number,
+                ">",
+            ];
+            block.forward.push_parts(&forward);
+            block.replay.push_parts(&forward);
+            let reverse = [
+                indentation.as_str(),
+                "// adj: ",
+                text,
+                pad,
+                "  <L ",
+                number,
+                ">",
+            ];
+            block.reverse.push_parts(&reverse);
         }
         self.lineno = Some(rel);
     }
@@ -445,7 +478,7 @@ impl<'a> Adjoint<'a> {
         }
         // Lines are built in place, indentation first: this is the hottest
         // path of the lowering, and `format!` + `join` cost more than the text.
-        let mut forward = self.new_line(64);
+        let mut forward = self.new_line();
         let call_start = forward.len();
         if let Some(o) = output {
             forward.push_str(self.emit(o));
@@ -457,16 +490,25 @@ impl<'a> Adjoint<'a> {
         self.push_names(&mut forward, fwd_args.iter().map(|a| self.emit(*a)));
         forward.push_str(");");
         if ov.skip_replay {
-            let mut replay = self.new_line(forward.len() + 3);
-            replay.push_str("// ");
-            replay.push_str(&forward[call_start..]);
-            self.push_forward_line(forward, Some(replay));
+            let Adjoint {
+                blocks,
+                indentation,
+                ..
+            } = self;
+            let block = blocks
+                .last_mut()
+                .expect("the function block is never popped");
+            block.forward.push(&forward);
+            block
+                .replay
+                .push_parts(&[indentation, "// ", &forward[call_start..]]);
+            self.line_buf = forward;
         } else {
-            self.push_forward_line(forward, None);
+            self.push_forward_line(forward);
         }
 
         if ov.differentiable && !args.is_empty() {
-            let mut reverse = self.new_line(128);
+            let mut reverse = self.new_line();
             reverse.push_str(ov.namespace);
             reverse.push_str("adj_");
             reverse.push_str(&ov.adj_native);
@@ -488,7 +530,7 @@ impl<'a> Adjoint<'a> {
                 );
             self.push_names(&mut reverse, names);
             reverse.push_str(");");
-            self.block().reverse.push(reverse);
+            self.push_reverse_line(reverse);
         }
         Ok(output)
     }
@@ -1030,47 +1072,47 @@ impl<'a> Adjoint<'a> {
         let body = self.end_block();
         let cond = self.end_block();
         self.loop_blocks.pop();
-        self.block().forward.extend(cond.forward.iter().cloned());
-        self.block().forward.extend(body.forward.iter().cloned());
+        self.block().forward.extend_from(&cond.forward);
+        self.block().forward.extend_from(&body.forward);
         self.add_forward(format!("goto start_{label};"), None, true);
         self.dedent();
         self.add_forward(format!("end_{label}:;"), None, true);
 
         let ind = self.indentation.clone();
         let it = self.emit(iter).to_string();
-        let mut reverse = Vec::new();
+        let mut reverse = Lines::default();
         match counted {
             None => {
-                reverse.push(format!("{ind}{it} = wp::iter_reverse({it});"));
-                reverse.extend(cond.forward.iter().cloned());
+                reverse.push(&format!("{ind}{it} = wp::iter_reverse({it});"));
+                reverse.extend_from(&cond.forward);
             }
             Some((start, stop, step)) => {
                 let n = range_len(start, stop, step).unwrap_or(0);
                 let last = start.wrapping_add((n - 1).wrapping_mul(step));
                 let rc = if step > 0 { "<" } else { ">" };
-                reverse.push(format!("{ind}{it} = {last};"));
-                reverse.push(format!("{ind}start_{label}:;"));
-                reverse.push(format!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
-                reverse.push(format!("{ind}\t{} = {it};", self.emit(value)));
-                reverse.push(format!("{ind}\t{it} -= {step};"));
+                reverse.push(&format!("{ind}{it} = {last};"));
+                reverse.push(&format!("{ind}start_{label}:;"));
+                reverse.push(&format!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
+                reverse.push(&format!("{ind}\t{} = {it};", self.emit(value)));
+                reverse.push(&format!("{ind}\t{it} -= {step};"));
             }
         }
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 // A view's adjoint aliases storage another tile owns: left alone.
                 if !t.view {
-                    reverse.push(format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
+                    reverse.push(&format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
                 }
             } else {
-                reverse.push(format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+                reverse.push(&format!("{ind}\t{} = {{}};", self.emit_adj(v)));
             }
         }
-        reverse.extend(body.replay.iter().cloned());
-        reverse.extend(body.reverse.iter().rev().cloned());
-        reverse.push(format!("{ind}\tgoto start_{label};"));
-        reverse.push(format!("{ind}end_{label}:;"));
+        reverse.extend_from(&body.replay);
+        reverse.extend_reversed_from(&body.reverse);
+        reverse.push(&format!("{ind}\tgoto start_{label};"));
+        reverse.push(&format!("{ind}end_{label}:;"));
         let parent = self.block();
-        parent.reverse.extend(reverse.into_iter().rev());
+        parent.reverse.extend_reversed_from(&reverse);
         parent.vars.extend(cond.vars);
         parent.vars.extend(body.vars);
     }
@@ -1079,11 +1121,11 @@ impl<'a> Adjoint<'a> {
         self.promote_mutated_iter_constants(body)?;
         let label = self.begin_block("while");
         self.loop_blocks.push(label.clone());
-        self.block().forward.push(format!("start_{label}:;"));
+        self.block().forward.push(&format!("start_{label}:;"));
         let c = self.expr(test)?;
         let c = self.load(c)?;
         let check = format!("if (({}) == false) goto end_{label};", self.emit(c));
-        self.block().forward.push(check);
+        self.block().forward.push(&check);
         self.begin_block("block");
         self.indent();
 
@@ -1099,25 +1141,25 @@ impl<'a> Adjoint<'a> {
         let cond = self.end_block();
         self.loop_blocks.pop();
         let parent = self.block();
-        parent.forward.extend(cond.forward.iter().cloned());
-        parent.forward.extend(body.forward.iter().cloned());
-        parent.forward.push(format!("goto start_{label};"));
-        parent.forward.push(format!("end_{label}:;"));
-        let mut reverse: Vec<String> = cond.forward.clone();
+        parent.forward.extend_from(&cond.forward);
+        parent.forward.extend_from(&body.forward);
+        parent.forward.push(&format!("goto start_{label};"));
+        parent.forward.push(&format!("end_{label}:;"));
+        let mut reverse = cond.forward.clone();
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
-                    reverse.push(format!("{}.grad_zero();", self.emit_adj(v)));
+                    reverse.push(&format!("{}.grad_zero();", self.emit_adj(v)));
                 }
             } else {
-                reverse.push(format!("{} = {{}};", self.emit_adj(v)));
+                reverse.push(&format!("{} = {{}};", self.emit_adj(v)));
             }
         }
-        reverse.extend(body.replay.iter().cloned());
-        reverse.extend(body.reverse.iter().rev().cloned());
-        reverse.push(format!("goto start_{label};"));
-        reverse.push(format!("end_{label}:;"));
-        self.block().reverse.extend(reverse.into_iter().rev());
+        reverse.extend_from(&body.replay);
+        reverse.extend_reversed_from(&body.reverse);
+        reverse.push(&format!("goto start_{label};"));
+        reverse.push(&format!("end_{label}:;"));
+        self.block().reverse.extend_reversed_from(&reverse);
         Ok(())
     }
 

@@ -8,6 +8,7 @@ use std::fmt;
 
 mod adjoint;
 pub mod builtins;
+mod lines;
 mod module;
 mod templates;
 pub mod types;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::cell::RefCell;
 
 use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
+use super::lines::Lines;
 use super::templates::*;
 use super::types::{ConstVal, Scalar, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
@@ -739,12 +740,14 @@ enum Body {
 
 /// Bytes a body will take, roughly: enough that appending it rarely grows the string.
 fn body_estimate(adj: &Adjoint<'_>, reverse: bool) -> usize {
-    let lines = if reverse {
-        2 * adj.locals.len() + adj.body_replay().len() + adj.body_reverse().len()
+    let passes: &[&Lines] = if reverse {
+        &[adj.body_replay(), adj.body_reverse()]
     } else {
-        adj.locals.len() + adj.body_forward().len()
+        &[adj.body_forward()]
     };
-    72 * lines + 512
+    let declarations = adj.locals.len() * if reverse { 2 } else { 1 };
+    let body: usize = passes.iter().map(|l| l.text_len() + 9 * l.len()).sum();
+    body + 64 * (declarations + adj.args.len()) + 512
 }
 
 fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
@@ -760,7 +763,7 @@ fn push_forward_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &s
     push_primal_vars(out, adj, indent, false);
     push_lines(out, indent, ["//---------", "// forward"]);
     let grid_stride = kind == Body::CudaKernel;
-    for f in adj.body_forward() {
+    for f in adj.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if grid_stride && f.trim_start().starts_with("return;") {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
@@ -783,13 +786,9 @@ fn push_reverse_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &s
     push_primal_vars(out, adj, indent, true);
     push_dual_vars(out, adj, indent);
     push_lines(out, indent, ["//---------", "// forward"]);
-    push_lines(out, indent, adj.body_replay().iter().map(String::as_str));
+    push_lines(out, indent, adj.body_replay().iter());
     push_lines(out, indent, ["//---------", "// reverse"]);
-    push_lines(
-        out,
-        indent,
-        adj.body_reverse().iter().rev().map(String::as_str),
-    );
+    push_lines(out, indent, adj.body_reverse().iter().rev());
     push_lines(
         out,
         indent,

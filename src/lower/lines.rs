@@ -1,0 +1,102 @@
+//! Statement lines of a lowered body, stored back to back in one string.
+//!
+//! A kernel's adjoint emits hundreds of short lines (forward, replay and
+//! reverse); one `String` per line made allocation the largest cost of the
+//! lowering. Here a line is a range of a shared buffer: pushing one allocates
+//! nothing once the buffer has grown, and a block is spliced into its parent
+//! with one copy.
+
+#[derive(Debug, Default, Clone)]
+pub struct Lines {
+    text: String,
+    /// End offset in `text` of each line.
+    ends: Vec<u32>,
+}
+
+impl Lines {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Bytes of all lines together.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    pub fn push(&mut self, line: &str) {
+        self.push_parts(&[line]);
+    }
+
+    /// Pushes one line made of `parts` joined.
+    pub fn push_parts(&mut self, parts: &[&str]) {
+        self.text.extend(parts.iter().copied());
+        self.end_line();
+    }
+
+    fn end_line(&mut self) {
+        // Kernels are a few KB; a 4 GiB body would fail far earlier.
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("lines exceed 4 GiB"));
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator + '_ {
+        (0..self.len()).map(|i| self.line(i))
+    }
+
+    /// Appends every line of `other`, in order.
+    pub fn extend_from(&mut self, other: &Lines) {
+        let base = u32::try_from(self.text.len()).expect("lines exceed 4 GiB");
+        self.text.push_str(&other.text);
+        self.ends.extend(other.ends.iter().map(|e| base + e));
+    }
+
+    /// Appends the lines of `other` last to first.
+    pub fn extend_reversed_from(&mut self, other: &Lines) {
+        self.text.reserve(other.text.len());
+        for line in other.iter().rev() {
+            self.push(line);
+        }
+    }
+}
+
+impl<'a> Extend<&'a str> for Lines {
+    fn extend<I: IntoIterator<Item = &'a str>>(&mut self, lines: I) {
+        for line in lines {
+            self.push(line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(lines: &[&str]) -> Lines {
+        let mut l = Lines::default();
+        l.extend(lines.iter().copied());
+        l
+    }
+
+    #[test]
+    fn lines_keep_their_boundaries_and_order() {
+        let mut a = of(&["x = 1;", "", "y = x;"]);
+        assert_eq!(a.iter().collect::<Vec<_>>(), ["x = 1;", "", "y = x;"]);
+        assert_eq!(a.len(), 3);
+        a.push_parts(&["    ", "z", ";"]);
+        let b = of(&["p;", "q;"]);
+        a.extend_from(&b);
+        a.extend_reversed_from(&b);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            ["x = 1;", "", "y = x;", "    z;", "p;", "q;", "q;", "p;"]
+        );
+        assert_eq!(a.iter().rev().take(2).collect::<Vec<_>>(), ["p;", "q;"]);
+        assert_eq!(a.text_len(), a.iter().map(str::len).sum::<usize>());
+        assert_eq!(Lines::default().len(), 0);
+    }
+}
