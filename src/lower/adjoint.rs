@@ -12,6 +12,7 @@ use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 #[path = "tile.rs"]
 mod tile;
@@ -22,30 +23,37 @@ pub struct VarId(usize);
 
 #[derive(Debug, Clone)]
 pub struct VarInfo {
-    /// Argument name, or the local's index: emitted as `var_{label}` / `adj_{label}`.
-    pub label: String,
-    /// `var_{label}` and `adj_{label}`, kept because they are emitted many times.
-    pub name: String,
-    pub adj: String,
+    /// `var_{label}adj_{label}` in one allocation: the label is the argument
+    /// name or the local's index, and both spellings are emitted many times.
+    names: String,
     pub ty: Type,
     pub constant: Option<ConstVal>,
 }
 
 impl VarInfo {
-    fn new(label: String, ty: Type, constant: Option<ConstVal>) -> VarInfo {
-        let prefixed = |prefix: &str| {
-            let mut s = String::with_capacity(prefix.len() + label.len());
-            s.push_str(prefix);
-            s.push_str(&label);
-            s
-        };
+    fn new(label: &str, ty: Type, constant: Option<ConstVal>) -> VarInfo {
+        let mut names = String::with_capacity(8 + 2 * label.len());
+        names.extend(["var_", label, "adj_", label]);
         VarInfo {
-            name: prefixed("var_"),
-            adj: prefixed("adj_"),
-            label,
+            names,
             ty,
             constant,
         }
+    }
+
+    /// Argument name, or the local's index.
+    pub fn label(&self) -> &str {
+        &self.names[4..self.names.len() / 2]
+    }
+
+    /// `var_{label}`, the variable's C++ name.
+    pub fn name(&self) -> &str {
+        &self.names[..self.names.len() / 2]
+    }
+
+    /// `adj_{label}`, the name of its adjoint.
+    pub fn adj(&self) -> &str {
+        &self.names[self.names.len() / 2..]
     }
 }
 
@@ -125,13 +133,14 @@ pub struct Adjoint<'a> {
     pub vars: Vec<VarInfo>,
     pub args: Vec<VarId>,
     pub locals: Vec<VarId>,
-    symbols: Vec<(String, VarId)>,
+    /// Python names bound to variables; `Rc` because branches and loops snapshot them.
+    symbols: Vec<(Rc<str>, VarId)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
     blocks: Vec<Block>,
     /// Labels of the enclosing loops' condition blocks (for break/continue).
     loop_blocks: Vec<String>,
     /// Symbols at the start of each enclosing dynamic loop.
-    loop_symbols: Vec<Vec<(String, VarId)>>,
+    loop_symbols: Vec<Vec<(Rc<str>, VarId)>>,
     /// Iterator names of unrolled loops (their constants may be redefined).
     loop_const_iter_symbols: Vec<String>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
@@ -196,7 +205,7 @@ impl<'a> Adjoint<'a> {
             };
             let ty = scope.annotation_type(annotation)?;
             let id = VarId(adj.vars.len());
-            adj.vars.push(VarInfo::new(arg.name.clone(), ty, None));
+            adj.vars.push(VarInfo::new(&arg.name, ty, None));
             adj.args.push(id);
             adj.set_symbol(&arg.name, id);
         }
@@ -233,25 +242,25 @@ impl<'a> Adjoint<'a> {
 
     /// `var_{label}`, the variable's C++ name.
     pub fn emit(&self, id: VarId) -> &str {
-        &self.vars[id.0].name
+        self.vars[id.0].name()
     }
 
     /// `adj_{label}`, the name of the variable's adjoint.
     pub fn emit_adj(&self, id: VarId) -> String {
-        self.vars[id.0].adj.clone()
+        self.vars[id.0].adj().to_string()
     }
 
     fn symbol(&self, name: &str) -> Option<VarId> {
         self.symbols
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| **n == *name)
             .map(|(_, v)| *v)
     }
 
     fn set_symbol(&mut self, name: &str, id: VarId) {
-        match self.symbols.iter_mut().find(|(n, _)| n == name) {
+        match self.symbols.iter_mut().find(|(n, _)| **n == *name) {
             Some(slot) => slot.1 = id,
-            None => self.symbols.push((name.to_string(), id)),
+            None => self.symbols.push((Rc::from(name), id)),
         }
     }
 
@@ -263,7 +272,8 @@ impl<'a> Adjoint<'a> {
         if let Type::Tile(t) = &mut ty {
             t.obj = id.0 as u32;
         }
-        let label = itoa::Buffer::new().format(self.locals.len()).to_string();
+        let mut label = itoa::Buffer::new();
+        let label = label.format(self.locals.len());
         self.vars.push(VarInfo::new(label, ty, constant));
         self.locals.push(id);
         self.block().vars.push(id);
@@ -423,11 +433,22 @@ impl<'a> Adjoint<'a> {
     /// Emit a call of builtin `name`: output allocated first, then arguments loaded,
     /// then the forward call, its replay and its adjoint — warp's `add_call`.
     fn add_call(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
-        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        // Argument types on the stack: calls rarely take more than a few arguments.
+        let mut inline = [Type::BOOL; 8];
+        let spilled: Vec<Type>;
+        let types: &[Type] = if args.len() <= inline.len() {
+            for (t, a) in inline.iter_mut().zip(args) {
+                *t = self.ty(*a).strip_ref();
+            }
+            &inline[..args.len()]
+        } else {
+            spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+            &spilled
+        };
         if types.iter().any(|t| matches!(t, Type::Tile(_))) {
             return self.tile_operator(name, args);
         }
-        let ov: Overload = builtins::resolve(name, &types).map_err(|m| self.err(m))?;
+        let ov: Overload = builtins::resolve(name, types).map_err(|m| self.err(m))?;
         self.emit_call(ov, args)
     }
 
@@ -523,11 +544,7 @@ impl<'a> Adjoint<'a> {
                 .iter()
                 .chain(&original)
                 .map(|a| self.emit(*a))
-                .chain(
-                    args.iter()
-                        .chain(&output)
-                        .map(|a| self.var(*a).adj.as_str()),
-                );
+                .chain(args.iter().chain(&output).map(|a| self.var(*a).adj()));
             self.push_names(&mut reverse, names);
             reverse.push_str(");");
             self.push_reverse_line(reverse);
@@ -837,9 +854,10 @@ impl<'a> Adjoint<'a> {
         let symbols_else = std::mem::take(&mut self.symbols);
 
         // Merge the branch versions of each symbol with a select on `cond` (a phi).
-        let lookup =
-            |syms: &[(String, VarId)], n: &str| syms.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-        let mut names: Vec<String> = symbols_if.iter().map(|(n, _)| n.clone()).collect();
+        let lookup = |syms: &[(Rc<str>, VarId)], n: &str| {
+            syms.iter().find(|(k, _)| **k == *n).map(|(_, v)| *v)
+        };
+        let mut names: Vec<Rc<str>> = symbols_if.iter().map(|(n, _)| n.clone()).collect();
         for (n, _) in &symbols_else {
             if !names.contains(n) {
                 names.push(n.clone());
@@ -1002,7 +1020,7 @@ impl<'a> Adjoint<'a> {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
             names.insert(target.to_string());
-            names.extend(self.symbols.iter().map(|(n, _)| n.clone()));
+            names.extend(self.symbols.iter().map(|(n, _)| n.to_string()));
             let mut name = format!("_wp_continue_{}", self.label_count);
             while names.contains(&name) {
                 self.label_count += 1;
@@ -1024,7 +1042,7 @@ impl<'a> Adjoint<'a> {
             }
         }
         if let Some(name) = &active {
-            self.symbols.retain(|(n, _)| n != name);
+            self.symbols.retain(|(n, _)| **n != **name);
         }
         Ok(())
     }
@@ -1165,7 +1183,7 @@ impl<'a> Adjoint<'a> {
 
     /// Variables reassigned in a dynamic loop are written back to their
     /// loop-entry variable (warp violates SSA here with `assign`).
-    fn materialize_redefinitions(&mut self, snapshot: &[(String, VarId)]) -> LResult<()> {
+    fn materialize_redefinitions(&mut self, snapshot: &[(Rc<str>, VarId)]) -> LResult<()> {
         for (sym, var1) in snapshot {
             let Some(var2) = self.symbol(sym) else {
                 continue;
@@ -1174,7 +1192,7 @@ impl<'a> Adjoint<'a> {
                 continue;
             }
             let is_const = self.var(*var1).constant.is_some();
-            if is_const && self.loop_const_iter_symbols.iter().any(|s| s == sym) {
+            if is_const && self.loop_const_iter_symbols.iter().any(|s| **s == **sym) {
                 continue;
             }
             if is_const {
@@ -1286,7 +1304,18 @@ impl<'a> Adjoint<'a> {
             let f = &t.built[idx].1;
             (f.native.clone(), f.params.clone(), f.ret.clone())
         };
-        let types: Vec<Type> = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        // Argument types on the stack: calls rarely take more than a few arguments.
+        let mut inline = [Type::BOOL; 8];
+        let spilled: Vec<Type>;
+        let types: &[Type] = if args.len() <= inline.len() {
+            for (t, a) in inline.iter_mut().zip(args) {
+                *t = self.ty(*a).strip_ref();
+            }
+            &inline[..args.len()]
+        } else {
+            spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
+            &spilled
+        };
         if types != params {
             let show = |ts: &[Type]| {
                 ts.iter()

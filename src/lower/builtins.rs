@@ -5,14 +5,16 @@
 //! passes its output to the adjoint, `div(vec3, float)` does not).
 
 use super::types::{Scalar, Type, Value};
+use std::borrow::Cow;
 
 /// A resolved builtin call.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Overload {
+pub struct Overload<'a> {
     /// Native function name (without namespace), e.g. `add`, `vec_t<3, wp::float32>`.
-    pub native: String,
+    /// Borrowed from the called name unless it is built (constructors).
+    pub native: Cow<'a, str>,
     /// Name of the adjoint (`adj_` + this): the native name without template arguments.
-    pub adj_native: String,
+    pub adj_native: Cow<'a, str>,
     /// "wp::" for most builtins, "" for macros like `builtin_tid1d`.
     pub namespace: &'static str,
     /// None for void builtins.
@@ -179,10 +181,10 @@ pub fn is_known(name: &str) -> bool {
         || super::types::composite_type(name).is_some()
 }
 
-fn overload(native: &str, ret: Option<Type>) -> Overload {
+fn overload(native: &str, ret: Option<Type>) -> Overload<'_> {
     Overload {
-        native: native.to_string(),
-        adj_native: native.to_string(),
+        native: Cow::Borrowed(native),
+        adj_native: Cow::Borrowed(native),
         namespace: "wp::",
         ret,
         require_original_output: false,
@@ -196,7 +198,7 @@ fn is_int_index(t: &Type) -> bool {
 }
 
 /// A constructor call of a vector, matrix or quaternion type (`wp.vec3(...)`).
-pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload, String> {
+pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload<'static>, String> {
     let (native, adj) = match target {
         Value::Vector(n, s) => (format!("vec_t<{n}, {}>", s.ctype()), "vec_t"),
         Value::Matrix(r, c, s) => (format!("mat_t<{r}, {c}, {}>", s.ctype()), "mat_t"),
@@ -228,13 +230,16 @@ pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload, Str
             types.join(", ")
         ));
     }
-    let mut o = overload(&native, Some(target.to_type()));
-    o.adj_native = adj.to_string();
-    Ok(o)
+    let o = overload(&native, Some(target.to_type()));
+    Ok(Overload {
+        native: Cow::Owned(native.clone()),
+        adj_native: Cow::Borrowed(adj),
+        ..o
+    })
 }
 
 /// Resolve builtin `name` for value arguments of types `args` (references already stripped).
-pub fn resolve(name: &str, args: &[Type]) -> Result<Overload, String> {
+pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String> {
     let no_match = || {
         let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
         format!(
@@ -464,7 +469,7 @@ mod tests {
         );
         assert!(resolve("sin", &[Type::I32]).is_err());
         let o = resolve("float", &[Type::I32]).unwrap();
-        assert_eq!((o.native.as_str(), o.ret), ("float", Some(Type::F32)));
+        assert_eq!((&*o.native, o.ret), ("float", Some(Type::F32)));
         assert!(
             resolve("int", &[Type::F32])
                 .map(|o| !o.differentiable)
@@ -492,7 +497,7 @@ mod tests {
         assert!(resolve("cross", &[Type::Vector(2, Scalar::Float32); 2]).is_err());
         let c = resolve_constructor(Value::Vector(3, Scalar::Float32), &[Type::F32; 3]).unwrap();
         assert_eq!(
-            (c.native.as_str(), c.adj_native.as_str()),
+            (&*c.native, &*c.adj_native),
             ("vec_t<3, wp::float32>", "vec_t")
         );
         assert!(resolve_constructor(Value::Vector(3, Scalar::Float32), &[Type::F32; 2]).is_err());

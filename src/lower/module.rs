@@ -469,12 +469,18 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     let forward_args: Vec<String> = adj
         .args
         .iter()
-        .map(|a| format!("{} var_{}", adj.var(*a).ty.ctype(false), adj.var(*a).label))
+        .map(|a| {
+            format!(
+                "{} var_{}",
+                adj.var(*a).ty.ctype(false),
+                adj.var(*a).label()
+            )
+        })
         .collect();
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
-        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label));
+        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label()));
     }
     if let Some(r) = &ret {
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
@@ -620,7 +626,7 @@ fn args_struct(k: &KernelBody<'_>) -> String {
     let mut s = format!("struct wp_args_{} {{\n", k.mangled);
     for &a in &k.adj.args {
         let v = k.adj.var(a);
-        s.push_str(&format!("    {} {};\n", v.ty.ctype(false), v.label));
+        s.push_str(&format!("    {} {};\n", v.ty.ctype(false), v.label()));
     }
     s.push_str("};\n");
     s
@@ -648,14 +654,14 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in &adj.args {
         let v = adj.var(a);
-        push_typed(out, indent, &v.ty, false, &v.name);
-        out.extend([" = _wp_args->", &v.label, ";\n"]);
+        push_typed(out, indent, &v.ty, false, v.name());
+        out.extend([" = _wp_args->", v.label(), ";\n"]);
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
-            push_typed(out, indent, &v.ty, false, &v.adj);
-            out.extend([" = _wp_adj_args->", &v.label, ";\n"]);
+            push_typed(out, indent, &v.ty, false, v.adj());
+            out.extend([" = _wp_adj_args->", v.label(), ";\n"]);
         }
     }
 }
@@ -679,7 +685,7 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
                 &[
                     &t.ctype(),
                     " ",
-                    &v.name,
+                    v.name(),
                     " = ",
                     &t.cinit(requires_grad),
                     ";",
@@ -689,18 +695,18 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
         }
         if let Type::StorageStr(shared) = v.ty {
             let text = if shared { "\"shared\"" } else { "\"register\"" };
-            push_line(out, indent, &["const wp::str ", &v.name, " = ", text, ";"]);
+            push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
             continue;
         }
         match v.constant {
             None => {
-                push_typed(out, indent, &v.ty, false, &v.name);
+                push_typed(out, indent, &v.ty, false, v.name());
                 out.push_str(";\n");
             }
             Some(c) => {
                 out.push_str(indent);
                 out.push_str("const ");
-                push_typed(out, "", &v.ty, false, &v.name);
+                push_typed(out, "", &v.ty, false, v.name());
                 out.push_str(" = ");
                 c.push_c_str(out);
                 out.push_str(";\n");
@@ -718,11 +724,11 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
             Type::Tile(t) if t.shared => push_line(
                 out,
                 indent,
-                &[&t.ctype(), "& ", &v.adj, " = ", &v.name, ";"],
+                &[&t.ctype(), "& ", v.adj(), " = ", v.name(), ";"],
             ),
-            Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", &v.adj, "{};"]),
+            Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", v.adj(), "{};"]),
             _ => {
-                push_typed(out, indent, &v.ty, true, &v.adj);
+                push_typed(out, indent, &v.ty, true, v.adj());
                 out.push_str(" = {};\n");
             }
         }
@@ -822,7 +828,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let mut fwd_args = vec![format!("wp::launch_bounds_t<{}> dim", k.adj.kernel_dim)];
     for &a in &k.adj.args {
         let v = k.adj.var(a);
-        fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label));
+        fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label()));
     }
     let open = |name: &str, args: &[String], room: usize| {
         let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + 64 * args.len() + room);
@@ -847,7 +853,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         let mut args = fwd_args.clone();
         for &a in &k.adj.args {
             let v = k.adj.var(a);
-            args.push(format!("{} adj_{}", v.ty.ctype(false), v.label));
+            args.push(format!("{} adj_{}", v.ty.ctype(false), v.label()));
         }
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
         push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent);
