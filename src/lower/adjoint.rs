@@ -1845,15 +1845,21 @@ impl<'a> Adjoint<'a> {
 
     /// Warp type names this function uses (arguments and locals): `float32`, `vec3f`, ...
     pub fn dtypes(&self) -> BTreeSet<String> {
-        self.vars
-            .iter()
-            .filter_map(|v| match v.ty {
-                Type::Ref(x) | Type::Array { dtype: x, .. } => Some(x.to_string()),
-                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => None,
-                Type::Tile(t) => Some(t.dtype.name().to_string()),
-                t => Some(t.to_string()),
-            })
-            .collect()
+        // A kernel has hundreds of variables but a handful of types: the
+        // distinct ones are found first and only those are spelled.
+        let mut distinct: Vec<Type> = Vec::with_capacity(8);
+        for v in &self.vars {
+            let t = match v.ty {
+                Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
+                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => continue,
+                Type::Tile(t) => Type::Scalar(t.dtype),
+                t => t,
+            };
+            if !distinct.contains(&t) {
+                distinct.push(t);
+            }
+        }
+        distinct.iter().map(|t| t.to_string()).collect()
     }
 }
 
