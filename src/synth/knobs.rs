@@ -22,6 +22,9 @@ pub const DTYPES: &[&str] = &[
     "float32", "int32", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44",
 ];
 
+/// Every bit of [`DTYPES`].
+const ALL_DTYPES: u8 = u8::MAX >> (8 - DTYPES.len());
+
 /// How often a sample is drawn again when it falls outside the knobs.
 pub(super) const MAX_REDRAWS: usize = 64;
 
@@ -111,15 +114,17 @@ impl Knobs {
 
     /// Whether `src` (a module from `synthesize`) is inside the knobs.
     pub fn admits(&self, src: &str) -> bool {
-        let m = measure(src);
-        (self.statements.0..=self.statements.1).contains(&m.statements)
-            && (self.params.0..=self.params.1).contains(&m.params)
-            && m.loop_depth <= self.loop_depth
-            && m.dtypes & !self.dtypes == 0
+        let (statements, params, loop_depth) = measure_shape(src);
+        (self.statements.0..=self.statements.1).contains(&statements)
+            && (self.params.0..=self.params.1).contains(&params)
+            && loop_depth <= self.loop_depth
+            // Scanning for every dtype is only needed when some are excluded.
+            && (self.dtypes & ALL_DTYPES == ALL_DTYPES || used_dtypes(src) & !self.dtypes == 0)
     }
 }
 
-/// What [`Knobs::admits`] measures of a module.
+/// What [`Knobs::admits`] measures of a module (tests check samples with it).
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Measure {
     pub statements: usize,
@@ -129,7 +134,19 @@ pub struct Measure {
 }
 
 /// Measures a synthesized module (the layout `finish_kernel` writes).
+#[cfg(test)]
 pub fn measure(src: &str) -> Measure {
+    let (statements, params, loop_depth) = measure_shape(src);
+    Measure {
+        statements,
+        params,
+        loop_depth,
+        dtypes: used_dtypes(src),
+    }
+}
+
+/// Kernel body lines, kernel parameters and the deepest loop nesting.
+fn measure_shape(src: &str) -> (usize, usize, usize) {
     let mut statements = 0;
     let mut params = 0;
     let mut in_kernel = false;
@@ -161,6 +178,11 @@ pub fn measure(src: &str) -> Measure {
         }
         statements += in_kernel as usize;
     }
+    (statements, params, loop_depth)
+}
+
+/// Bit `n` set when `DTYPES[n]` is used; float32 always is.
+fn used_dtypes(src: &str) -> u8 {
     let mut dtypes = 1u8; // float32
     for (n, &d) in DTYPES.iter().enumerate().skip(1) {
         let used = match d {
@@ -179,10 +201,5 @@ pub fn measure(src: &str) -> Measure {
             dtypes |= 1 << n;
         }
     }
-    Measure {
-        statements,
-        params,
-        loop_depth,
-        dtypes,
-    }
+    dtypes
 }
