@@ -2,6 +2,7 @@
 //! `Adjoint`, and assemble warp's CPU or CUDA module around them.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use std::cell::RefCell;
 
@@ -603,7 +604,10 @@ fn assemble(
     } else {
         CUDA_HEADER
     };
-    let bfloat16 = pieces.iter().any(|p| p.contains("bfloat16"));
+    // SIMD substring search: the pieces are the whole module, tens of KB.
+    static BFLOAT16: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("bfloat16"));
+    let bfloat16 = pieces.iter().any(|p| BFLOAT16.find(p.as_bytes()).is_some());
     let prefix = [if bfloat16 { "" } else { NO_BFLOAT16 }, header, CAST_MACROS];
     let len = prefix.iter().chain(&pieces).map(|p| p.len()).sum();
     let mut module = String::with_capacity(len);
