@@ -134,25 +134,7 @@ enum TargetArg {
     Cuda,
 }
 
-/// Keeps freed memory for reuse instead of returning it to the OS 10 ms later:
-/// the writer frees each row group's buffers and the next one needs as much
-/// again, and faulting fresh pages back in cost ~8% of the main job's time.
-/// Memory stays bounded: it is the peak of what the bounded stages hold.
-#[cfg(not(feature = "system-alloc"))]
-fn keep_freed_memory() {
-    // `mi_option_purge_delay` in mimalloc 2's option list (libmimalloc-sys
-    // names no constant for it); -1 means never purge.
-    const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    // SAFETY: mi_option_set is not thread safe; this runs first in main,
-    // before any other thread exists.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
-}
-
-#[cfg(feature = "system-alloc")]
-fn keep_freed_memory() {}
-
 fn main() -> ExitCode {
-    keep_freed_memory();
     match dispatch(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
