@@ -206,8 +206,9 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         }
         drop((index_rx, done_tx));
         let bloom = &mut bloom;
+        let enough = Enough::new(target, &start_tally);
         spawn(s, "pairpipe-ordered".into(), move || {
-            ordered(indices, first, done_rx, credit_tx, event_tx, bloom)
+            ordered(indices, first, done_rx, credit_tx, event_tx, bloom, enough)
         })?;
         writer(event_rx, sink, start_tally, target, &bar, &checkpoint)
     })?;
@@ -320,8 +321,39 @@ fn source(part: Part, first: u64, index_tx: Sender<u64>, credit_rx: Receiver<()>
     }
 }
 
+/// The ordered stage's view of the target: every row it passes on is
+/// written, so once the rows it has passed reach a row or text-byte target
+/// the writer will stop there, and samples beyond it would be work thrown
+/// away. (A disk-byte target depends on the encoder: only the writer knows.)
+struct Enough {
+    target: Target,
+    rows: u64,
+    text_bytes: u64,
+}
+
+impl Enough {
+    fn new(target: Target, start: &Tally) -> Enough {
+        Enough {
+            target,
+            rows: start.written,
+            text_bytes: start.text_bytes,
+        }
+    }
+
+    /// Counts a row passed on; true once the writer will reach the target with it.
+    fn passed(&mut self, row: &Row) -> bool {
+        self.rows += 1;
+        self.text_bytes += row.text_bytes();
+        match self.target {
+            Target::Rows(n) => self.rows >= n,
+            Target::TextBytes(n) => self.text_bytes >= n,
+            Target::DiskBytes(_) => false,
+        }
+    }
+}
+
 /// Put worker results back in index order, drop duplicates, and pass one
-/// event per index to the writer.
+/// event per index to the writer, until the rows passed reach the target.
 fn ordered(
     part: Part,
     first: u64,
@@ -329,6 +361,7 @@ fn ordered(
     credit_tx: Sender<()>,
     event_tx: Sender<Event>,
     bloom: &mut Bloom,
+    mut enough: Enough,
 ) {
     // Positions in the part's sequence of indices: position p is sample
     // index part.sample_index(p).
@@ -345,16 +378,22 @@ fn ordered(
             let Some(Some(outcome)) = pending.pop_front() else {
                 unreachable!()
             };
+            let mut last = false;
             let event = match outcome {
                 Outcome::Row(row) => match bloom.insert(row.dedup_key) {
                     Seen::Duplicate => Event::Duplicate,
                     Seen::New {
                         false_positive_odds,
-                    } => Event::Row(row, false_positive_odds),
+                    } => {
+                        last = enough.passed(&row);
+                        Event::Row(row, false_positive_odds)
+                    }
                 },
                 Outcome::Rejected(r) => Event::Rejected(part.sample_index(next), r),
             };
-            if event_tx.send(event).is_err() {
+            // Returning hangs up on the workers and the source, which stop
+            // on their next send.
+            if event_tx.send(event).is_err() || last {
                 return;
             }
             next += 1;
@@ -568,6 +607,79 @@ pub fn summary(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ordered stage stops right after the row that reaches the target
+    /// and hangs up, though later samples are waiting: nothing past the
+    /// target is passed on (or waited for).
+    #[test]
+    fn ordered_stage_stops_at_the_target() {
+        let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
+        let config = Config::parse(&text).unwrap();
+        let ctx = WorkerContext::new(&config);
+        let mut scratch = <[String; 2]>::default();
+        let outcomes: Vec<(u64, Outcome)> = (0..12)
+            .map(|i| (i, process(&ctx, i, &mut scratch)))
+            .collect();
+        let row_bytes: Vec<u64> = outcomes
+            .iter()
+            .filter_map(|(_, o)| match o {
+                Outcome::Row(r) => Some(r.text_bytes()),
+                Outcome::Rejected(_) => None,
+            })
+            .collect();
+        assert!(row_bytes.len() >= 6, "smoke samples should mostly be rows");
+        let whole = Part { index: 0, count: 1 };
+        for (target, rows) in [
+            (Target::Rows(4), 4),
+            (Target::TextBytes(row_bytes[..3].iter().sum::<u64>()), 3),
+            (Target::TextBytes(row_bytes[..3].iter().sum::<u64>() + 1), 4),
+        ] {
+            let (done_tx, done_rx) = bounded(outcomes.len());
+            let (credit_tx, credit_rx) = bounded(outcomes.len());
+            let (event_tx, event_rx) = bounded(outcomes.len());
+            // Out of order, as workers deliver them: 1, 0, 3, 2, ...
+            for i in 0..outcomes.len() as u64 {
+                let i = i ^ 1;
+                done_tx.send((i, process(&ctx, i, &mut scratch))).unwrap();
+            }
+            drop(done_tx);
+            let unread = done_rx.clone();
+            let mut bloom = Bloom::new(1000, 0.001);
+            let enough = Enough::new(target, &Tally::default());
+            ordered(whole, 0, done_rx, credit_tx, event_tx, &mut bloom, enough);
+            let passed: Vec<Event> = event_rx.iter().collect();
+            let passed_rows = passed
+                .iter()
+                .filter(|e| matches!(e, Event::Row(..)))
+                .count();
+            assert_eq!(passed_rows, rows, "{target:?}");
+            assert!(matches!(passed.last(), Some(Event::Row(..))));
+            // A credit per event but the last: no more samples are wanted,
+            // and those that arrived after it (in index order) stay unread.
+            assert_eq!(credit_rx.len(), passed.len() - 1);
+            assert!(unread.len() >= outcomes.len() - passed.len() - 1);
+        }
+    }
+
+    #[test]
+    fn disk_targets_are_left_to_the_writer() {
+        let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
+        let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
+        let row = (0..)
+            .find_map(|i| match process(&ctx, i, &mut Default::default()) {
+                Outcome::Row(r) => Some(r),
+                Outcome::Rejected(_) => None,
+            })
+            .unwrap();
+        let mut enough = Enough::new(Target::DiskBytes(1), &Tally::default());
+        assert!(!enough.passed(&row));
+        let start = Tally {
+            written: 9,
+            ..Tally::default()
+        };
+        let mut enough = Enough::new(Target::Rows(10), &start);
+        assert!(enough.passed(&row), "counts on from a resumed run's tally");
+    }
 
     #[test]
     fn row_ids_are_stable_and_unique() {
