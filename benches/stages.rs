@@ -72,7 +72,7 @@ fn stages(c: &mut Criterion) {
                     (Target::Cpu, l.cpu.as_ref().unwrap()),
                     (Target::Cuda, l.cuda.as_ref().unwrap()),
                 ] {
-                    black_box(verify(target, &ir.kernels[0], &ir.module).unwrap());
+                    black_box(verify(target, &ir.kernels[0], ir.module.as_deref()).unwrap());
                 }
             }
         })

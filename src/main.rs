@@ -253,7 +253,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             let lowered = lower::lower_file(&source, &file.to_string_lossy(), cpu, cuda)
                 .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
             let module = if cpu { lowered.cpu } else { lowered.cuda };
-            print_stdout(&module.map(|m| m.module).unwrap_or_default())
+            print_stdout(&module.and_then(|m| m.module).unwrap_or_default())
         }
         Command::Synth {
             count,

@@ -34,15 +34,17 @@ static GRID_FINDERS: LazyLock<[Finder<'static>; 3]> =
 static TILE_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(TILE_STORAGE));
 
 /// Check one kernel's generated code for `target`. `module` is the whole
-/// module source the kernel's functions were taken from.
-pub fn verify(target: Target, ir: &KernelIr, module: &str) -> Result<(), &'static str> {
+/// module source the kernel's functions were taken from, if it was
+/// assembled: the CPU checks need it (its entry points live there); a CUDA
+/// kernel is checked on its own functions, and against the module when given.
+pub fn verify(target: Target, ir: &KernelIr, module: Option<&str>) -> Result<(), &'static str> {
     match target {
         Target::Cuda => verify_cuda(ir, module),
-        Target::Cpu => verify_cpu(ir, module),
+        Target::Cpu => verify_cpu(ir, module.unwrap_or_default()),
     }
 }
 
-fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
+fn verify_cuda(ir: &KernelIr, module: Option<&str>) -> Result<(), &'static str> {
     let name = &ir.name;
     let hash = entry_hash(
         &ir.forward,
@@ -52,7 +54,7 @@ fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     )
     .ok_or("cuda_missing_forward_entry")?;
     let backward = format!("extern \"C\" __global__ void {name}_{hash}_cuda_kernel_backward(");
-    if !has_backward(ir, module, &backward) {
+    if !has_backward(ir, module.unwrap_or_default(), &backward) {
         return Err("cuda_missing_backward_entry");
     }
     for body in passes(ir) {
@@ -66,7 +68,9 @@ fn verify_cuda(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
             return Err("cuda_unbalanced_braces");
         }
     }
-    if !passes(ir).all(|body| embeds(module, body)) {
+    if let Some(module) = module
+        && !passes(ir).all(|body| embeds(module, body))
+    {
         return Err("cuda_ir_not_in_module");
     }
     Ok(())
@@ -214,11 +218,11 @@ mod tests {
     #[test]
     fn cuda_rules() {
         let (ir, module) = cuda_ir();
-        assert_eq!(verify(Target::Cuda, &ir, &module), Ok(()));
+        assert_eq!(verify(Target::Cuda, &ir, Some(module.as_str())), Ok(()));
         let mutate = |f: &dyn Fn(&mut KernelIr)| {
             let mut bad = ir.clone();
             f(&mut bad);
-            verify(Target::Cuda, &bad, &module)
+            verify(Target::Cuda, &bad, Some(module.as_str()))
         };
         assert_eq!(
             mutate(&|k| k.forward = k.forward.replace("gridDim", "blockDim")),
@@ -254,10 +258,52 @@ mod tests {
             ..ir.clone()
         };
         assert_eq!(
-            verify(Target::Cuda, &fwd_only, &module),
+            verify(Target::Cuda, &fwd_only, Some(module.as_str())),
             Err("cuda_missing_backward_entry")
         );
-        assert_eq!(verify(Target::Cuda, &fwd_only, &ir.forward), Ok(()));
+        assert_eq!(
+            verify(Target::Cuda, &fwd_only, Some(ir.forward.as_str())),
+            Ok(())
+        );
+    }
+
+    /// Without the module (not assembled when it is not stored) every check
+    /// on the kernel's own functions still runs; only the embedding cannot.
+    #[test]
+    fn cuda_rules_without_the_module() {
+        let (ir, _) = cuda_ir();
+        assert_eq!(verify(Target::Cuda, &ir, None), Ok(()));
+        let mutate = |f: &dyn Fn(&mut KernelIr)| {
+            let mut bad = ir.clone();
+            f(&mut bad);
+            verify(Target::Cuda, &bad, None)
+        };
+        assert_eq!(
+            mutate(&|k| k.forward = k.forward.replace("gridDim", "blockDim")),
+            Err("cuda_missing_grid_stride")
+        );
+        assert_eq!(
+            mutate(&|k| k.backward = k.backward.replace("0badf00d", "0badf00e")),
+            Err("cuda_missing_backward_entry")
+        );
+        assert_eq!(
+            mutate(&|k| k.backward.push('{')),
+            Err("cuda_unbalanced_braces")
+        );
+        assert_eq!(
+            mutate(&|k| k.forward = k.forward.replace("    {\n", "    {\n\n")),
+            Ok(())
+        );
+        // The CPU checks read the module's entry points: none, no pass.
+        let cpu = KernelIr {
+            forward: "static void k_12345678_cpu_kernel_forward(\n)\n{\n}\n".into(),
+            backward: String::new(),
+            ..ir
+        };
+        assert_eq!(
+            verify(Target::Cpu, &cpu, None),
+            Err("cpu_missing_forward_entry")
+        );
     }
 
     #[test]
@@ -274,10 +320,10 @@ mod tests {
         };
         let entries = "WP_API void k_12345678_cpu_forward(\n)\n{\n}\nWP_API void k_12345678_cpu_backward(\n)\n{\n}\n";
         let module = format!("{}\n{}\n{entries}", ir.forward, ir.backward);
-        assert_eq!(verify(Target::Cpu, &ir, &module), Ok(()));
+        assert_eq!(verify(Target::Cpu, &ir, Some(module.as_str())), Ok(()));
         let no_bwd = module.replace("_cpu_backward(", "_cpu_bwd(");
         assert_eq!(
-            verify(Target::Cpu, &ir, &no_bwd),
+            verify(Target::Cpu, &ir, Some(no_bwd.as_str())),
             Err("cpu_missing_backward_entry")
         );
         let no_fwd = module.replace(
@@ -285,13 +331,13 @@ mod tests {
             "void k_12345678_cpu_forward",
         );
         assert_eq!(
-            verify(Target::Cpu, &ir, &no_fwd),
+            verify(Target::Cpu, &ir, Some(no_fwd.as_str())),
             Err("cpu_missing_forward_entry")
         );
         let mut bad = ir.clone();
         bad.backward = bad.backward.replace("static void", "void");
         assert_eq!(
-            verify(Target::Cpu, &bad, &module),
+            verify(Target::Cpu, &bad, Some(module.as_str())),
             Err("cpu_missing_backward_kernel")
         );
         // enable_backward=False: no backward function, and no entry point for one.
@@ -303,15 +349,18 @@ mod tests {
             "{}\nWP_API void k_12345678_cpu_forward(\n)\n{{\n}}\n",
             ir.forward
         );
-        assert_eq!(verify(Target::Cpu, &fwd_only, &module_fwd), Ok(()));
         assert_eq!(
-            verify(Target::Cpu, &fwd_only, &module),
+            verify(Target::Cpu, &fwd_only, Some(module_fwd.as_str())),
+            Ok(())
+        );
+        assert_eq!(
+            verify(Target::Cpu, &fwd_only, Some(module.as_str())),
             Err("cpu_missing_backward_kernel")
         );
         // A CUDA kernel is not a CPU kernel.
         let (cuda, cuda_module) = cuda_ir();
         assert_eq!(
-            verify(Target::Cpu, &cuda, &cuda_module),
+            verify(Target::Cpu, &cuda, Some(cuda_module.as_str())),
             Err("cpu_missing_forward_kernel")
         );
     }

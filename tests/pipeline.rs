@@ -200,7 +200,7 @@ fn shards_agree_with_counters_dedup_and_splits() {
         );
         assert_eq!(
             r.cpu_module.as_deref(),
-            Some(lowered.cpu.unwrap().module.as_str())
+            lowered.cpu.unwrap().module.as_deref()
         );
     }
     // Within each split the shards hold rows in index order.
@@ -380,7 +380,7 @@ fn verify_rules_fit_real_lowering_and_reject_mutations() {
             ] {
                 assert_eq!(ir.kernels.len(), 1);
                 assert_eq!(
-                    verify(target, &ir.kernels[0], &ir.module),
+                    verify(target, &ir.kernels[0], ir.module.as_deref()),
                     Ok(()),
                     "{category} {index} {target:?}"
                 );
@@ -399,8 +399,12 @@ fn verify_rules_fit_real_lowering_and_reject_mutations() {
         let mut bad = k.clone();
         bad.forward = bad.forward.replacen(from, to, 1);
         assert_ne!(bad.forward, k.forward, "mutation {from} did not apply");
-        let module = cuda.module.replacen(&k.forward, &bad.forward, 1);
-        verify(Target::Cuda, &bad, &module)
+        let module = cuda
+            .module
+            .as_ref()
+            .unwrap()
+            .replacen(&k.forward, &bad.forward, 1);
+        verify(Target::Cuda, &bad, Some(&module))
     };
     assert_eq!(
         mutated("gridDim.x", "blockDim.y"),
@@ -419,18 +423,20 @@ fn verify_rules_fit_real_lowering_and_reject_mutations() {
         Err("cuda_missing_forward_entry")
     );
     assert_eq!(mutated("{", ""), Err("cuda_unbalanced_braces"));
-    let without_entry = cpu
-        .module
-        .replacen("WP_API void scale_", "static void scale_", 2);
+    let without_entry =
+        cpu.module
+            .as_ref()
+            .unwrap()
+            .replacen("WP_API void scale_", "static void scale_", 2);
     assert_eq!(
-        verify(Target::Cpu, &cpu.kernels[0], &without_entry),
+        verify(Target::Cpu, &cpu.kernels[0], Some(&without_entry)),
         Err("cpu_missing_forward_entry")
     );
     // A function that is not the one in the module.
     let mut other = cpu.kernels[0].clone();
     other.backward = other.backward.replacen("return;", "return; ", 1);
     assert_eq!(
-        verify(Target::Cpu, &other, &cpu.module),
+        verify(Target::Cpu, &other, cpu.module.as_deref()),
         Err("cpu_ir_not_in_module")
     );
 }
@@ -494,7 +500,7 @@ fn verify_rules_fit_the_kernel_corpus() {
         ] {
             for k in &ir.kernels {
                 assert_eq!(
-                    verify(target, k, &ir.module),
+                    verify(target, k, ir.module.as_deref()),
                     Ok(()),
                     "{} {} {target:?}",
                     file.display(),

@@ -465,7 +465,7 @@ fn clear_errors_name_the_path() {
 fn contents_agree_with_the_rows_of_a_real_run() {
     use std::collections::{BTreeMap, HashSet};
 
-    use arrow::array::{Array, AsArray};
+    use arrow::array::AsArray;
     use arrow::datatypes::{Int32Type, UInt64Type};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 

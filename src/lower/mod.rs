@@ -168,8 +168,9 @@ pub struct KernelIr {
 /// The lowering of one module for one target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetIr {
-    /// The whole module source (what warp writes to the .cpp / .cu file).
-    pub module: String,
+    /// The whole module source (what warp writes to the .cpp / .cu file);
+    /// `None` for a CUDA lowering that was asked for its kernels only.
+    pub module: Option<String>,
     /// The kernels in definition order.
     pub kernels: Vec<KernelIr>,
 }
@@ -210,15 +211,17 @@ pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError>
 }
 
 /// Like [`lower`], from the tokens of `source` (`lang::tokenize`), for a
-/// caller that needs them for something else too.
+/// caller that needs them for something else too; the CUDA module source is
+/// assembled only when `cuda_module` (the kernels always are).
 pub fn lower_tokens(
     source: &str,
     tokens: &[crate::lang::Token<'_>],
     cpu: bool,
     cuda: bool,
+    cuda_module: bool,
 ) -> Result<Lowered, LowerError> {
     let module = crate::lang::parse_tokens(tokens)?;
-    module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda)
+    module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda, cuda_module)
 }
 
 /// The file name used in `// file:line` comments when the source has no file

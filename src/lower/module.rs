@@ -399,15 +399,20 @@ fn mangle(source: &str, name: &str) -> String {
 }
 
 pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
-    lower_parsed(source, parse_module(source)?, filename, cpu, cuda)
+    lower_parsed(source, parse_module(source)?, filename, cpu, cuda, true)
 }
 
+/// Lowers a parsed module for the targets asked for. The CPU module source is
+/// always assembled (the CPU checks read its entry points); the CUDA one only
+/// when `cuda_module`, since its kernels are the whole of what the CUDA checks
+/// need and joining tens of KB per sample that nobody keeps is pure cost.
 pub fn lower_parsed(
     source: &str,
     module: Module,
     filename: &str,
     cpu: bool,
     cuda: bool,
+    cuda_module: bool,
 ) -> LResult<Lowered> {
     let scope = Scope::new(source, filename, &module);
     let funcs = RefCell::new(FuncTable::default());
@@ -429,10 +434,10 @@ pub fn lower_parsed(
     }
     mark_backward_use(&mut funcs.borrow_mut(), &bodies);
     let table = funcs.borrow();
-    let generate = |target| assemble(target, &scope, &table, &bodies);
+    let generate = |target, module| assemble(target, &scope, &table, &bodies, module);
     Ok(Lowered {
-        cpu: cpu.then(|| generate(Target::Cpu)),
-        cuda: cuda.then(|| generate(Target::Cuda)),
+        cpu: cpu.then(|| generate(Target::Cpu, true)),
+        cuda: cuda.then(|| generate(Target::Cuda, cuda_module)),
         builtins: used_builtins.into_iter().collect(),
         dtypes: dtypes.into_iter().map(String::from).collect(),
         launch_dims: bodies
@@ -544,7 +549,35 @@ fn assemble(
     scope: &Scope<'_>,
     funcs: &FuncTable,
     bodies: &[KernelBody<'_>],
+    with_module: bool,
 ) -> TargetIr {
+    let kernels: Vec<KernelIr> = bodies
+        .iter()
+        .map(|k| {
+            let (forward, backward) = match target {
+                Target::Cuda => cuda_kernel(k),
+                Target::Cpu => cpu_kernel(k),
+            };
+            KernelIr {
+                name: k.name.clone(),
+                forward,
+                backward: backward.unwrap_or_default(),
+            }
+        })
+        .collect();
+    let module = with_module.then(|| module_source(target, scope, funcs, bodies, &kernels));
+    TargetIr { module, kernels }
+}
+
+/// The whole module: header, every function, then per kernel its forward and
+/// backward functions (and, for the CPU, its args struct and entry points).
+fn module_source(
+    target: Target,
+    scope: &Scope<'_>,
+    funcs: &FuncTable,
+    bodies: &[KernelBody<'_>],
+    kernels: &[KernelIr],
+) -> String {
     // Every piece is made first and the module joined once at its exact size:
     // a module's IR is tens of KB, and growing a String by doubling, then
     // copying it behind the header, cost more than the pieces themselves.
@@ -558,46 +591,32 @@ fn assemble(
                 .map(move |(_, f)| function_source(target, scope, f, adjoint))
         })
         .collect();
-    struct KernelText {
-        args_struct: Option<String>,
-        forward: String,
-        backward: Option<String>,
-        /// The CPU module's entry points.
-        entries: String,
-    }
-    let texts: Vec<KernelText> = bodies
-        .iter()
-        .map(|k| {
-            let (forward, backward) = match target {
-                Target::Cuda => cuda_kernel(k),
-                Target::Cpu => cpu_kernel(k),
-            };
-            let mut entries = String::new();
-            if target == Target::Cpu {
+    // The CPU module's args structs and entry points.
+    let cpu_parts: Vec<(String, String)> = match target {
+        Target::Cuda => Vec::new(),
+        Target::Cpu => bodies
+            .iter()
+            .map(|k| {
                 let ndim = k.adj.kernel_dim.to_string();
                 let fill = |t: &str| t.replace("@NAME@", &k.mangled).replace("@NDIM@", &ndim);
-                entries.push_str(&fill(CPU_MODULE_FORWARD));
+                let mut entries = fill(CPU_MODULE_FORWARD);
                 if k.enable_backward {
                     entries.push_str(&fill(CPU_MODULE_BACKWARD));
                 }
-            }
-            KernelText {
-                args_struct: (target == Target::Cpu).then(|| args_struct(k)),
-                forward,
-                backward,
-                entries,
-            }
-        })
-        .collect();
-    let mut pieces: Vec<&str> = Vec::with_capacity(functions.len() + 8 * texts.len());
+                (args_struct(k), entries)
+            })
+            .collect(),
+    };
+    let mut pieces: Vec<&str> = Vec::with_capacity(functions.len() + 8 * kernels.len());
     pieces.extend(functions.iter().map(String::as_str));
-    for t in &texts {
-        pieces.extend(t.args_struct.as_deref());
-        pieces.extend(["\n\n", &t.forward, "\n\n"]);
-        if let Some(b) = &t.backward {
-            pieces.extend(["\n\n", b, "\n\n"]);
+    for (i, k) in kernels.iter().enumerate() {
+        let cpu = cpu_parts.get(i);
+        pieces.extend(cpu.map(|(args, _)| args.as_str()));
+        pieces.extend(["\n\n", &k.forward, "\n\n"]);
+        if !k.backward.is_empty() {
+            pieces.extend(["\n\n", &k.backward, "\n\n"]);
         }
-        pieces.push(&t.entries);
+        pieces.extend(cpu.map(|(_, entries)| entries.as_str()));
     }
     let header = if target == Target::Cpu {
         CPU_HEADER
@@ -614,16 +633,7 @@ fn assemble(
     for p in prefix.iter().chain(&pieces) {
         module.push_str(p);
     }
-    let kernels = bodies
-        .iter()
-        .zip(texts)
-        .map(|(k, t)| KernelIr {
-            name: k.name.clone(),
-            forward: t.forward,
-            backward: t.backward.unwrap_or_default(),
-        })
-        .collect();
-    TargetIr { module, kernels }
+    module
 }
 
 fn args_struct(k: &KernelBody<'_>) -> String {

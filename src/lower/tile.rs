@@ -770,7 +770,12 @@ mod tests {
     use crate::lower::lower;
 
     fn cuda(src: &str) -> String {
-        lower(src, false, true).unwrap().cuda.unwrap().module
+        lower(src, false, true)
+            .unwrap()
+            .cuda
+            .unwrap()
+            .module
+            .unwrap()
     }
 
     fn forward(src: &str) -> String {

@@ -119,7 +119,13 @@ fn build_row(
         Ok(t) => t,
         Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
     };
-    let lowered = match lower::lower_tokens(&sample.python_source, &tokens, ctx.cpu, ctx.cuda) {
+    let lowered = match lower::lower_tokens(
+        &sample.python_source,
+        &tokens,
+        ctx.cpu,
+        ctx.cuda,
+        ctx.modules,
+    ) {
         Ok(l) => l,
         Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
     };
@@ -148,17 +154,17 @@ fn build_row(
                 sample.python_source,
             );
         };
-        if let Err(reason) = verify(target, &kernel, &module) {
+        if let Err(reason) = verify(target, &kernel, module.as_deref()) {
             let message = format!("{target:?} kernel `{}` failed {reason}", kernel.name);
             return reject(reason, message, sample.python_source);
         }
         *slot = Some((kernel, module));
     }
-    let columns = |slot: Option<(KernelIr, String)>| match slot {
+    let columns = |slot: Option<(KernelIr, Option<String>)>| match slot {
         Some((k, module)) => (
             Some(k.forward),
             Some(k.backward),
-            ctx.modules.then_some(module),
+            module.filter(|_| ctx.modules),
         ),
         None => (None, None, None),
     };

@@ -696,7 +696,7 @@ mod tests {
             let lowered =
                 crate::lower::lower(src, true, true).unwrap_or_else(|e| panic!("{e}\n{src}"));
             assert_eq!(lowered.cpu.unwrap().kernels[0].name, s.kernel_name);
-            assert!(lowered.cuda.unwrap().module.contains("tile_load<"));
+            assert!(lowered.cuda.unwrap().module.unwrap().contains("tile_load<"));
             for f in features {
                 if src.contains(f) {
                     *seen.entry(f).or_default() += 1;
