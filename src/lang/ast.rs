@@ -2,6 +2,11 @@
 //! (so warp's visitor order can be followed node for node); constructs the
 //! lowering never supports are kept as `Other` with their name and position.
 
+/// An identifier: stored inline up to 24 bytes (every name the generator
+/// writes, and nearly every one people do), so the parser allocates nothing
+/// for the many names of a kernel.
+pub type Ident = compact_str::CompactString;
+
 /// A 1-based source position (column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pos {
@@ -69,9 +74,9 @@ pub struct Keyword {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
-    Name(String),
+    Name(Ident),
     Constant(Constant),
-    Attribute(Box<Expr>, String),
+    Attribute(Box<Expr>, Ident),
     /// `value[slice]`; a multi-index `a[i, j]` has a `Tuple` slice as in CPython.
     Subscript(Box<Expr>, Box<Expr>),
     Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),

@@ -1021,11 +1021,11 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn expect_name_or_keyword(&mut self) -> PResult<String> {
+    fn expect_name_or_keyword(&mut self) -> PResult<Ident> {
         let t = *self.peek();
         if t.kind == TokenKind::Name {
             self.bump();
-            Ok(t.text.to_string())
+            Ok(t.text.into())
         } else {
             Err(self.error_here("invalid syntax: expected an attribute name"))
         }
@@ -1148,7 +1148,7 @@ impl<'a> Parser<'_, 'a> {
                     "None" => ExprKind::Constant(Constant::None),
                     "yield" => return self.yield_expr(),
                     kw if is_keyword(kw) => return Err(self.unexpected()),
-                    name => ExprKind::Name(name.to_string()),
+                    name => ExprKind::Name(name.into()),
                 };
                 self.bump();
                 Ok(Expr { kind, pos })
@@ -1432,7 +1432,7 @@ mod tests {
         fn show(e: &Expr) -> String {
             match &e.kind {
                 ExprKind::BinOp(l, op, r) => format!("({} {op:?} {})", show(l), show(r)),
-                ExprKind::Name(n) => n.clone(),
+                ExprKind::Name(n) => n.to_string(),
                 other => format!("{other:?}"),
             }
         }

@@ -25,6 +25,8 @@ pub struct VarId(usize);
 pub struct VarInfo {
     /// `var_{label}adj_{label}` in one allocation: the label is the argument
     /// name or the local's index, and both spellings are emitted many times.
+    /// (A CompactString was tried: slower to build, and argument names
+    /// rarely fit inline.)
     names: String,
     pub ty: Type,
     pub constant: Option<ConstVal>,
@@ -84,11 +86,11 @@ const MAX_UNROLL: usize = 16;
 
 /// What a callee expression names.
 enum Callee {
-    Builtin(String),
+    Builtin(Ident),
     /// A vector, matrix or quaternion type called as a constructor.
     Constructor(super::types::Value),
     /// A module-level `@wp.func`, by name.
-    User(String),
+    User(Ident),
 }
 
 /// A `@wp.func` lowered once and shared by every caller in the module.
@@ -156,6 +158,8 @@ pub struct Adjoint<'a> {
     tuples: Vec<(VarId, Vec<VarId>)>,
     /// Reused for building one line at a time (see [`Adjoint::new_line`]).
     line_buf: String,
+    /// A call's loaded arguments, kept between calls for its capacity.
+    args_buf: Vec<VarId>,
 }
 
 impl<'a> Adjoint<'a> {
@@ -191,6 +195,7 @@ impl<'a> Adjoint<'a> {
             builtins_used: BTreeSet::new(),
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
+            args_buf: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -488,7 +493,8 @@ impl<'a> Adjoint<'a> {
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
 
-        let mut fwd_args = Vec::with_capacity(args.len());
+        let mut fwd_args = std::mem::take(&mut self.args_buf);
+        fwd_args.clear();
         for &a in args {
             // `load` takes the reference itself; every other builtin takes values.
             fwd_args.push(if ov.native == "load" {
@@ -549,6 +555,7 @@ impl<'a> Adjoint<'a> {
             reverse.push_str(");");
             self.push_reverse_line(reverse);
         }
+        self.args_buf = fwd_args;
         Ok(output)
     }
 
@@ -1019,10 +1026,10 @@ impl<'a> Adjoint<'a> {
         if !values.is_empty() && contains_loop_control(body, false, true) {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
-            names.insert(target.to_string());
-            names.extend(self.symbols.iter().map(|(n, _)| n.to_string()));
+            names.insert(target.into());
+            names.extend(self.symbols.iter().map(|(n, _)| Ident::from(&**n)));
             let mut name = format!("_wp_continue_{}", self.label_count);
-            while names.contains(&name) {
+            while names.contains(name.as_str()) {
                 self.label_count += 1;
                 name = format!("_wp_continue_{}", self.label_count);
             }
@@ -1215,7 +1222,7 @@ impl<'a> Adjoint<'a> {
         let mut stored = BTreeSet::new();
         collect_stored_names(body, &mut stored);
         for name in stored {
-            if !self.loop_const_iter_symbols.contains(&name) {
+            if !self.loop_const_iter_symbols.iter().any(|s| *s == name) {
                 continue;
             }
             if let Some(v) = self.symbol(&name) {
@@ -1685,7 +1692,7 @@ impl<'a> Adjoint<'a> {
                     return Ok(Callee::User(name.clone()));
                 }
                 if let Some(builtin) = self.scope.imported_builtin(name) {
-                    return Ok(Callee::Builtin(builtin.to_string()));
+                    return Ok(Callee::Builtin(builtin.into()));
                 }
                 match name.as_str() {
                     "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
@@ -1713,7 +1720,7 @@ impl<'a> Adjoint<'a> {
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
             Callee::Builtin(name) | Callee::User(name) => name,
-            Callee::Constructor(v) => v.to_string(),
+            Callee::Constructor(v) => v.to_string().into(),
         };
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
@@ -1921,8 +1928,8 @@ fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
 }
 
 /// Every name appearing in the statements (any context).
-fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<String>) {
-    fn expr(e: &Expr, out: &mut BTreeSet<String>) {
+fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<Ident>) {
+    fn expr(e: &Expr, out: &mut BTreeSet<Ident>) {
         match &e.kind {
             ExprKind::Name(n) => {
                 out.insert(n.clone());
@@ -1987,8 +1994,8 @@ fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<String>) {
 }
 
 /// Names bound by assignments anywhere in the statements (Python's Store context).
-fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<String>) {
-    fn target(e: &Expr, out: &mut BTreeSet<String>) {
+fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<Ident>) {
+    fn target(e: &Expr, out: &mut BTreeSet<Ident>) {
         match &e.kind {
             ExprKind::Name(n) => {
                 out.insert(n.clone());
@@ -2024,7 +2031,7 @@ fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
     for (index, stmt) in body.iter().enumerate() {
         if matches!(stmt.kind, StmtKind::Continue) {
             let target = Expr {
-                kind: ExprKind::Name(active.to_string()),
+                kind: ExprKind::Name(active.into()),
                 pos: stmt.pos,
             };
             let value = Expr {
@@ -2054,7 +2061,7 @@ fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
             if !tail.is_empty() {
                 let pos = body[index + 1].pos;
                 let test = Expr {
-                    kind: ExprKind::Name(active.to_string()),
+                    kind: ExprKind::Name(active.into()),
                     pos,
                 };
                 result.push(Stmt {

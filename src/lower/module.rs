@@ -79,7 +79,7 @@ impl<'a> Scope<'a> {
                 {
                     scope.constants.retain(|(n, _)| n != name);
                     if let Some(c) = scope.module_constant_value(value) {
-                        scope.constants.push((name.clone(), c));
+                        scope.constants.push((name.to_string(), c));
                     }
                 }
             }
@@ -156,7 +156,7 @@ impl<'a> Scope<'a> {
         let s = self.scalar_type(expr)?;
         match &expr.kind {
             ExprKind::Name(n) if matches!(n.as_str(), "float" | "int" | "bool") => {
-                Some((n.clone(), s))
+                Some((n.to_string(), s))
             }
             _ => Some((format!("wp::{}", s.name()), s)),
         }

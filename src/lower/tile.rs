@@ -26,7 +26,7 @@ use crate::lower::types::Tile;
 pub(super) enum TileArg {
     Var(VarId),
     /// A warp builtin passed as a function (`wp.sin`): its name.
-    Func(String),
+    Func(Ident),
     /// A type (`dtype=float`): C++ template spelling and scalar.
     Dtype(String, Scalar),
 }
@@ -34,7 +34,7 @@ pub(super) enum TileArg {
 /// An argument of the generated call.
 enum CallArg {
     Var(VarId),
-    Func(String),
+    Func(Ident),
     /// A Python int warp registers as a new constant while dispatching (after the
     /// output variable): the zeros of an omitted offset, and the constant elements
     /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
