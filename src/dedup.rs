@@ -421,14 +421,7 @@ mod tests {
 
     #[test]
     fn number_kinds() {
-        let kind = |text| {
-            number_kind(&Token {
-                kind: TokenKind::Number,
-                text,
-                line: 1,
-                col: 1,
-            })
-        };
+        let kind = |text| number_kind(&Token::new(TokenKind::Number, text, 1, 1));
         for int in ["3", "0x1e", "0XFF", "1_000", "0o17", "0b101"] {
             assert_eq!(kind(int), "<int>", "{int}");
         }

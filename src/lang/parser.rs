@@ -8,7 +8,7 @@
 //! parses whatever it holds around its kernels.
 
 use super::ast::*;
-use super::lexer::{Token, TokenKind, tokenize};
+use super::lexer::{Token, TokenKind, tokenize, word};
 use crate::lower::LowerError;
 
 type PResult<T> = Result<T, LowerError>;
@@ -44,16 +44,21 @@ impl<'a> Parser<'_, 'a> {
         t
     }
 
+    // Inlined with a literal argument, `word(op)` folds to a constant and
+    // each check is two integer compares.
+    #[inline(always)]
     fn is_op(&self, op: &str) -> bool {
         let t = self.peek();
-        t.kind == TokenKind::Op && t.text == op
+        t.kind == TokenKind::Op && t.word == word(op)
     }
 
+    #[inline(always)]
     fn is_kw(&self, kw: &str) -> bool {
         let t = self.peek();
-        t.kind == TokenKind::Name && t.text == kw
+        t.kind == TokenKind::Name && t.word == word(kw)
     }
 
+    #[inline(always)]
     fn eat_op(&mut self, op: &str) -> bool {
         if self.is_op(op) {
             self.bump();
@@ -63,6 +68,7 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
+    #[inline(always)]
     fn eat_kw(&mut self, kw: &str) -> bool {
         if self.is_kw(kw) {
             self.bump();
@@ -111,7 +117,7 @@ impl<'a> Parser<'_, 'a> {
 
     fn expect_name(&mut self) -> PResult<String> {
         let t = *self.peek();
-        if t.kind == TokenKind::Name && !is_keyword(t.text) {
+        if t.kind == TokenKind::Name && !is_keyword_word(t.word) {
             self.bump();
             Ok(t.text.to_string())
         } else {
@@ -884,16 +890,25 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn comp_op(&mut self) -> Option<CmpOp> {
+        const LT: u64 = word("<");
+        const LE: u64 = word("<=");
+        const GT: u64 = word(">");
+        const GE: u64 = word(">=");
+        const EQ: u64 = word("==");
+        const NE: u64 = word("!=");
+        const IN: u64 = word("in");
+        const IS: u64 = word("is");
+        const NOT: u64 = word("not");
         let t = *self.peek();
-        let op = match (t.kind, t.text) {
-            (TokenKind::Op, "<") => CmpOp::Lt,
-            (TokenKind::Op, "<=") => CmpOp::LtE,
-            (TokenKind::Op, ">") => CmpOp::Gt,
-            (TokenKind::Op, ">=") => CmpOp::GtE,
-            (TokenKind::Op, "==") => CmpOp::Eq,
-            (TokenKind::Op, "!=") => CmpOp::NotEq,
-            (TokenKind::Name, "in") => CmpOp::In,
-            (TokenKind::Name, "is") => {
+        let op = match (t.kind, t.word) {
+            (TokenKind::Op, LT) => CmpOp::Lt,
+            (TokenKind::Op, LE) => CmpOp::LtE,
+            (TokenKind::Op, GT) => CmpOp::Gt,
+            (TokenKind::Op, GE) => CmpOp::GtE,
+            (TokenKind::Op, EQ) => CmpOp::Eq,
+            (TokenKind::Op, NE) => CmpOp::NotEq,
+            (TokenKind::Name, IN) => CmpOp::In,
+            (TokenKind::Name, IS) => {
                 self.bump();
                 return Some(if self.eat_kw("not") {
                     CmpOp::IsNot
@@ -901,7 +916,7 @@ impl<'a> Parser<'_, 'a> {
                     CmpOp::Is
                 });
             }
-            (TokenKind::Name, "not") if self.peek_at(1).text == "in" => {
+            (TokenKind::Name, NOT) if self.peek_at(1).word == IN => {
                 self.bump();
                 self.bump();
                 return Some(CmpOp::NotIn);
@@ -954,11 +969,14 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn factor(&mut self) -> PResult<Expr> {
+        const MINUS: u64 = word("-");
+        const PLUS: u64 = word("+");
+        const TILDE: u64 = word("~");
         let t = *self.peek();
-        let op = match (t.kind, t.text) {
-            (TokenKind::Op, "-") => UnaryOp::Neg,
-            (TokenKind::Op, "+") => UnaryOp::Pos,
-            (TokenKind::Op, "~") => UnaryOp::Invert,
+        let op = match (t.kind, t.word) {
+            (TokenKind::Op, MINUS) => UnaryOp::Neg,
+            (TokenKind::Op, PLUS) => UnaryOp::Pos,
+            (TokenKind::Op, TILDE) => UnaryOp::Invert,
             _ => return self.power(),
         };
         self.bump();
@@ -1142,13 +1160,17 @@ impl<'a> Parser<'_, 'a> {
         let pos = pos_of(&t);
         match t.kind {
             TokenKind::Name => {
-                let kind = match t.text {
-                    "True" => ExprKind::Constant(Constant::Bool(true)),
-                    "False" => ExprKind::Constant(Constant::Bool(false)),
-                    "None" => ExprKind::Constant(Constant::None),
-                    "yield" => return self.yield_expr(),
-                    kw if is_keyword(kw) => return Err(self.unexpected()),
-                    name => ExprKind::Name(name.into()),
+                const TRUE: u64 = word("True");
+                const FALSE: u64 = word("False");
+                const NONE: u64 = word("None");
+                const YIELD: u64 = word("yield");
+                let kind = match t.word {
+                    TRUE => ExprKind::Constant(Constant::Bool(true)),
+                    FALSE => ExprKind::Constant(Constant::Bool(false)),
+                    NONE => ExprKind::Constant(Constant::None),
+                    YIELD => return self.yield_expr(),
+                    w if is_keyword_word(w) => return Err(self.unexpected()),
+                    _ => ExprKind::Name(t.text.into()),
                 };
                 self.bump();
                 Ok(Expr { kind, pos })
@@ -1305,9 +1327,24 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
+/// [`KEYWORDS`] as [`word`]s (every keyword is at most 8 bytes).
+const KEYWORD_WORDS: [u64; KEYWORDS.len()] = {
+    let mut words = [0; KEYWORDS.len()];
+    let mut i = 0;
+    while i < KEYWORDS.len() {
+        words[i] = word(KEYWORDS[i]);
+        i += 1;
+    }
+    words
+};
+
 /// Python's hard keywords (soft keywords like `match` are ordinary names).
 pub fn is_keyword(s: &str) -> bool {
-    KEYWORDS.contains(&s)
+    is_keyword_word(word(s))
+}
+
+fn is_keyword_word(w: u64) -> bool {
+    KEYWORD_WORDS.contains(&w)
 }
 
 /// A number literal's value, as Python reads it.
@@ -1393,24 +1430,34 @@ fn parse_string(text: &str) -> Result<String, &'static str> {
 /// A binary operator token of the `or_expr` grammar and its precedence
 /// (`|` lowest, `*` `/` `//` `%` `@` highest).
 fn binary_op(t: &Token<'_>) -> Option<(BinOp, u8)> {
+    const OPS: [(&str, BinOp, u8); 12] = [
+        ("|", BinOp::BitOr, 0),
+        ("^", BinOp::BitXor, 1),
+        ("&", BinOp::BitAnd, 2),
+        ("<<", BinOp::LShift, 3),
+        (">>", BinOp::RShift, 3),
+        ("+", BinOp::Add, 4),
+        ("-", BinOp::Sub, 4),
+        ("*", BinOp::Mult, 5),
+        ("/", BinOp::Div, 5),
+        ("//", BinOp::FloorDiv, 5),
+        ("%", BinOp::Mod, 5),
+        ("@", BinOp::MatMult, 5),
+    ];
+    const WORDS: [u64; 12] = {
+        let mut w = [0; 12];
+        let mut i = 0;
+        while i < 12 {
+            w[i] = word(OPS[i].0);
+            i += 1;
+        }
+        w
+    };
     if t.kind != TokenKind::Op {
         return None;
     }
-    Some(match t.text {
-        "|" => (BinOp::BitOr, 0),
-        "^" => (BinOp::BitXor, 1),
-        "&" => (BinOp::BitAnd, 2),
-        "<<" => (BinOp::LShift, 3),
-        ">>" => (BinOp::RShift, 3),
-        "+" => (BinOp::Add, 4),
-        "-" => (BinOp::Sub, 4),
-        "*" => (BinOp::Mult, 5),
-        "/" => (BinOp::Div, 5),
-        "//" => (BinOp::FloorDiv, 5),
-        "%" => (BinOp::Mod, 5),
-        "@" => (BinOp::MatMult, 5),
-        _ => return None,
-    })
+    let i = WORDS.iter().position(|&w| w == t.word)?;
+    Some((OPS[i].1, OPS[i].2))
 }
 
 pub fn parse_module(src: &str) -> Result<Module, LowerError> {
