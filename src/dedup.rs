@@ -8,7 +8,7 @@
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::config::{DedupLevel, Splits};
-use crate::lang::{Token, TokenKind, tokenize};
+use crate::lang::{Token, TokenKind, tokenize, word};
 use crate::lower::LowerError;
 
 /// Python keywords, the builtins kernels use, and the names warp gives
@@ -95,8 +95,12 @@ fn write_forms(source: &str, out: Forms<'_>) -> Result<(), LowerError> {
 }
 
 fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
-    // Kernels have a few dozen identifiers: a linear scan beats hashing.
-    let mut names: Vec<&str> = Vec::with_capacity(32);
+    // Kernels have a few dozen identifiers: a linear scan beats hashing,
+    // comparing packed words (see `word`) before texts.
+    let mut names: Vec<(u64, &str)> = Vec::with_capacity(32);
+    const DOT: u64 = word(".");
+    const EQUALS: u64 = word("=");
+    const DEF: u64 = word("def");
     let mut depth = 0usize;
     let mut in_def_header = false;
     for (i, t) in tokens.iter().enumerate() {
@@ -104,20 +108,23 @@ fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
         let next = tokens.get(i + 1);
         match t.kind {
             TokenKind::Name => {
-                let attribute = prev.is_some_and(|p| p.kind == TokenKind::Op && p.text == ".");
+                let attribute = prev.is_some_and(|p| p.kind == TokenKind::Op && p.word == DOT);
                 // `f(dtype=float)`: a keyword argument names the callee's
                 // parameter. In `def f(a=1)` the parameter list itself is
                 // depth 1, and `a` is the user's.
                 let kwarg = depth > usize::from(in_def_header)
-                    && next.is_some_and(|n| n.kind == TokenKind::Op && n.text == "=");
-                if t.text == "def" {
+                    && next.is_some_and(|n| n.kind == TokenKind::Op && n.word == EQUALS);
+                if t.word == DEF {
                     in_def_header = true;
                 }
                 if attribute || kwarg || is_reserved(t.text) {
                     out.push_str(t.text);
                 } else {
-                    let id = names.iter().position(|&n| n == t.text).unwrap_or_else(|| {
-                        names.push(t.text);
+                    // A word of u64::MAX stands for every long name: compare those texts.
+                    let same =
+                        |&(w, n): &(u64, &str)| w == t.word && (w != u64::MAX || n == t.text);
+                    let id = names.iter().position(same).unwrap_or_else(|| {
+                        names.push((t.word, t.text));
                         names.len() - 1
                     });
                     out.push_id(id);
