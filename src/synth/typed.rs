@@ -2183,14 +2183,24 @@ impl Body {
     fn leaf(&mut self, rng: &mut Gen, ty: T) -> bool {
         let st = self.style;
         let scalar = matches!(ty, T::F | T::I);
-        let n_local = self.count(|x| x.ty == ty && matches!(x.kind, Kind::Local | Kind::Fixed));
-        let n_param = self.count(|x| x.ty == ty && x.kind == Kind::Scalar);
-        let n_array = self.count(|x| x.ty == ty && x.is_array() && x.readable());
-        let comp_ok = match ty {
-            T::F => self.count(|x| matches!(x.ty, T::V(_) | T::M(_)) && x.readable()) > 0,
-            T::V(n) => self.count(|x| x.ty == T::M(n) && x.readable()) > 0,
-            _ => false,
-        };
+        // One pass over the variables for every count the weights need.
+        let (mut n_local, mut n_param, mut n_array, mut comp_ok) = (0, 0, 0, false);
+        for x in &self.vars {
+            if x.ty == ty {
+                match x.kind {
+                    Kind::Local | Kind::Fixed => n_local += 1,
+                    Kind::Scalar => n_param += 1,
+                    Kind::Array(..) if x.readable() => n_array += 1,
+                    _ => {}
+                }
+            }
+            comp_ok |= x.readable()
+                && match ty {
+                    T::F => matches!(x.ty, T::V(_) | T::M(_)),
+                    T::V(n) => x.ty == T::M(n),
+                    _ => false,
+                };
+        }
         let cast_ok = match ty {
             T::F => self.has_source(T::I),
             T::I => self.has_source(T::F),
