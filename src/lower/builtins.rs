@@ -5,7 +5,38 @@
 //! passes its output to the adjoint, `div(vec3, float)` does not).
 
 use super::types::{Scalar, Type, Value};
+use crate::lang::word;
 use std::borrow::Cow;
+
+/// A fixed list of names asked about for every call a kernel makes. Names
+/// of up to 8 bytes (nearly all) are compared by their packed [`word`], an
+/// integer compare per entry instead of a string compare; longer ones by text.
+struct NameSet<const N: usize> {
+    names: [&'static str; N],
+    words: [u64; N],
+}
+
+impl<const N: usize> NameSet<N> {
+    const fn new(list: &[&'static str]) -> NameSet<N> {
+        assert!(list.len() == N);
+        let mut names = [""; N];
+        let mut words = [0; N];
+        let mut i = 0;
+        while i < N {
+            names[i] = list[i];
+            words[i] = word(list[i]);
+            i += 1;
+        }
+        NameSet { names, words }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        match word(name) {
+            u64::MAX => self.names.contains(&name),
+            w => self.words.contains(&w),
+        }
+    }
+}
 
 /// A resolved builtin call.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,19 +207,22 @@ pub fn cast_target(name: &str) -> Option<Scalar> {
 
 /// Whether `name` is a builtin this lowering knows (for "unknown function" errors).
 pub fn is_known(name: &str) -> bool {
-    KNOWN.contains(&name)
+    const SET: NameSet<{ KNOWN.len() }> = NameSet::new(KNOWN);
+    SET.contains(name)
         || cast_target(name).is_some()
         || super::types::composite_type(name).is_some()
 }
 
 fn overload(native: &str, ret: Option<Type>) -> Overload<'_> {
+    const NOT_DIFFERENTIABLE_SET: NameSet<{ NOT_DIFFERENTIABLE.len() }> =
+        NameSet::new(NOT_DIFFERENTIABLE);
     Overload {
         native: Cow::Borrowed(native),
         adj_native: Cow::Borrowed(native),
         namespace: "wp::",
         ret,
         require_original_output: false,
-        differentiable: !NOT_DIFFERENTIABLE.contains(&native),
+        differentiable: !NOT_DIFFERENTIABLE_SET.contains(native),
         skip_replay: ATOMICS.contains(&native) || native == "array_store",
     }
 }
@@ -248,6 +282,11 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         )
     };
     // Unknown names fall through every arm below to "couldn't find a function".
+    const UNARY_FLOAT_SET: NameSet<{ UNARY_FLOAT.len() }> = NameSet::new(UNARY_FLOAT);
+    const UNARY_FLOAT_TO_BOOL_SET: NameSet<{ UNARY_FLOAT_TO_BOOL.len() }> =
+        NameSet::new(UNARY_FLOAT_TO_BOOL);
+    const REQUIRE_OUTPUT_SCALAR_SET: NameSet<{ REQUIRE_OUTPUT_SCALAR.len() }> =
+        NameSet::new(REQUIRE_OUTPUT_SCALAR);
     use Type as T;
     let numeric = |s: Scalar| s != Scalar::Bool;
     let same = |a: &Type, b: &Type| a == b;
@@ -259,11 +298,11 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             o.differentiable = false;
             return Ok(o);
         }
-        (n, [T::Scalar(s)]) if UNARY_FLOAT.contains(&n) && s.is_float() => {
-            require_output = REQUIRE_OUTPUT_SCALAR.contains(&n);
+        (n, [T::Scalar(s)]) if UNARY_FLOAT_SET.contains(n) && s.is_float() => {
+            require_output = REQUIRE_OUTPUT_SCALAR_SET.contains(n);
             Some(T::Scalar(*s))
         }
-        (n, [T::Scalar(s)]) if UNARY_FLOAT_TO_BOOL.contains(&n) && s.is_float() => Some(T::BOOL),
+        (n, [T::Scalar(s)]) if UNARY_FLOAT_TO_BOOL_SET.contains(n) && s.is_float() => Some(T::BOOL),
         ("abs" | "sign", [t @ (T::Scalar(_) | T::Vector(..))])
             if t.value().is_some_and(|v| numeric(v.dtype())) =>
         {
@@ -454,6 +493,30 @@ fn mul_type(a: &Type, b: &Type) -> Option<Type> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name set answers exactly as the list's `contains`, for short and
+    /// long names, and for near misses (prefixes, extensions, case).
+    #[test]
+    fn name_sets_agree_with_their_lists() {
+        const SET: NameSet<{ KNOWN.len() }> = NameSet::new(KNOWN);
+        const NOT_DIFF: NameSet<{ NOT_DIFFERENTIABLE.len() }> = NameSet::new(NOT_DIFFERENTIABLE);
+        let mut probes: Vec<String> = Vec::new();
+        for name in KNOWN.iter().chain(NOT_DIFFERENTIABLE) {
+            probes.push(name.to_string());
+            probes.push(format!("{name}x"));
+            probes.push(name[..name.len() - 1].to_string());
+            probes.push(name.to_uppercase());
+        }
+        assert!(KNOWN.iter().any(|n| n.len() > 8), "long names are covered");
+        for p in &probes {
+            assert_eq!(SET.contains(p), KNOWN.contains(&p.as_str()), "{p}");
+            assert_eq!(
+                NOT_DIFF.contains(p),
+                NOT_DIFFERENTIABLE.contains(&p.as_str()),
+                "{p}"
+            );
+        }
+    }
 
     #[test]
     fn resolves_scalar_overloads() {
