@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
@@ -359,6 +359,13 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
         .collect();
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
+        // Version 2 data pages compress the values straight into the page;
+        // version 1 first copies them behind the levels and then grows that
+        // copy by a full `realloc`: two extra copies of every byte of text.
+        // Plain encoding where there is no dictionary, as with version 1
+        // (version 2's default would be delta encodings).
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .set_encoding(Encoding::PLAIN)
         .set_statistics_enabled(EnabledStatistics::Page)
         // Row groups are cut by the sink (by text bytes), never by the writer.
         .set_max_row_group_row_count(None)
