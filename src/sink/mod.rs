@@ -550,6 +550,7 @@ impl OpenShard {
             .write(batch)
             .and_then(|()| writer.flush())
             .with_context(|| format!("writing shard {}", self.tmp.display()))?;
+        start_writeback(&writer.inner().file);
         self.rows += batch.num_rows() as u64;
         self.row_groups += 1;
         Ok(())
@@ -581,6 +582,23 @@ impl Drop for OpenShard {
             let _ = fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// Starts writing the file's dirty pages to disk without waiting (Linux):
+/// the fsync that closes a shard then has little left to wait for, at the
+/// end of the run when nothing else runs (it was ~16 ms for the last 30 MB
+/// shard). Only a hint: durability still comes from that fsync.
+fn start_writeback(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a valid open descriptor; no memory is passed.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
 }
 
 /// The shard file, hashing and counting its bytes as they are written so the
