@@ -43,6 +43,11 @@ pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
 /// Cap on `row_group_bytes`: with a row capped at [`MAX_ROW_BYTES`] this keeps
 /// every string column of a batch below Arrow's 2 GiB i32-offset limit.
 const MAX_ROW_GROUP_BYTES: u64 = 512 << 20;
+/// Pending bytes of a split that are encoded together into its open row
+/// group: small enough to keep the sink's memory and each step of its work
+/// small, large enough that the per-batch cost (every column's writer is
+/// called once a batch) stays negligible.
+const ENCODE_BATCH_BYTES: u64 = 256 << 10;
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
 /// Guess of footer bytes per column chunk (chunk metadata, statistics, page
@@ -232,7 +237,7 @@ impl Sink {
         let Some(w) = self.splits.iter().find(|w| w.split == row.split) else {
             return false;
         };
-        let (Some(open), Some(ratio)) = (&w.open, w.ratio) else {
+        let (Some(open), Some(ratio)) = (w.shard_with_groups(), w.ratio) else {
             return false;
         };
         let extra = (w.buffered + row_bytes(row)) as f64 * ratio;
@@ -243,8 +248,7 @@ impl Sink {
     pub fn is_full(&self) -> bool {
         let max = self.shared.opts.max_shard_bytes as f64;
         self.splits.iter().any(|w| {
-            w.open
-                .as_ref()
+            w.shard_with_groups()
                 .is_some_and(|o| w.footer.projected(o, 0.0) >= max)
         })
     }
@@ -252,7 +256,7 @@ impl Sink {
     /// Writes every split's buffered rows and closes every open shard.
     pub fn cut(&mut self) -> Result<()> {
         for split in &mut self.splits {
-            if !split.rows.is_empty() {
+            if split.group_rows > 0 {
                 split.write_group(&mut self.shared)?;
             }
             if let Some(open) = split.open.take() {
@@ -308,9 +312,13 @@ impl Sink {
         }
         let split = &mut self.splits[i];
         split.rows.push(row);
+        split.group_rows += 1;
         split.buffered += bytes;
+        split.pending += bytes;
         if split.buffered >= self.shared.opts.row_group_bytes {
             split.write_group(&mut self.shared)?;
+        } else if split.pending >= ENCODE_BATCH_BYTES {
+            split.encode_pending(&mut self.shared)?;
         }
         Ok(())
     }
@@ -322,7 +330,7 @@ impl Sink {
             + self
                 .splits
                 .iter()
-                .filter_map(|s| s.open.as_ref())
+                .filter_map(SplitWriter::shard_with_groups)
                 .map(|o| o.bytes_written())
                 .sum::<u64>()
     }
@@ -441,10 +449,20 @@ fn is_shard_name(name: &str) -> bool {
     SPLITS.contains(&split) && number.len() >= 5 && number.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Rows of one split waiting for a row group, and the split's open shard.
+/// The row group a split is filling, and the split's open shard.
+///
+/// Rows are encoded into the open row group a batch of about
+/// [`ENCODE_BATCH_BYTES`] at a time, so the split holds a few pending rows and
+/// the group's compressed pages, not a whole group of rows: the writer's work
+/// and memory stay even instead of coming in row-group-sized bursts.
 struct SplitWriter {
     split: &'static str,
+    /// Rows not yet encoded.
     rows: Vec<Row>,
+    /// Their bytes ([`row_bytes`]).
+    pending: u64,
+    /// Rows and bytes of the row group being filled, encoded or not.
+    group_rows: usize,
     buffered: u64,
     /// Number of the next shard file of this split.
     next_number: u32,
@@ -461,6 +479,8 @@ impl SplitWriter {
         SplitWriter {
             split,
             rows: Vec::new(),
+            pending: 0,
+            group_rows: 0,
             buffered: 0,
             next_number: 0,
             open: None,
@@ -469,8 +489,15 @@ impl SplitWriter {
         }
     }
 
-    /// Encodes the buffered rows as one row group of the split's shard.
-    fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
+    /// The open shard, if it holds a complete row group: until then the
+    /// shard counts for nothing (no bytes, no footer), as if not yet created.
+    fn shard_with_groups(&self) -> Option<&OpenShard> {
+        self.open.as_ref().filter(|o| o.row_groups > 0)
+    }
+
+    /// Encodes the pending rows into the open row group (opening the split's
+    /// next shard if none is open).
+    fn encode_pending(&mut self, shared: &mut Shared) -> Result<()> {
         let open = match &mut self.open {
             Some(open) => open,
             none => {
@@ -479,14 +506,26 @@ impl SplitWriter {
                 none.insert(OpenShard::create(shared, self.split, name)?)
             }
         };
-        let o = &shared.opts;
-        let batch = shared
-            .columns
-            .batch(&self.rows, |ir| ir.enabled(o.cpu, o.cuda, o.modules))?;
+        if !self.rows.is_empty() {
+            let o = &shared.opts;
+            let batch = shared
+                .columns
+                .batch(&self.rows, |ir| ir.enabled(o.cpu, o.cuda, o.modules))?;
+            open.encode(&batch)?;
+            self.rows.clear();
+            self.pending = 0;
+        }
+        Ok(())
+    }
+
+    /// Encodes what is pending and completes the row group in the split's shard.
+    fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
+        self.encode_pending(shared)?;
+        let open = self.open.as_mut().context("no open shard after encoding")?;
         let before = open.bytes_written();
-        open.write(&batch)?;
+        open.end_group()?;
         self.ratio = Some((open.bytes_written() - before) as f64 / self.buffered.max(1) as f64);
-        self.rows.clear();
+        self.group_rows = 0;
         self.buffered = 0;
         Ok(())
     }
@@ -543,15 +582,24 @@ impl OpenShard {
         self.writer.as_ref().map_or(0, |w| w.bytes_written() as u64)
     }
 
-    /// Writes the batch as one complete row group.
-    fn write(&mut self, batch: &arrow::record_batch::RecordBatch) -> Result<()> {
+    /// Encodes the batch into the open row group (pages are compressed as
+    /// they fill; the group stays in memory until [`OpenShard::end_group`]).
+    fn encode(&mut self, batch: &arrow::record_batch::RecordBatch) -> Result<()> {
         let writer = self.writer.as_mut().context("shard already finished")?;
         writer
             .write(batch)
-            .and_then(|()| writer.flush())
+            .with_context(|| format!("writing shard {}", self.tmp.display()))?;
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    /// Writes the open row group to the file.
+    fn end_group(&mut self) -> Result<()> {
+        let writer = self.writer.as_mut().context("shard already finished")?;
+        writer
+            .flush()
             .with_context(|| format!("writing shard {}", self.tmp.display()))?;
         start_writeback(&writer.inner().file);
-        self.rows += batch.num_rows() as u64;
         self.row_groups += 1;
         Ok(())
     }

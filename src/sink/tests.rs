@@ -219,13 +219,65 @@ fn rows_round_trip_with_sizes_and_nulls() {
 
 #[test]
 fn row_groups_follow_row_group_bytes() {
+    row_groups_are_cut_at(8 << 10, 1000);
+}
+
+#[test]
+fn large_row_groups_are_encoded_a_batch_at_a_time() {
+    // Groups of 1 MiB take ~4 encoding batches each: the cuts must not move,
+    // and no split may hold more than a batch of rows unencoded.
+    let group = 1 << 20;
+    row_groups_are_cut_at(group, 40_000);
     let dir = tempfile::tempdir().unwrap();
-    let group = 8 << 10;
-    let shards = write(dir.path(), options(dir.path(), 1 << 30, group), 1000);
+    let mut sink = Sink::create(options(dir.path(), 1 << 30, group)).unwrap();
+    let mut encoded_mid_group = false;
+    for i in 0..40_000 {
+        let r = row(i, split_of(i), false, true);
+        let bytes = row_bytes(&r);
+        sink.push(r).unwrap();
+        for split in &sink.splits {
+            assert!(
+                split.pending < ENCODE_BATCH_BYTES,
+                "{}: {} bytes pending",
+                split.split,
+                split.pending
+            );
+            assert_eq!(split.pending, split.rows.iter().map(row_bytes).sum::<u64>());
+            assert!(split.buffered < group);
+            encoded_mid_group |=
+                split.buffered > split.pending + bytes && split.group_rows > split.rows.len();
+        }
+    }
+    assert!(
+        encoded_mid_group,
+        "some rows were encoded before their group was complete"
+    );
+    let shards = sink.finish().unwrap();
+    let ids: Vec<String> = read(&dir.path().join(&shards[0].path))
+        .iter()
+        .flat_map(|b| {
+            let col = b.column_by_name("id").unwrap().as_string::<i32>();
+            col.iter()
+                .map(|v| v.unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let want: Vec<String> = (0..40_000)
+        .filter(|&i| split_of(i) == "train")
+        .map(|i| format!("r{i:08}"))
+        .collect();
+    assert_eq!(ids, want);
+}
+
+/// Writes `n` rows with row groups of `group` bytes and checks the train
+/// shard's groups are cut at the first row that fills one.
+fn row_groups_are_cut_at(group: u64, n: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = write(dir.path(), options(dir.path(), 1 << 30, group), n);
     let train = dir.path().join(&shards[0].path);
     let meta = SerializedFileReader::new(File::open(&train).unwrap()).unwrap();
     let groups = meta.metadata().row_groups();
-    assert!(groups.len() > 10, "{} row groups", groups.len());
+    assert!(groups.len() >= 3, "{} row groups", groups.len());
     // Train rows in push order, cut where the file's row groups are cut.
     let mut train_rows = (0..)
         .filter(|&i| split_of(i) == "train")
@@ -455,7 +507,8 @@ fn disk_full_is_reported_with_the_shard_path() {
         .batch(&[row(0, "train", false, true)], |_| true)
         .unwrap();
     let err = shard
-        .write(&batch)
+        .encode(&batch)
+        .and_then(|()| shard.end_group())
         .and_then(|()| shard.finish(dir.path()))
         .unwrap_err();
     let msg = format!("{err:#}");
