@@ -216,7 +216,9 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         let bloom = &mut bloom;
         let enough = Enough::new(target, &start_tally);
         spawn(s, "pairpipe-ordered".into(), move || {
-            ordered(indices, first, done_rx, credit_tx, event_tx, bloom, enough)
+            ordered(
+                indices, first, in_flight, done_rx, credit_tx, event_tx, bloom, enough,
+            )
         })?;
         writer(event_rx, sink, start_tally, target, &bar, &checkpoint)
     })?;
@@ -352,7 +354,13 @@ struct Enough {
     target: Target,
     rows: u64,
     text_bytes: u64,
+    /// This process's own rows and text, for the rates of [`Enough::wanted`].
+    rows_here: u64,
+    text_here: u64,
 }
+
+/// Positions seen before [`Enough::wanted`] trusts its rates.
+const WANTED_AFTER: u64 = 64;
 
 impl Enough {
     fn new(target: Target, start: &Tally) -> Enough {
@@ -360,32 +368,63 @@ impl Enough {
             target,
             rows: start.written,
             text_bytes: start.text_bytes,
+            rows_here: 0,
+            text_here: 0,
         }
     }
 
     /// Counts a row passed on; true once the writer will reach the target with it.
     fn passed(&mut self, row: &Row) -> bool {
         self.rows += 1;
-        self.text_bytes += row.text_bytes();
+        self.rows_here += 1;
+        let bytes = row.text_bytes();
+        self.text_bytes += bytes;
+        self.text_here += bytes;
         match self.target {
             Target::Rows(n) => self.rows >= n,
             Target::TextBytes(n) => self.text_bytes >= n,
             Target::DiskBytes(_) => false,
         }
     }
+
+    /// How many more samples are likely needed to reach the target, after
+    /// `positions` samples (rows, duplicates and rejects) have passed: the
+    /// rows or text still missing at the rate they came so far, plus a
+    /// quarter and a few for a run of small rows. `None` when unknown
+    /// (a disk-byte target, or too few samples yet to judge).
+    fn wanted(&self, positions: u64) -> Option<u64> {
+        let (missing, per_positions) = match self.target {
+            Target::Rows(n) => (n.saturating_sub(self.rows), self.rows_here),
+            Target::TextBytes(n) => (n.saturating_sub(self.text_bytes), self.text_here),
+            Target::DiskBytes(_) => return None,
+        };
+        if positions < WANTED_AFTER || per_positions == 0 {
+            return None;
+        }
+        let estimate = (missing as u128 * positions as u128).div_ceil(per_positions as u128);
+        Some(u64::try_from(estimate + estimate / 4 + 16).unwrap_or(u64::MAX))
+    }
 }
 
 /// Put worker results back in index order, drop duplicates, and pass one
 /// event per index to the writer, until the rows passed reach the target.
+///
+/// A credit goes back to the source for each sample passed, keeping
+/// `in_flight` samples under way, except near the target: then only as many
+/// as [`Enough::wanted`] expects are still needed, so the workers do not
+/// compute samples past the end only to have them thrown away.
 fn ordered(
     part: Part,
     first: u64,
+    in_flight: usize,
     done_rx: Receiver<(u64, Outcome)>,
     credit_tx: Sender<()>,
     event_tx: Sender<Event>,
     bloom: &mut Bloom,
     mut enough: Enough,
 ) {
+    // Credits out: samples handed out and not yet passed on.
+    let mut outstanding = in_flight as u64;
     // Positions in the part's sequence of indices: position p is sample
     // index part.sample_index(p).
     let mut next = first;
@@ -420,7 +459,14 @@ fn ordered(
                 return;
             }
             next += 1;
-            let _ = credit_tx.send(());
+            outstanding -= 1;
+            let limit = enough
+                .wanted(next - first)
+                .map_or(in_flight as u64, |w| w.clamp(1, in_flight as u64));
+            while outstanding < limit {
+                let _ = credit_tx.send(());
+                outstanding += 1;
+            }
         }
     }
 }
@@ -669,7 +715,16 @@ mod tests {
             let unread = done_rx.clone();
             let mut bloom = Bloom::new(1000, 0.001);
             let enough = Enough::new(target, &Tally::default());
-            ordered(whole, 0, done_rx, credit_tx, event_tx, &mut bloom, enough);
+            ordered(
+                whole,
+                0,
+                outcomes.len(),
+                done_rx,
+                credit_tx,
+                event_tx,
+                &mut bloom,
+                enough,
+            );
             let passed: Vec<Event> = event_rx.iter().collect();
             let passed_rows = passed
                 .iter()
@@ -702,6 +757,90 @@ mod tests {
         };
         let mut enough = Enough::new(Target::Rows(10), &start);
         assert!(enough.passed(&row), "counts on from a resumed run's tally");
+    }
+
+    #[test]
+    fn samples_wanted_follow_the_rate_so_far() {
+        let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
+        let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
+        let row = (0..)
+            .find_map(|i| match process(&ctx, i, &mut Default::default()) {
+                Outcome::Row(r) => Some(r),
+                Outcome::Rejected(_) => None,
+            })
+            .unwrap();
+        let bytes = row.text_bytes();
+        // 100 rows passed out of 200 positions (half rejected or duplicates).
+        let mut by_text = Enough::new(Target::TextBytes(300 * bytes), &Tally::default());
+        let mut by_rows = Enough::new(Target::Rows(300), &Tally::default());
+        for _ in 0..100 {
+            by_text.passed(&row);
+            by_rows.passed(&row);
+        }
+        // 200 rows missing at 2 positions a row: 400, plus a quarter and 16.
+        assert_eq!(by_text.wanted(200), Some(400 + 100 + 16));
+        assert_eq!(by_rows.wanted(200), Some(400 + 100 + 16));
+        assert_eq!(by_rows.wanted(WANTED_AFTER - 1), None, "too early to judge");
+        let disk = Enough::new(Target::DiskBytes(1 << 30), &Tally::default());
+        assert_eq!(disk.wanted(1000), None);
+        // A resumed run: the missing rows count from the saved tally, the
+        // rate from this process's own rows.
+        let start = Tally {
+            written: 250,
+            ..Tally::default()
+        };
+        let mut resumed = Enough::new(Target::Rows(300), &start);
+        for _ in 0..WANTED_AFTER {
+            resumed.passed(&row);
+        }
+        assert_eq!(resumed.wanted(WANTED_AFTER), Some(0 + 16));
+    }
+
+    #[test]
+    fn ordered_stage_withholds_credits_near_the_target() {
+        let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
+        let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
+        let mut scratch = <[String; 2]>::default();
+        let n = 200u64;
+        let outcomes: Vec<(u64, Outcome)> = (0..n)
+            .map(|i| (i, process(&ctx, i, &mut scratch)))
+            .collect();
+        let rows = |o: &[(u64, Outcome)]| {
+            o.iter()
+                .filter(|(_, o)| matches!(o, Outcome::Row(_)))
+                .count()
+        };
+        let target = rows(&outcomes[..150]) as u64;
+        let (done_tx, done_rx) = bounded(outcomes.len());
+        let (credit_tx, credit_rx) = bounded(outcomes.len());
+        let (event_tx, event_rx) = bounded(outcomes.len());
+        for o in outcomes {
+            done_tx.send(o).unwrap();
+        }
+        drop(done_tx);
+        let mut bloom = Bloom::new(1000, 0.001);
+        let enough = Enough::new(Target::Rows(target), &Tally::default());
+        ordered(
+            Part { index: 0, count: 1 },
+            0,
+            n as usize,
+            done_rx,
+            credit_tx,
+            event_tx,
+            &mut bloom,
+            enough,
+        );
+        let passed: Vec<Event> = event_rx.iter().collect();
+        assert_eq!(
+            passed
+                .iter()
+                .filter(|e| matches!(e, Event::Row(..)))
+                .count() as u64,
+            target
+        );
+        // Up to WANTED_AFTER a credit per sample, keeping all n under way;
+        // then the ~100 samples still out are more than the ~90 wanted.
+        assert_eq!(credit_rx.len() as u64, WANTED_AFTER - 1);
     }
 
     #[cfg(target_os = "linux")]
