@@ -217,7 +217,13 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         let enough = Enough::new(target, &start_tally);
         spawn(s, "pairpipe-ordered".into(), move || {
             ordered(
-                indices, first, in_flight, done_rx, credit_tx, event_tx, bloom, enough,
+                indices,
+                first,
+                done_rx,
+                Credits::out(credit_tx, in_flight),
+                event_tx,
+                bloom,
+                enough,
             )
         })?;
         writer(event_rx, sink, start_tally, target, &bar, &checkpoint)
@@ -406,6 +412,36 @@ impl Enough {
     }
 }
 
+/// The source's credits, as the ordered stage returns them.
+struct Credits {
+    tx: Sender<()>,
+    in_flight: u64,
+    /// Samples handed out and not yet passed on.
+    outstanding: u64,
+}
+
+impl Credits {
+    /// All `in_flight` credits are out (the source was given them at the start).
+    fn out(tx: Sender<()>, in_flight: usize) -> Credits {
+        Credits {
+            tx,
+            in_flight: in_flight as u64,
+            outstanding: in_flight as u64,
+        }
+    }
+
+    /// A sample was passed on: return credits until `wanted` samples (all
+    /// `in_flight` if unknown, at least one) are under way.
+    fn passed(&mut self, wanted: Option<u64>) {
+        self.outstanding -= 1;
+        let limit = wanted.map_or(self.in_flight, |w| w.clamp(1, self.in_flight));
+        while self.outstanding < limit {
+            let _ = self.tx.send(());
+            self.outstanding += 1;
+        }
+    }
+}
+
 /// Put worker results back in index order, drop duplicates, and pass one
 /// event per index to the writer, until the rows passed reach the target.
 ///
@@ -416,15 +452,12 @@ impl Enough {
 fn ordered(
     part: Part,
     first: u64,
-    in_flight: usize,
     done_rx: Receiver<(u64, Outcome)>,
-    credit_tx: Sender<()>,
+    mut credits: Credits,
     event_tx: Sender<Event>,
     bloom: &mut Bloom,
     mut enough: Enough,
 ) {
-    // Credits out: samples handed out and not yet passed on.
-    let mut outstanding = in_flight as u64;
     // Positions in the part's sequence of indices: position p is sample
     // index part.sample_index(p).
     let mut next = first;
@@ -459,14 +492,7 @@ fn ordered(
                 return;
             }
             next += 1;
-            outstanding -= 1;
-            let limit = enough
-                .wanted(next - first)
-                .map_or(in_flight as u64, |w| w.clamp(1, in_flight as u64));
-            while outstanding < limit {
-                let _ = credit_tx.send(());
-                outstanding += 1;
-            }
+            credits.passed(enough.wanted(next - first));
         }
     }
 }
@@ -718,9 +744,8 @@ mod tests {
             ordered(
                 whole,
                 0,
-                outcomes.len(),
                 done_rx,
-                credit_tx,
+                Credits::out(credit_tx, outcomes.len()),
                 event_tx,
                 &mut bloom,
                 enough,
@@ -793,7 +818,11 @@ mod tests {
         for _ in 0..WANTED_AFTER {
             resumed.passed(&row);
         }
-        assert_eq!(resumed.wanted(WANTED_AFTER), Some(0 + 16));
+        assert_eq!(
+            resumed.wanted(WANTED_AFTER),
+            Some(16),
+            "none missing: only the margin"
+        );
     }
 
     #[test]
@@ -823,9 +852,8 @@ mod tests {
         ordered(
             Part { index: 0, count: 1 },
             0,
-            n as usize,
             done_rx,
-            credit_tx,
+            Credits::out(credit_tx, n as usize),
             event_tx,
             &mut bloom,
             enough,
