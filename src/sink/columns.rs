@@ -285,14 +285,17 @@ impl Columns {
             .map(|(spec, s)| (spec.name.as_str(), s.wants_dictionary()))
     }
 
-    /// The source and IR text columns: min/max statistics of whole kernels
-    /// help no reader and cost a full comparison of every value.
-    pub fn text_columns(&self) -> impl Iterator<Item = &str> {
+    /// The source and IR text columns, each with whether the run fills it
+    /// (python_source always, an IR column if `enabled`).
+    pub fn text_columns(&self, enabled: impl Fn(Ir) -> bool) -> impl Iterator<Item = (&str, bool)> {
         self.specs
             .iter()
             .zip(&self.sources)
-            .filter(|(_, s)| matches!(s, Source::Text(_)))
-            .map(|(spec, _)| spec.name.as_str())
+            .filter_map(move |(spec, s)| match s {
+                Source::Text(Text::Python) => Some((spec.name.as_str(), true)),
+                Source::Text(Text::Ir(ir)) => Some((spec.name.as_str(), enabled(*ir))),
+                _ => None,
+            })
     }
 
     /// Builds one record batch from buffered rows. IR columns whose target is

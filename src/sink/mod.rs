@@ -50,9 +50,9 @@ const MAX_ROW_GROUP_BYTES: u64 = 512 << 20;
 const ENCODE_BATCH_BYTES: u64 = 256 << 10;
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
-/// Guess of footer bytes per column chunk (chunk metadata, statistics, page
-/// indexes) until a closed shard gives the real figure.
-const FOOTER_BYTES_PER_CHUNK_GUESS: f64 = 150.0;
+/// Guess of footer bytes per column chunk (chunk metadata and statistics;
+/// ~85 in the main job's shards) until a closed shard gives the real figure.
+const FOOTER_BYTES_PER_CHUNK_GUESS: f64 = 90.0;
 
 #[derive(Debug, Clone)]
 pub struct SinkOptions {
@@ -182,7 +182,7 @@ impl Sink {
             .filter_map(|s| s.path.strip_prefix("data/"))
             .collect();
         let data_dir = prepare_data_dir(&opts.out_dir, &keep)?;
-        let props = writer_properties(columns, &opts.metadata)?;
+        let props = writer_properties(columns, &opts)?;
         let footer = FooterModel::new(columns, &props)?;
         let mut splits = SPLITS.map(|s| SplitWriter::new(s, footer.clone()));
         let mut finished = Vec::new();
@@ -360,13 +360,19 @@ fn row_bytes(row: &Row) -> u64 {
     row.text_bytes() + (row.id.len() + row.kernel_name.len() + row.category.len()) as u64 + lists
 }
 
-fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result<WriterProperties> {
-    let kv = metadata
+fn writer_properties(columns: &Columns, opts: &SinkOptions) -> Result<WriterProperties> {
+    let kv = opts
+        .metadata
         .iter()
         .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
         .collect();
+    // Only the text the run fills is compressed (below): the other columns
+    // are a few bytes a row (or dictionary indices, or random keys), and
+    // parquet creates a zstd compressor and decompressor for every
+    // compressed column of every row group, which costs more than those
+    // columns would save.
     let mut b = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
+        .set_compression(Compression::UNCOMPRESSED)
         // Version 2 data pages compress the values straight into the page;
         // version 1 first copies them behind the levels and then grows that
         // copy by a full `realloc`: two extra copies of every byte of text.
@@ -374,7 +380,11 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
         // (version 2's default would be delta encodings).
         .set_writer_version(WriterVersion::PARQUET_2_0)
         .set_encoding(Encoding::PLAIN)
-        .set_statistics_enabled(EnabledStatistics::Page)
+        // Min/max statistics per column chunk, and no page index: a small
+        // column's chunk is a single page, so the index would only repeat
+        // them, and the writer holds every index of a shard until its footer.
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
         // Row groups are cut by the sink (by text bytes), never by the writer.
         .set_max_row_group_row_count(None)
         .set_max_row_group_bytes(None)
@@ -384,16 +394,15 @@ fn writer_properties(columns: &Columns, metadata: &[(String, String)]) -> Result
             b = b.set_column_dictionary_enabled(ColumnPath::from(name), false);
         }
     }
-    // Only the text is worth compressing: the other columns are a few bytes
-    // a row (or dictionary indices, or random keys), and parquet creates a
-    // zstd context for every page it compresses, which costs more than those
-    // pages save.
-    let text: Vec<&str> = columns.text_columns().collect();
-    for (name, _) in columns.dictionary_flags() {
-        if text.contains(&name) {
-            b = b.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
-        } else {
-            b = b.set_column_compression(ColumnPath::from(name), Compression::UNCOMPRESSED);
+    // No min/max statistics on text: whole kernels compared help no reader
+    // and cost a full comparison of every value.
+    for (name, filled) in columns.text_columns(|ir| ir.enabled(opts.cpu, opts.cuda, opts.modules)) {
+        b = b.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
+        if filled {
+            b = b.set_column_compression(
+                ColumnPath::from(name),
+                Compression::ZSTD(ZstdLevel::try_new(1)?),
+            );
         }
     }
     Ok(b.build())

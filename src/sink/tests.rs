@@ -205,6 +205,29 @@ fn rows_round_trip_with_sizes_and_nulls() {
             chars.statistics().is_some(),
             "statistics on the size columns"
         );
+        // Only text the run fills is compressed: not the all-null IR columns
+        // of a target that is off (cpu here), nor the string lists.
+        assert!(matches!(
+            column("cuda_backward").compression(),
+            Compression::ZSTD(_)
+        ));
+        for name in [
+            "cpu_forward",
+            "cpu_module",
+            "builtins.list.item",
+            "dtypes.list.item",
+        ] {
+            assert_eq!(
+                column(name).compression(),
+                Compression::UNCOMPRESSED,
+                "{name}"
+            );
+        }
+        // Statistics per chunk, no page index: every small column's chunk is
+        // a single page, so the index would repeat them.
+        for c in rg.columns() {
+            assert!(c.offset_index_offset().is_none() && c.column_index_offset().is_none());
+        }
     }
     let names = files_in(&dir.path().join("data"));
     assert_eq!(
