@@ -207,6 +207,26 @@ fn unwritable_output_is_a_user_error() {
 }
 
 #[test]
+fn set_up_failure_after_the_workers_start_is_reported() {
+    // The output folder is fine but its `data` is a file: the sink fails to
+    // set up after the source and workers have started, and the run must
+    // stop with that error (not hang on its threads), leaving no shard.
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::write(out_dir.join("data"), "").unwrap();
+    let path = write_config(dir.path(), &config_text(&out_dir));
+    let out = pairpipe(&["run", path.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        err.contains("cannot create output directory") && err.contains("data"),
+        "{err}"
+    );
+    assert!(!out_dir.join("manifest.json").exists());
+}
+
+#[test]
 fn run_writes_exactly_count_rows_and_a_summary() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");

@@ -148,22 +148,44 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         true => None,
         false => Checkpoint::load(&out_dir)?,
     };
-    let (sink, start_tally) = match &resume {
-        Some(cp) => {
-            cp.check_resumable(&out_dir, &content_toml, part)?;
-            cp.verify_shards(&out_dir)?;
-            (Sink::resume(sink_options, cp.sink.clone())?, cp.tally())
-        }
-        None => {
-            // A finished run's manifest would describe shards about to go.
-            remove_if_present(&out_dir.join("manifest.json"))?;
-            let sink = Sink::create(sink_options)?;
-            let tally = Tally::default();
-            Checkpoint::new(&content_toml, part, &tally, sink.state()).save(&out_dir)?;
-            (sink, tally)
-        }
-    };
+    if let Some(cp) = &resume {
+        cp.check_resumable(&out_dir, &content_toml, part)?;
+    }
+    let start_tally = resume
+        .as_ref()
+        .map_or_else(Tally::default, Checkpoint::tally);
     let resumed_at = resume.as_ref().map(|cp| cp.position);
+    // A part sees about 1/N of the run's samples: a filter sized for that
+    // keeps the configured false-positive rate in 1/N of the memory.
+    let expected_items = match part {
+        Some(p) => config.dedup.expected_items.div_ceil(p.count),
+        None => config.dedup.expected_items,
+    };
+    // The sink, its checkpoint and the Bloom filter are set up once the
+    // source and the workers have started (below): clearing a previous
+    // run's shards and zeroing the filter take tens of milliseconds on one
+    // core, which the workers spend on the first samples instead.
+    let set_up = || -> anyhow::Result<(Sink, Bloom)> {
+        let sink = match &resume {
+            Some(cp) => {
+                cp.verify_shards(&out_dir)?;
+                Sink::resume(sink_options, cp.sink.clone())?
+            }
+            None => {
+                // A finished run's manifest would describe shards about to go.
+                remove_if_present(&out_dir.join("manifest.json"))?;
+                let sink = Sink::create(sink_options)?;
+                Checkpoint::new(&content_toml, part, &Tally::default(), sink.state())
+                    .save(&out_dir)?;
+                sink
+            }
+        };
+        let mut bloom = Bloom::new(expected_items, config.dedup.false_positive_rate);
+        if let Some(cp) = &resume {
+            cp.rebuild_bloom(&out_dir, &mut bloom)?;
+        }
+        Ok((sink, bloom))
+    };
 
     let workers = config.worker_count();
     let ctx = WorkerContext::new(config);
@@ -176,16 +198,6 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     for _ in 0..in_flight {
         credit_tx.send(()).expect("receiver alive");
     }
-    // A part sees about 1/N of the run's samples: a filter sized for that
-    // keeps the configured false-positive rate in 1/N of the memory.
-    let expected_items = match part {
-        Some(p) => config.dedup.expected_items.div_ceil(p.count),
-        None => config.dedup.expected_items,
-    };
-    let mut bloom = Bloom::new(expected_items, config.dedup.false_positive_rate);
-    if let Some(cp) = &resume {
-        cp.rebuild_bloom(&out_dir, &mut bloom)?;
-    }
     let indices = part.unwrap_or(whole);
     let first = start_tally.generated;
     let start_written = start_tally.written;
@@ -193,6 +205,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         Checkpoint::new(&content_toml, part, tally, sink.state()).save(&out_dir)
     };
 
+    let mut filter = None;
     let (tally, shards) = std::thread::scope(|s| -> anyhow::Result<_> {
         spawn(s, "pairpipe-source".into(), move || {
             source(indices, first, index_tx, credit_rx)
@@ -213,7 +226,10 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
             })?;
         }
         drop((index_rx, done_tx));
-        let bloom = &mut bloom;
+        // On an error the channels close as this returns, and the source
+        // and workers stop.
+        let (sink, bloom) = set_up()?;
+        let bloom = filter.insert(bloom);
         let enough = Enough::new(target, &start_tally);
         spawn(s, "pairpipe-ordered".into(), move || {
             ordered(
@@ -230,6 +246,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
+    let bloom = filter.expect("set up before the writer ran");
 
     let bloom = json!({
         "bits": bloom.bits(),
