@@ -12,7 +12,28 @@ use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use std::cell::RefCell;
+use std::fmt::Write;
 use std::rc::Rc;
+
+/// `forward!(adj, "…", args…)`: one forward (and replay) line, written by
+/// `write!` into the reused line buffer. `format!` would allocate a string
+/// per line and grow it while writing: most of its cost on these short lines.
+macro_rules! forward {
+    ($adj:expr, $($fmt:tt)+) => {{
+        let mut line = $adj.new_line();
+        let _ = write!(line, $($fmt)+);
+        $adj.push_forward_line(line);
+    }};
+}
+
+/// `reverse!(adj, "…", args…)`: one reverse-pass line, as [`forward!`].
+macro_rules! reverse {
+    ($adj:expr, $($fmt:tt)+) => {{
+        let mut line = $adj.new_line();
+        let _ = write!(line, $($fmt)+);
+        $adj.push_reverse_line(line);
+    }};
+}
 
 #[path = "tile.rs"]
 mod tile;
@@ -176,9 +197,11 @@ impl<'a> Adjoint<'a> {
             return_var: None,
             called: Vec::new(),
             fun_lineno: def.first_line,
-            vars: Vec::new(),
+            // Room for a large kernel's variables: growing these by doubling
+            // copied them ~8 times each.
+            vars: Vec::with_capacity(256),
             args: Vec::new(),
-            locals: Vec::new(),
+            locals: Vec::with_capacity(256),
             symbols: Vec::new(),
             blocks: vec![Block::default()],
             loop_blocks: Vec::new(),
@@ -328,7 +351,7 @@ impl<'a> Adjoint<'a> {
         self.line_buf = line;
     }
 
-    fn add_forward(&mut self, statement: String, replay: Option<String>, skip_replay: bool) {
+    fn add_forward(&mut self, statement: &str, replay: Option<&str>, skip_replay: bool) {
         let Adjoint {
             blocks,
             indentation,
@@ -337,19 +360,19 @@ impl<'a> Adjoint<'a> {
         let block = blocks
             .last_mut()
             .expect("the function block is never popped");
-        block.forward.push_parts(&[indentation, &statement]);
+        block.forward.push_parts(&[indentation, statement]);
         if !skip_replay {
             block
                 .replay
-                .push_parts(&[indentation, replay.as_deref().unwrap_or(&statement)]);
+                .push_parts(&[indentation, replay.unwrap_or(statement)]);
         }
     }
 
-    fn add_forward_plain(&mut self, statement: String) {
+    fn add_forward_plain(&mut self, statement: &str) {
         self.add_forward(statement, None, false);
     }
 
-    fn add_reverse(&mut self, statement: String) {
+    fn add_reverse(&mut self, statement: &str) {
         let Adjoint {
             blocks,
             indentation,
@@ -358,7 +381,7 @@ impl<'a> Adjoint<'a> {
         let block = blocks
             .last_mut()
             .expect("the function block is never popped");
-        block.reverse.push_parts(&[indentation, &statement]);
+        block.reverse.push_parts(&[indentation, statement]);
     }
 
     fn begin_block(&mut self, name: &str) -> String {
@@ -485,8 +508,7 @@ impl<'a> Adjoint<'a> {
                     let arg = *arg;
                     self.vars[arg.0].ty = Type::Scalar(*wide);
                     self.vars[arg.0].constant = None;
-                    let s = format!("{} = {lit};", self.emit(arg));
-                    self.add_forward_plain(s);
+                    forward!(self, "{} = {lit};", self.emit(arg));
                     return Ok(Some(arg));
                 }
             }
@@ -582,7 +604,7 @@ impl<'a> Adjoint<'a> {
         if self.return_var.as_ref().is_some_and(|r| r.len() == 1)
             && !matches!(def.body.last().map(|s| &s.kind), Some(StmtKind::Return(_)))
         {
-            self.add_forward("return {};".into(), None, true);
+            self.add_forward("return {};", None, true);
         }
         if let (Some(annotation), true) = (&def.returns, self.is_function) {
             let declared = self.scope.annotation_type(annotation)?;
@@ -635,7 +657,7 @@ impl<'a> Adjoint<'a> {
                 } else {
                     "start"
                 };
-                self.add_forward_plain(format!("goto {which}_{label};"));
+                forward!(self, "goto {which}_{label};");
                 Ok(())
             }
             StmtKind::Assert(..) => {
@@ -890,19 +912,17 @@ impl<'a> Adjoint<'a> {
 
     fn begin_if(&mut self, cond: VarId, negate: &str) -> LResult<()> {
         let c = self.load(cond)?;
-        let s = format!("if ({negate}{}) {{", self.emit(c));
-        self.add_forward_plain(s);
-        self.add_reverse("}".into());
+        forward!(self, "if ({negate}{}) {{", self.emit(c));
+        self.add_reverse("}");
         self.indent();
         Ok(())
     }
 
     fn end_if(&mut self, cond: VarId, negate: &str) -> LResult<()> {
         self.dedent();
-        self.add_forward_plain("}".into());
+        self.add_forward_plain("}");
         let c = self.load(cond)?;
-        let s = format!("if ({negate}{}) {{", self.emit(c));
-        self.add_reverse(s);
+        reverse!(self, "if ({negate}{}) {{", self.emit(c));
         Ok(())
     }
 
@@ -1060,26 +1080,24 @@ impl<'a> Adjoint<'a> {
         counted: Option<(i128, i128, i128)>,
     ) -> LResult<(String, VarId)> {
         if let Some((start, _, _)) = counted {
-            let s = format!("{} = {start};", self.emit(iter));
-            self.add_forward_plain(s);
+            forward!(self, "{} = {start};", self.emit(iter));
         }
         let label = self.begin_block("for");
         self.loop_blocks.push(label.clone());
-        self.add_forward_plain(format!("start_{label}:;"));
+        forward!(self, "start_{label}:;");
         self.indent();
         let it = self.emit(iter).to_string();
         let value = match counted {
             None => {
-                self.add_forward_plain(format!("if (iter_cmp({it}) == 0) goto end_{label};"));
+                forward!(self, "if (iter_cmp({it}) == 0) goto end_{label};");
                 self.add_value_call("iter_next", &[iter])?
             }
             Some((_, stop, step)) => {
                 let cmp = if step > 0 { ">=" } else { "<=" };
-                self.add_forward_plain(format!("if ({it} {cmp} {stop}) goto end_{label};"));
+                forward!(self, "if ({it} {cmp} {stop}) goto end_{label};");
                 let v = self.add_var(Type::I32, None);
-                let s = format!("{} = {it};", self.emit(v));
-                self.add_forward_plain(s);
-                self.add_forward_plain(format!("{it} += {step};"));
+                forward!(self, "{} = {it};", self.emit(v));
+                forward!(self, "{it} += {step};");
                 v
             }
         };
@@ -1099,43 +1117,48 @@ impl<'a> Adjoint<'a> {
         self.loop_blocks.pop();
         self.block().forward.extend_from(&cond.forward);
         self.block().forward.extend_from(&body.forward);
-        self.add_forward(format!("goto start_{label};"), None, true);
+        let mut line = self.new_line();
+        let _ = write!(line, "goto start_{label};");
+        self.block().forward.push(&line);
         self.dedent();
-        self.add_forward(format!("end_{label}:;"), None, true);
+        line.clear();
+        let _ = write!(line, "{}end_{label}:;", self.indentation);
+        self.block().forward.push(&line);
+        self.line_buf = line;
 
         let ind = self.indentation.clone();
         let it = self.emit(iter).to_string();
         let mut reverse = Lines::default();
         match counted {
             None => {
-                reverse.push(&format!("{ind}{it} = wp::iter_reverse({it});"));
+                reverse.push_fmt(format_args!("{ind}{it} = wp::iter_reverse({it});"));
                 reverse.extend_from(&cond.forward);
             }
             Some((start, stop, step)) => {
                 let n = range_len(start, stop, step).unwrap_or(0);
                 let last = start.wrapping_add((n - 1).wrapping_mul(step));
                 let rc = if step > 0 { "<" } else { ">" };
-                reverse.push(&format!("{ind}{it} = {last};"));
-                reverse.push(&format!("{ind}start_{label}:;"));
-                reverse.push(&format!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
-                reverse.push(&format!("{ind}\t{} = {it};", self.emit(value)));
-                reverse.push(&format!("{ind}\t{it} -= {step};"));
+                reverse.push_fmt(format_args!("{ind}{it} = {last};"));
+                reverse.push_fmt(format_args!("{ind}start_{label}:;"));
+                reverse.push_fmt(format_args!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
+                reverse.push_fmt(format_args!("{ind}\t{} = {it};", self.emit(value)));
+                reverse.push_fmt(format_args!("{ind}\t{it} -= {step};"));
             }
         }
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 // A view's adjoint aliases storage another tile owns: left alone.
                 if !t.view {
-                    reverse.push(&format!("{ind}\t{}.grad_zero();", self.emit_adj(v)));
+                    reverse.push_fmt(format_args!("{ind}\t{}.grad_zero();", self.var(v).adj()));
                 }
             } else {
-                reverse.push(&format!("{ind}\t{} = {{}};", self.emit_adj(v)));
+                reverse.push_fmt(format_args!("{ind}\t{} = {{}};", self.var(v).adj()));
             }
         }
         reverse.extend_from(&body.replay);
         reverse.extend_reversed_from(&body.reverse);
-        reverse.push(&format!("{ind}\tgoto start_{label};"));
-        reverse.push(&format!("{ind}end_{label}:;"));
+        reverse.push_fmt(format_args!("{ind}\tgoto start_{label};"));
+        reverse.push_fmt(format_args!("{ind}end_{label}:;"));
         let parent = self.block();
         parent.reverse.extend_reversed_from(&reverse);
         parent.vars.extend(cond.vars);
@@ -1146,11 +1169,14 @@ impl<'a> Adjoint<'a> {
         self.promote_mutated_iter_constants(body)?;
         let label = self.begin_block("while");
         self.loop_blocks.push(label.clone());
-        self.block().forward.push(&format!("start_{label}:;"));
+        self.block().forward.push_fmt(format_args!("start_{label}:;"));
         let c = self.expr(test)?;
         let c = self.load(c)?;
-        let check = format!("if (({}) == false) goto end_{label};", self.emit(c));
+        let mut check = std::mem::take(&mut self.line_buf);
+        check.clear();
+        let _ = write!(check, "if (({}) == false) goto end_{label};", self.emit(c));
         self.block().forward.push(&check);
+        self.line_buf = check;
         self.begin_block("block");
         self.indent();
 
@@ -1168,22 +1194,22 @@ impl<'a> Adjoint<'a> {
         let parent = self.block();
         parent.forward.extend_from(&cond.forward);
         parent.forward.extend_from(&body.forward);
-        parent.forward.push(&format!("goto start_{label};"));
-        parent.forward.push(&format!("end_{label}:;"));
+        parent.forward.push_fmt(format_args!("goto start_{label};"));
+        parent.forward.push_fmt(format_args!("end_{label}:;"));
         let mut reverse = cond.forward.clone();
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
-                    reverse.push(&format!("{}.grad_zero();", self.emit_adj(v)));
+                    reverse.push_fmt(format_args!("{}.grad_zero();", self.var(v).adj()));
                 }
             } else {
-                reverse.push(&format!("{} = {{}};", self.emit_adj(v)));
+                reverse.push_fmt(format_args!("{} = {{}};", self.var(v).adj()));
             }
         }
         reverse.extend_from(&body.replay);
         reverse.extend_reversed_from(&body.reverse);
-        reverse.push(&format!("goto start_{label};"));
-        reverse.push(&format!("end_{label}:;"));
+        reverse.push_fmt(format_args!("goto start_{label};"));
+        reverse.push_fmt(format_args!("end_{label}:;"));
         self.block().reverse.extend_reversed_from(&reverse);
         Ok(())
     }
@@ -1238,8 +1264,8 @@ impl<'a> Adjoint<'a> {
     fn return_stmt(&mut self, value: Option<&Expr>) -> LResult<()> {
         let label = self.label_count;
         let Some(value) = value else {
-            self.add_forward("return;".into(), Some(format!("goto label{label};")), false);
-            self.add_reverse(format!("label{label}:;"));
+            self.add_forward("return;", Some(&format!("goto label{label};")), false);
+            reverse!(self, "label{label}:;");
             self.label_count += 1;
             return Ok(());
         };
@@ -1265,10 +1291,9 @@ impl<'a> Adjoint<'a> {
         self.return_var = Some(vec![v]);
         let label = self.label_count;
         let s = format!("return {};", self.emit(v));
-        self.add_forward(s, Some(format!("goto label{label};")), false);
-        let s = format!("{} += adj_ret;", self.emit_adj(v));
-        self.add_reverse(s);
-        self.add_reverse(format!("label{label}:;"));
+        self.add_forward(&s, Some(&format!("goto label{label};")), false);
+        reverse!(self, "{} += adj_ret;", self.var(v).adj());
+        reverse!(self, "label{label}:;");
         self.label_count += 1;
         Ok(())
     }
@@ -1350,14 +1375,14 @@ impl<'a> Adjoint<'a> {
             Some(o) => format!("{} = {call};", self.emit(o)),
             None => format!("{call};"),
         };
-        self.add_forward_plain(forward);
+        self.add_forward_plain(&forward);
         if !args.is_empty() {
             let mut parts = fwd_s;
             parts.extend(args.iter().map(|a| self.emit_adj(*a)));
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
-            self.add_reverse(format!("adj_{native}({});", parts.join(", ")));
+            reverse!(self, "adj_{native}({});", parts.join(", "));
         }
         Ok(output)
     }
@@ -1581,12 +1606,10 @@ impl<'a> Adjoint<'a> {
         }
         let output = self.add_var(Type::BOOL, None);
         let l = self.load(l)?;
-        let mut s = format!(
-            "{} = {}{} ",
-            self.emit(output),
-            "(".repeat(rights.len()),
-            self.emit(l)
-        );
+        let mut s = self.new_line();
+        s.extend([self.emit(output), " = "]);
+        s.extend(std::iter::repeat_n("(", rights.len()));
+        s.extend([self.emit(l), " "]);
         let mut prev: Option<VarId> = None;
         for (op, comp) in rights {
             if let Some(p) = prev {
@@ -1599,16 +1622,17 @@ impl<'a> Adjoint<'a> {
                 }
                 let p = self.load(p)?;
                 let c = self.load(comp)?;
-                s.push_str(&format!("&& ({} {op} {})) ", self.emit(p), self.emit(c)));
+                s.extend(["&& (", self.emit(p), " ", op, " ", self.emit(c), ")) "]);
                 prev = Some(c);
             } else {
                 let c = self.load(comp)?;
-                s.push_str(&format!("{op} {}) ", self.emit(c)));
+                s.extend([op, " ", self.emit(c), ") "]);
                 prev = Some(c);
             }
         }
-        let s = format!("{};", s.trim_end());
-        self.add_forward_plain(s);
+        s.truncate(s.trim_end().len());
+        s.push(';');
+        self.push_forward_line(s);
         Ok(output)
     }
 
@@ -1616,29 +1640,28 @@ impl<'a> Adjoint<'a> {
         let output = self.add_var(Type::BOOL, None);
         let first = self.expr(&values[0])?;
         let first = self.load(first)?;
-        let s = format!("{} = {};", self.emit(output), self.emit(first));
-        self.add_forward_plain(s);
+        forward!(self, "{} = {};", self.emit(output), self.emit(first));
         let guard = format!(
             "if ({}{}) {{",
             if is_and { "" } else { "!" },
             self.emit(output)
         );
         for e in &values[1..] {
-            self.add_forward_plain(guard.clone());
-            self.add_reverse("}".into());
+            self.add_forward_plain(&guard);
+            self.add_reverse("}");
             self.indent();
             let v = self.expr(e)?;
             let v = self.load(v)?;
-            let o = self.emit(output);
-            let s = format!(
+            forward!(
+                self,
                 "{o} = {o} {} {};",
                 if is_and { "&&" } else { "||" },
-                self.emit(v)
+                self.emit(v),
+                o = self.emit(output)
             );
-            self.add_forward_plain(s);
             self.dedent();
-            self.add_forward_plain("}".into());
-            self.add_reverse(guard.clone());
+            self.add_forward_plain("}");
+            self.add_reverse(&guard);
         }
         Ok(output)
     }
@@ -1728,7 +1751,7 @@ impl<'a> Adjoint<'a> {
         self.builtins_used.insert("tid".into());
         let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
         let names: Vec<String> = outs.iter().map(|o| self.emit(*o).to_string()).collect();
-        self.add_forward_plain(format!("builtin_tid{n}d({});", names.join(", ")));
+        forward!(self, "builtin_tid{n}d({});", names.join(", "));
         Ok(outs)
     }
 
@@ -1845,8 +1868,7 @@ impl<'a> Adjoint<'a> {
             )
         };
         let out = self.add_var(ret, None);
-        let s = format!("{} = wp::{native}();", self.emit(out));
-        self.add_forward_plain(s);
+        forward!(self, "{} = wp::{native}();", self.emit(out));
         Ok(out)
     }
 

@@ -33,6 +33,14 @@ impl Lines {
         self.end_line();
     }
 
+    /// Pushes one line written by `format_args!`, straight into the buffer
+    /// (no `String` of its own, which `format!` would also grow as it writes).
+    pub fn push_fmt(&mut self, line: std::fmt::Arguments<'_>) {
+        use std::fmt::Write;
+        let _ = self.text.write_fmt(line);
+        self.end_line();
+    }
+
     fn end_line(&mut self) {
         // Kernels are a few KB; a 4 GiB body would fail far earlier.
         self.ends

@@ -839,20 +839,26 @@ fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let indent = "        ";
-    let mut fwd_args = vec![format!("wp::launch_bounds_t<{}> dim", k.adj.kernel_dim)];
-    for &a in &k.adj.args {
-        let v = k.adj.var(a);
-        fwd_args.push(format!("{} var_{}", v.ty.ctype(false), v.label()));
-    }
-    let open = |name: &str, args: &[String], room: usize| {
-        let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + 64 * args.len() + room);
+    const SEP: &str = ",\n    ";
+    // The parameter lists written in place: `format!` per parameter and a
+    // `join` cost more than the text (kernels take up to 16 parameters).
+    let params = |out: &mut String, prefix: &str| {
+        for &a in &k.adj.args {
+            let v = k.adj.var(a);
+            out.push_str(SEP);
+            v.ty.push_ctype(out, false);
+            out.extend([" ", prefix, v.label()]);
+        }
+    };
+    let mut fwd_args = String::with_capacity(48 * (k.adj.args.len() + 1));
+    fwd_args.extend(["wp::launch_bounds_t<", itoa::Buffer::new().format(k.adj.kernel_dim), "> dim"]);
+    params(&mut fwd_args, "var_");
+    let open = |name: &str, args: &str, room: usize| {
+        let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + args.len() + room);
         fill_template(
             &mut s,
             CUDA_KERNEL_OPEN,
-            &[
-                ("@NAME@", &[&k.mangled, name]),
-                ("@ARGS@", &[&args.join(",\n    ")]),
-            ],
+            &[("@NAME@", &[&k.mangled, name]), ("@ARGS@", &[args])],
         );
         s
     };
@@ -864,11 +870,8 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
     forward.push_str(CUDA_KERNEL_CLOSE);
     let backward = k.enable_backward.then(|| {
-        let mut args = fwd_args.clone();
-        for &a in &k.adj.args {
-            let v = k.adj.var(a);
-            args.push(format!("{} adj_{}", v.ty.ctype(false), v.label()));
-        }
+        let mut args = fwd_args;
+        params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
         push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent);
         b.push_str(CUDA_KERNEL_CLOSE);

@@ -18,6 +18,7 @@
 //! - reading an element (`t[0]`, `t[i, j]`) makes the tile's type shared
 //!   memory, after the fact: its declaration changes wherever it was made.
 
+use std::fmt::Write;
 use super::*;
 use crate::lower::types::Tile;
 
@@ -184,7 +185,7 @@ impl<'a> Adjoint<'a> {
         }
         let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
         let s = format!("{} = wp::tuple({});", self.emit(out), names.join(", "));
-        self.add_forward_plain(s);
+        self.add_forward_plain(&s);
         self.tuples.push((out, loaded));
         Ok(out)
     }
@@ -243,9 +244,9 @@ impl<'a> Adjoint<'a> {
         };
         if skip_replay {
             let replay = format!("// {forward}");
-            self.add_forward(forward, Some(replay), false);
+            self.add_forward(&forward, Some(&replay), false);
         } else {
-            self.add_forward_plain(forward);
+            self.add_forward_plain(&forward);
         }
         if differentiable && !fwd.is_empty() {
             let mut parts = fwd;
@@ -253,7 +254,7 @@ impl<'a> Adjoint<'a> {
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
-            self.add_reverse(format!("wp::adj_{native}({});", parts.join(", ")));
+            reverse!(self, "wp::adj_{native}({});", parts.join(", "));
         }
         Ok(output)
     }
