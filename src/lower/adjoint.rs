@@ -88,6 +88,28 @@ struct Block {
     reverse: Lines,
 }
 
+impl Block {
+    /// A function's top block, with room for the passes of a body of
+    /// `lines` Python lines (~400 bytes of C++ and 8 lines each per pass):
+    /// grown by doubling, these buffers were copied ~20 times a kernel.
+    fn for_lines(lines: usize) -> Block {
+        let pass = || Lines::with_capacity(400 * lines, 8 * lines);
+        Block {
+            vars: Vec::new(),
+            forward: pass(),
+            replay: pass(),
+            reverse: pass(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.vars.clear();
+        self.forward.clear();
+        self.replay.clear();
+        self.reverse.clear();
+    }
+}
+
 /// Spaces to pad the echoed Python line of a `// ... <L n>` comment to 80 columns.
 const PAD: &str =
     "                                                                                ";
@@ -179,6 +201,9 @@ pub struct Adjoint<'a> {
     tuples: Vec<(VarId, Vec<VarId>)>,
     /// Reused for building one line at a time (see [`Adjoint::new_line`]).
     line_buf: String,
+    /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
+    /// every loop opens two, and growing fresh ones was most of their cost.
+    spare_blocks: Vec<Block>,
     /// A call's loaded arguments, kept between calls for its capacity.
     args_buf: Vec<VarId>,
 }
@@ -203,7 +228,7 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::with_capacity(256),
             symbols: Vec::new(),
-            blocks: vec![Block::default()],
+            blocks: vec![Block::for_lines(def.end_line.saturating_sub(def.first_line))],
             loop_blocks: Vec::new(),
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
@@ -218,6 +243,7 @@ impl<'a> Adjoint<'a> {
             builtins_used: BTreeSet::new(),
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
+            spare_blocks: Vec::new(),
             args_buf: Vec::new(),
         };
         if def.has_complex_args {
@@ -387,8 +413,17 @@ impl<'a> Adjoint<'a> {
     fn begin_block(&mut self, name: &str) -> String {
         let label = format!("{name}_{}", self.label_count);
         self.label_count += 1;
-        self.blocks.push(Block::default());
+        let block = self.spare_blocks.pop().unwrap_or_default();
+        self.blocks.push(block);
         label
+    }
+
+    /// Keeps finished blocks' buffers for the next [`Adjoint::begin_block`].
+    fn recycle<const N: usize>(&mut self, blocks: [Block; N]) {
+        for mut b in blocks {
+            b.clear();
+            self.spare_blocks.push(b);
+        }
     }
 
     fn end_block(&mut self) -> Block {
@@ -1128,7 +1163,8 @@ impl<'a> Adjoint<'a> {
 
         let ind = self.indentation.clone();
         let it = self.emit(iter).to_string();
-        let mut reverse = Lines::default();
+        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let reverse = &mut scratch.reverse;
         match counted {
             None => {
                 reverse.push_fmt(format_args!("{ind}{it} = wp::iter_reverse({it});"));
@@ -1160,9 +1196,10 @@ impl<'a> Adjoint<'a> {
         reverse.push_fmt(format_args!("{ind}\tgoto start_{label};"));
         reverse.push_fmt(format_args!("{ind}end_{label}:;"));
         let parent = self.block();
-        parent.reverse.extend_reversed_from(&reverse);
-        parent.vars.extend(cond.vars);
-        parent.vars.extend(body.vars);
+        parent.reverse.extend_reversed_from(reverse);
+        parent.vars.extend_from_slice(&cond.vars);
+        parent.vars.extend_from_slice(&body.vars);
+        self.recycle([body, cond, scratch]);
     }
 
     fn while_stmt(&mut self, test: &Expr, body: &[Stmt]) -> LResult<()> {
@@ -1196,7 +1233,9 @@ impl<'a> Adjoint<'a> {
         parent.forward.extend_from(&body.forward);
         parent.forward.push_fmt(format_args!("goto start_{label};"));
         parent.forward.push_fmt(format_args!("end_{label}:;"));
-        let mut reverse = cond.forward.clone();
+        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let reverse = &mut scratch.reverse;
+        reverse.extend_from(&cond.forward);
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
@@ -1210,7 +1249,8 @@ impl<'a> Adjoint<'a> {
         reverse.extend_reversed_from(&body.reverse);
         reverse.push_fmt(format_args!("goto start_{label};"));
         reverse.push_fmt(format_args!("end_{label}:;"));
-        self.block().reverse.extend_reversed_from(&reverse);
+        self.block().reverse.extend_reversed_from(reverse);
+        self.recycle([body, cond, scratch]);
         Ok(())
     }
 

@@ -23,6 +23,19 @@ impl Lines {
         self.text.len()
     }
 
+    pub fn with_capacity(bytes: usize, lines: usize) -> Lines {
+        Lines {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(lines),
+        }
+    }
+
+    /// Empties the lines, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
     pub fn push(&mut self, line: &str) {
         self.push_parts(&[line]);
     }
