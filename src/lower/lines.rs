@@ -120,4 +120,17 @@ mod tests {
         assert_eq!(a.text_len(), a.iter().map(str::len).sum::<usize>());
         assert_eq!(Lines::default().len(), 0);
     }
+
+    #[test]
+    fn formatted_lines_and_reuse_after_clear() {
+        let mut a = Lines::with_capacity(64, 4);
+        a.push("a;");
+        a.push_fmt(format_args!("var_{} = {}{};", 3, "x", 1.5));
+        assert_eq!(a.iter().collect::<Vec<_>>(), ["a;", "var_3 = x1.5;"]);
+        a.clear();
+        assert_eq!((a.len(), a.text_len()), (0, 0));
+        a.push_fmt(format_args!("{}", "b;"));
+        a.push("");
+        assert_eq!(a.iter().collect::<Vec<_>>(), ["b;", ""]);
+    }
 }
