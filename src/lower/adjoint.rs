@@ -228,7 +228,9 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::with_capacity(256),
             symbols: Vec::new(),
-            blocks: vec![Block::for_lines(def.end_line.saturating_sub(def.first_line))],
+            blocks: vec![Block::for_lines(
+                def.end_line.saturating_sub(def.first_line),
+            )],
             loop_blocks: Vec::new(),
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
@@ -1176,7 +1178,9 @@ impl<'a> Adjoint<'a> {
                 let rc = if step > 0 { "<" } else { ">" };
                 reverse.push_fmt(format_args!("{ind}{it} = {last};"));
                 reverse.push_fmt(format_args!("{ind}start_{label}:;"));
-                reverse.push_fmt(format_args!("{ind}\tif ({it} {rc} {start}) goto end_{label};"));
+                reverse.push_fmt(format_args!(
+                    "{ind}\tif ({it} {rc} {start}) goto end_{label};"
+                ));
                 reverse.push_fmt(format_args!("{ind}\t{} = {it};", self.emit(value)));
                 reverse.push_fmt(format_args!("{ind}\t{it} -= {step};"));
             }
@@ -1206,7 +1210,9 @@ impl<'a> Adjoint<'a> {
         self.promote_mutated_iter_constants(body)?;
         let label = self.begin_block("while");
         self.loop_blocks.push(label.clone());
-        self.block().forward.push_fmt(format_args!("start_{label}:;"));
+        self.block()
+            .forward
+            .push_fmt(format_args!("start_{label}:;"));
         let c = self.expr(test)?;
         let c = self.load(c)?;
         let mut check = std::mem::take(&mut self.line_buf);

@@ -851,7 +851,11 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         }
     };
     let mut fwd_args = String::with_capacity(48 * (k.adj.args.len() + 1));
-    fwd_args.extend(["wp::launch_bounds_t<", itoa::Buffer::new().format(k.adj.kernel_dim), "> dim"]);
+    fwd_args.extend([
+        "wp::launch_bounds_t<",
+        itoa::Buffer::new().format(k.adj.kernel_dim),
+        "> dim",
+    ]);
     params(&mut fwd_args, "var_");
     let open = |name: &str, args: &str, room: usize| {
         let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + args.len() + room);

@@ -18,9 +18,9 @@
 //! - reading an element (`t[0]`, `t[i, j]`) makes the tile's type shared
 //!   memory, after the fact: its declaration changes wherever it was made.
 
-use std::fmt::Write;
 use super::*;
 use crate::lower::types::Tile;
+use std::fmt::Write;
 
 /// One argument of a tile builtin call, after evaluation.
 #[derive(Clone)]

@@ -15,14 +15,17 @@
 
 mod card;
 mod columns;
+mod pages;
 mod read;
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
@@ -36,6 +39,7 @@ pub use read::{open_shard, u64_column, verify_shard};
 
 use crate::row::Row;
 use columns::Columns;
+use pages::CompactPages;
 
 /// Split names in the order shards are reported; also the only values `Row::split` may take.
 pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
@@ -571,12 +575,12 @@ impl OpenShard {
             hasher: Xxh3::new(),
             bytes: 0,
         };
-        let writer = ArrowWriter::try_new(
-            file,
-            shared.columns.schema.clone(),
-            Some(shared.props.clone()),
-        )
-        .with_context(|| format!("cannot start shard {}", tmp.display()))?;
+        let options = ArrowWriterOptions::new()
+            .with_properties(shared.props.clone())
+            .with_page_store_factory(Arc::new(CompactPages));
+        let writer =
+            ArrowWriter::try_new_with_options(file, shared.columns.schema.clone(), options)
+                .with_context(|| format!("cannot start shard {}", tmp.display()))?;
         Ok(OpenShard {
             split,
             name,
