@@ -52,6 +52,12 @@ const MAX_ROW_GROUP_BYTES: u64 = 512 << 20;
 /// small, large enough that the per-batch cost (every column's writer is
 /// called once a batch) stays negligible.
 const ENCODE_BATCH_BYTES: u64 = 256 << 10;
+/// Page size of the text the run fills (parquet's default is 1 MiB). Each
+/// text column of each split keeps one page's values in a buffer that grows
+/// by doubling, and zstd works on a page at a time: 256 KiB pages took ~7 MB
+/// off the main job's peak RSS (~69 -> ~62 MB) for 1.7% more bytes on disk
+/// (31.66 -> 32.19 MiB); 128 KiB would cost 3.2% (BENCHMARKS.md).
+const TEXT_PAGE_BYTES: usize = 256 << 10;
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
 /// Guess of footer bytes per column chunk (chunk metadata and statistics;
@@ -407,6 +413,7 @@ fn writer_properties(columns: &Columns, opts: &SinkOptions) -> Result<WriterProp
                 ColumnPath::from(name),
                 Compression::ZSTD(ZstdLevel::try_new(1)?),
             );
+            b = b.set_column_data_page_size_limit(ColumnPath::from(name), TEXT_PAGE_BYTES);
         }
     }
     Ok(b.build())

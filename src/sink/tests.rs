@@ -292,6 +292,47 @@ fn large_row_groups_are_encoded_a_batch_at_a_time() {
     assert_eq!(ids, want);
 }
 
+#[test]
+fn text_pages_stay_small() {
+    // One 4 MiB row group: its python_source holds over 1 MiB, which
+    // parquet's default limit would write as pages of 1 MiB. The text
+    // must come in pages of TEXT_PAGE_BYTES (each may overshoot by the last
+    // batch written into it); the small columns keep the default.
+    let dir = tempfile::tempdir().unwrap();
+    let shards = write(dir.path(), options(dir.path(), 1 << 30, 4 << 20), 40_000);
+    let reader =
+        SerializedFileReader::new(File::open(dir.path().join(&shards[0].path)).unwrap()).unwrap();
+    let group = reader.get_row_group(0).unwrap();
+    let columns = group.metadata().columns().to_vec();
+    for (i, chunk) in columns.iter().enumerate() {
+        let name = chunk.column_path().string();
+        let mut pages = 0;
+        let mut largest = 0;
+        for page in group.get_column_page_reader(i).unwrap() {
+            let page = page.unwrap();
+            if page.page_type() == parquet::basic::PageType::DATA_PAGE_V2 {
+                pages += 1;
+                largest = largest.max(page.buffer().len());
+            }
+        }
+        let text = chunk.uncompressed_size() > 600 << 10
+            && matches!(chunk.compression(), Compression::ZSTD(_));
+        if text {
+            assert!(pages >= 3, "{name}: {pages} pages");
+            assert!(
+                largest <= TEXT_PAGE_BYTES + ENCODE_BATCH_BYTES as usize,
+                "{name}: a page of {largest} bytes"
+            );
+        }
+    }
+    assert!(
+        columns
+            .iter()
+            .any(|c| c.column_path().string() == "python_source"
+                && c.uncompressed_size() > 1 << 20)
+    );
+}
+
 /// Writes `n` rows with row groups of `group` bytes and checks the train
 /// shard's groups are cut at the first row that fills one.
 fn row_groups_are_cut_at(group: u64, n: u64) {
