@@ -45,10 +45,16 @@ pub use part::{Part, target_spec};
 pub use tally::{RejectExample, Tally, mib, thousands};
 pub use worker::{Outcome, Rejection, WorkerContext, process, row_id};
 
-/// Samples allowed between the source and the end of the ordered stage, per worker.
-const IN_FLIGHT_PER_WORKER: usize = 64;
+/// Samples allowed between the source and the end of the ordered stage, per
+/// worker. Both bounds are small: a row is ~30 KB of text on the main job,
+/// and a long run keeps its queues fuller than a short one, so their size is
+/// most of the difference between a 200 MiB and a 2 GiB run's peak memory.
+/// 32 and 32 instead of 64 and 256 cost no speed (32 rows are still ~3 ms
+/// of the writer's work) and took ~6 MB off the 2 GiB run's peak
+/// (BENCHMARKS.md).
+const IN_FLIGHT_PER_WORKER: usize = 32;
 /// Rows queued for the writer.
-const WRITER_QUEUE: usize = 256;
+const WRITER_QUEUE: usize = 32;
 /// How much lower the workers' scheduling priority is than the other stages'
 /// (Unix niceness). The ordered stage and the writer are serial: when they
 /// have work it should run at once, the workers using what CPU is left, or
