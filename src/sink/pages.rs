@@ -26,7 +26,7 @@ impl PageStore for CompactPageStore {
         let key = PageKey::new(self.pages.len() as u64);
         self.resident += value.len();
         // A copy whatever `value` is: `Bytes` does not tell how much room
-        // its buffer has, and a page is copied once (~0.6 MB per 4 MiB row
+        // its buffer has, and a page is copied once (~1.3 MB per 8 MiB row
         // group of the main job, microseconds).
         self.pages.push(Bytes::copy_from_slice(&value));
         Ok(key)
