@@ -10,6 +10,7 @@ pub mod config;
 pub mod dedup;
 pub mod lang;
 pub mod lower;
+pub mod memory;
 pub mod merge;
 pub mod pipeline;
 pub mod report;

@@ -221,7 +221,10 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
             spawn(s, format!("pairpipe-worker-{w}"), move || {
                 lower_thread_priority(WORKER_NICENESS);
                 let mut scratch = <[String; 2]>::default();
-                for index in index_rx {
+                for (n, index) in index_rx.into_iter().enumerate() {
+                    if (n as u64 + 1) % crate::memory::RELEASE_EVERY_SAMPLES == 0 {
+                        crate::memory::release_free_memory();
+                    }
                     if done_tx
                         .send((index, process(ctx, index, &mut scratch)))
                         .is_err()
