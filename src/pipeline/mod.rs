@@ -851,6 +851,73 @@ mod tests {
         );
     }
 
+    /// Memory bounded by construction, first half: the source hands out a
+    /// sample only for a credit, so with `in_flight` credits and none
+    /// returned, exactly `in_flight` samples get under way, however fast the
+    /// workers would take more.
+    #[test]
+    fn source_hands_out_one_sample_per_credit() {
+        use std::time::Duration;
+        let in_flight = 8;
+        let (index_tx, index_rx) = bounded::<u64>(1000);
+        let (credit_tx, credit_rx) = bounded::<()>(in_flight);
+        for _ in 0..in_flight {
+            credit_tx.send(()).unwrap();
+        }
+        let part = Part { index: 1, count: 3 };
+        let source = std::thread::spawn(move || source(part, 5, index_tx, credit_rx));
+        let take = |n: usize| -> Vec<u64> {
+            (0..n)
+                .map(|_| index_rx.recv_timeout(Duration::from_secs(10)).unwrap())
+                .collect()
+        };
+        // The part's positions 5, 6, ... are samples 1 + 3k.
+        assert_eq!(
+            take(in_flight),
+            (5..13).map(|k| 1 + 3 * k).collect::<Vec<_>>()
+        );
+        let idle = Duration::from_millis(200);
+        assert!(
+            index_rx.recv_timeout(idle).is_err(),
+            "a sample without a credit"
+        );
+        credit_tx.send(()).unwrap();
+        assert_eq!(take(1), [1 + 3 * 13]);
+        assert!(
+            index_rx.recv_timeout(idle).is_err(),
+            "a sample without a credit"
+        );
+        // The ordered stage hanging up stops the source.
+        drop(credit_tx);
+        source.join().unwrap();
+        assert!(index_rx.recv().is_err(), "the source is gone");
+    }
+
+    /// Second half: the ordered stage returns at most one credit per sample
+    /// it passes on and never more than `in_flight` are out, whatever the
+    /// target's estimate asks for.
+    #[test]
+    fn credits_out_never_exceed_in_flight() {
+        let in_flight = 8;
+        let (tx, rx) = bounded::<()>(100);
+        let mut credits = Credits::out(tx, in_flight);
+        for wanted in [None, Some(1_000_000), Some(u64::MAX), None] {
+            credits.passed(wanted);
+            assert_eq!(rx.try_iter().count(), 1, "one back for the one passed");
+            assert_eq!(credits.outstanding, in_flight as u64);
+        }
+        // Near the target fewer are wanted: none returned until the samples
+        // under way fall below it, and at least one is always under way.
+        credits.passed(Some(3));
+        assert_eq!((rx.try_iter().count(), credits.outstanding), (0, 7));
+        for _ in 0..6 {
+            credits.passed(Some(0));
+        }
+        assert_eq!((rx.try_iter().count(), credits.outstanding), (0, 1));
+        credits.passed(Some(0));
+        assert_eq!((rx.try_iter().count(), credits.outstanding), (1, 1));
+    }
+
     #[test]
     fn ordered_stage_withholds_credits_near_the_target() {
         let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
