@@ -17,6 +17,7 @@ mod card;
 mod columns;
 mod pages;
 mod read;
+mod shard;
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -24,14 +25,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::Xxh3;
 
 pub use card::{CardInfo, Origin, write_dataset_card};
 pub use columns::{COLUMNS_JSON, ColumnSpec, arrow_schema, arrow_type, chars, column_specs, lines};
@@ -40,7 +38,7 @@ pub use read::{open_shard, u64_column, verify_shard};
 use crate::memory::Releaser;
 use crate::row::Row;
 use columns::Columns;
-use pages::CompactPages;
+use shard::{OpenShard, ShardFormat};
 
 /// Split names in the order shards are reported; also the only values `Row::split` may take.
 pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
@@ -121,7 +119,7 @@ struct Shared {
     opts: SinkOptions,
     data_dir: PathBuf,
     columns: &'static Columns,
-    props: WriterProperties,
+    format: Arc<ShardFormat>,
     finished: Vec<ShardInfo>,
     finished_bytes: u64,
     /// Hands the writer's freed memory back after row groups (crate::memory).
@@ -138,16 +136,13 @@ struct FooterModel {
 }
 
 impl FooterModel {
-    fn new(columns: &Columns, props: &WriterProperties) -> Result<FooterModel> {
-        let empty = ArrowWriter::try_new(Vec::new(), columns.schema.clone(), Some(props.clone()))
-            .and_then(|w| w.into_inner())
-            .context("measuring the Parquet footer")?;
+    fn new(columns: &Columns, format: &ShardFormat) -> Result<FooterModel> {
         let leaves = parquet::arrow::ArrowSchemaConverter::new()
             .convert(&columns.schema)?
             .num_columns();
         Ok(FooterModel {
             // Without the leading magic, which bytes_written already counts.
-            fixed: empty.len().saturating_sub(4) as f64,
+            fixed: format.empty_bytes.saturating_sub(4) as f64,
             per_group: leaves as f64 * FOOTER_BYTES_PER_CHUNK_GUESS,
         })
     }
@@ -198,7 +193,8 @@ impl Sink {
             .collect();
         let data_dir = prepare_data_dir(&opts.out_dir, &keep)?;
         let props = writer_properties(columns, &opts)?;
-        let footer = FooterModel::new(columns, &props)?;
+        let format = Arc::new(ShardFormat::new(columns.schema.clone(), &props)?);
+        let footer = FooterModel::new(columns, &format)?;
         let mut splits = SPLITS.map(|s| SplitWriter::new(s, footer.clone()));
         let mut finished = Vec::new();
         if let Some(state) = state {
@@ -221,7 +217,7 @@ impl Sink {
                 opts,
                 data_dir,
                 columns,
-                props,
+                format,
                 finished_bytes: finished.iter().map(|s| s.bytes).sum(),
                 finished,
                 releaser: Releaser::new(RELEASE_INTERVAL),
@@ -529,7 +525,16 @@ impl SplitWriter {
             none => {
                 let name = format!("{}-{:05}.parquet", self.split, self.next_number);
                 self.next_number += 1;
-                none.insert(OpenShard::create(shared, self.split, name)?)
+                let tmp = shared.data_dir.join(format!(".{name}.tmp"));
+                let file = File::create(&tmp)
+                    .with_context(|| format!("cannot create shard {}", tmp.display()))?;
+                none.insert(OpenShard::new(
+                    shared.format.clone(),
+                    file,
+                    self.split,
+                    name,
+                    tmp,
+                )?)
             }
         };
         if !self.rows.is_empty() {
@@ -568,134 +573,6 @@ impl SplitWriter {
         shared.finished_bytes += info.bytes;
         shared.finished.push(info);
         Ok(())
-    }
-}
-
-/// A shard being written under its temporary name; removed if dropped unfinished.
-struct OpenShard {
-    split: &'static str,
-    name: String,
-    tmp: PathBuf,
-    writer: Option<ArrowWriter<HashingFile>>,
-    rows: u64,
-    row_groups: usize,
-}
-
-impl OpenShard {
-    fn create(shared: &Shared, split: &'static str, name: String) -> Result<OpenShard> {
-        let tmp = shared.data_dir.join(format!(".{name}.tmp"));
-        let file =
-            File::create(&tmp).with_context(|| format!("cannot create shard {}", tmp.display()))?;
-        let file = HashingFile {
-            file,
-            hasher: Xxh3::new(),
-            bytes: 0,
-        };
-        let options = ArrowWriterOptions::new()
-            .with_properties(shared.props.clone())
-            .with_page_store_factory(Arc::new(CompactPages));
-        let writer =
-            ArrowWriter::try_new_with_options(file, shared.columns.schema.clone(), options)
-                .with_context(|| format!("cannot start shard {}", tmp.display()))?;
-        Ok(OpenShard {
-            split,
-            name,
-            tmp,
-            writer: Some(writer),
-            rows: 0,
-            row_groups: 0,
-        })
-    }
-
-    fn bytes_written(&self) -> u64 {
-        self.writer.as_ref().map_or(0, |w| w.bytes_written() as u64)
-    }
-
-    /// Encodes the batch into the open row group (pages are compressed as
-    /// they fill; the group stays in memory until [`OpenShard::end_group`]).
-    fn encode(&mut self, batch: &arrow::record_batch::RecordBatch) -> Result<()> {
-        let writer = self.writer.as_mut().context("shard already finished")?;
-        writer
-            .write(batch)
-            .with_context(|| format!("writing shard {}", self.tmp.display()))?;
-        self.rows += batch.num_rows() as u64;
-        Ok(())
-    }
-
-    /// Writes the open row group to the file.
-    fn end_group(&mut self) -> Result<()> {
-        let writer = self.writer.as_mut().context("shard already finished")?;
-        writer
-            .flush()
-            .with_context(|| format!("writing shard {}", self.tmp.display()))?;
-        start_writeback(&writer.inner().file);
-        self.row_groups += 1;
-        Ok(())
-    }
-
-    fn finish(mut self, data_dir: &Path) -> Result<ShardInfo> {
-        let writer = self.writer.take().context("shard already finished")?;
-        let context = || format!("writing shard {}", self.tmp.display());
-        let hashed = writer.into_inner().with_context(context)?;
-        hashed.file.sync_all().with_context(context)?;
-        let path = data_dir.join(&self.name);
-        fs::rename(&self.tmp, &path).with_context(|| {
-            format!("cannot rename {} to {}", self.tmp.display(), path.display())
-        })?;
-        Ok(ShardInfo {
-            path: format!("data/{}", self.name),
-            split: self.split.to_string(),
-            rows: self.rows,
-            bytes: hashed.bytes,
-            xxh3: format!("{:016x}", hashed.hasher.digest()),
-        })
-    }
-}
-
-impl Drop for OpenShard {
-    fn drop(&mut self) {
-        // Unfinished (an error, or the sink dropped without finish): leave no partial file.
-        if self.writer.is_some() {
-            let _ = fs::remove_file(&self.tmp);
-        }
-    }
-}
-
-/// Starts writing the file's dirty pages to disk without waiting (Linux):
-/// the fsync that closes a shard then has little left to wait for, at the
-/// end of the run when nothing else runs (it was ~16 ms for the last 30 MB
-/// shard). Only a hint: durability still comes from that fsync.
-fn start_writeback(file: &File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a valid open descriptor; no memory is passed.
-        unsafe {
-            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
-}
-
-/// The shard file, hashing and counting its bytes as they are written so the
-/// checksum needs no second read.
-struct HashingFile {
-    file: File,
-    hasher: Xxh3,
-    bytes: u64,
-}
-
-impl Write for HashingFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
     }
 }
 

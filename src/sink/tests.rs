@@ -5,6 +5,7 @@ use std::path::Path;
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{Int32Type, Int64Type, UInt64Type};
+use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
@@ -550,31 +551,28 @@ fn disk_full_is_reported_with_the_shard_path() {
     };
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join(".train-00000.parquet.tmp");
-    let file = HashingFile {
-        file: full,
-        hasher: Xxh3::new(),
-        bytes: 0,
-    };
     let schema = arrow_schema().unwrap();
+    let props = WriterProperties::builder().build();
+    let format = Arc::new(ShardFormat::new(schema, &props).unwrap());
     // The shard's name is a path in the temp dir (what the error must name, and
     // what the failed shard's Drop removes); its bytes go to /dev/full.
-    let mut shard = OpenShard {
-        split: "train",
-        name: "train-00000.parquet".into(),
-        tmp: tmp.clone(),
-        writer: Some(ArrowWriter::try_new(file, schema, None).unwrap_or_else(|e| panic!("{e}"))),
-        rows: 0,
-        row_groups: 0,
-    };
     let batch = columns::columns()
         .unwrap()
         .batch(&[row(0, "train", false, true)], |_| true)
         .unwrap();
-    let err = shard
-        .encode(&batch)
-        .and_then(|()| shard.end_group())
-        .and_then(|()| shard.finish(dir.path()))
-        .unwrap_err();
+    let err = OpenShard::new(
+        format,
+        full,
+        "train",
+        "train-00000.parquet".into(),
+        tmp.clone(),
+    )
+    .and_then(|mut shard| {
+        shard.encode(&batch)?;
+        shard.end_group()?;
+        shard.finish(dir.path())
+    })
+    .unwrap_err();
     let msg = format!("{err:#}");
     let want = format!("writing shard {}", tmp.display());
     assert!(
@@ -593,4 +591,104 @@ fn manifest_is_replaced_atomically() {
         serde_json::from_slice(&fs::read(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(back, serde_json::json!({"n": 2, "shards": []}));
     assert_eq!(files_in(&out), ["manifest.json"]);
+}
+
+/// The run's properties for `opts`, and batches of rows that fill every kind
+/// of column (statistics, dictionaries, lists, nulls, zstd text).
+fn format_and_batches(
+    groups: u64,
+    rows_per_group: u64,
+) -> (WriterProperties, Vec<Vec<RecordBatch>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = options(dir.path(), 1 << 30, 1 << 20);
+    opts.cpu = true;
+    let columns = columns::columns().unwrap();
+    let props = writer_properties(columns, &opts).unwrap();
+    let batches = (0..groups)
+        .map(|g| {
+            // Two batches a group, as the sink encodes a group in steps.
+            let rows: Vec<Row> = (0..rows_per_group)
+                .map(|i| row(g * rows_per_group + i, "train", i % 4 != 0, true))
+                .collect();
+            let (a, b) = rows.split_at(rows.len() / 2);
+            [a, b]
+                .map(|part| columns.batch(part, |_| true).unwrap())
+                .to_vec()
+        })
+        .collect();
+    (props, batches)
+}
+
+#[test]
+fn shard_written_by_row_group_is_what_one_writer_writes() {
+    // Each row group has a writer of its own and the shard's footer is put
+    // together from theirs: the file must be the very bytes one writer for
+    // the whole shard writes (offsets moved, ordinals, statistics with their
+    // deprecated copies, key-value metadata with the Arrow schema).
+    for groups in [1, 3, 17] {
+        let (props, batches) = format_and_batches(groups, 9);
+        let schema = arrow_schema().unwrap();
+        let mut one =
+            ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())).unwrap();
+        for group in &batches {
+            for batch in group {
+                one.write(batch).unwrap();
+            }
+            one.flush().unwrap();
+        }
+        let expected = one.into_inner().unwrap();
+
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join(".train-00000.parquet.tmp");
+        let format = Arc::new(ShardFormat::new(schema, &props).unwrap());
+        let mut shard = OpenShard::new(
+            format,
+            File::create(&tmp).unwrap(),
+            "train",
+            "train-00000.parquet".into(),
+            tmp,
+        )
+        .unwrap();
+        for group in &batches {
+            for batch in group {
+                shard.encode(batch).unwrap();
+            }
+            let before = shard.bytes_written();
+            shard.end_group().unwrap();
+            assert!(
+                shard.bytes_written() > before,
+                "a group's data is in the file once it ends"
+            );
+        }
+        // What the open shard keeps per written group is its footer as
+        // bytes, not parquet's ~25 KB of structs.
+        assert!(
+            shard.held_footer_bytes() < 5_000 * groups as usize,
+            "{} bytes of footers for {groups} groups",
+            shard.held_footer_bytes()
+        );
+        let info = shard.finish(dir.path()).unwrap();
+        let written = fs::read(dir.path().join("train-00000.parquet")).unwrap();
+        assert_eq!(written.len(), expected.len(), "{groups} groups");
+        assert!(written == expected, "{groups} groups: bytes differ");
+        assert_eq!(info.bytes, expected.len() as u64);
+        assert_eq!(info.rows, groups * 9);
+        assert_eq!(
+            info.xxh3,
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&expected))
+        );
+    }
+}
+
+#[test]
+fn shard_footer_is_checked_before_it_is_trusted() {
+    assert!(shard::decode_footer(b"").is_err());
+    assert!(
+        shard::decode_footer(b"PAR1\x10\x00\x00\x00PAR1").is_err(),
+        "length past the start"
+    );
+    assert!(
+        shard::decode_footer(b"PAR1\x00\x00\x00\x00PAR2").is_err(),
+        "no magic"
+    );
 }
