@@ -96,13 +96,25 @@ struct Lexer<'a> {
     /// The last column computed, as (byte position, column): tokens come in
     /// order, so the next column counts on from there, not from the line's start.
     col_cache: std::cell::Cell<(usize, usize)>,
+    /// Whether the whole source is ASCII (synthesized kernels always are):
+    /// then a column is a byte offset and needs no counting.
+    ascii: bool,
     tokens: Vec<Token<'a>>,
     indents: Vec<usize>,
     depth: usize,
 }
 
 impl<'a> Lexer<'a> {
+    #[inline]
     fn col_of(&self, pos: usize) -> usize {
+        if self.ascii {
+            return pos - self.line_start + 1;
+        }
+        self.col_of_unicode(pos)
+    }
+
+    #[cold]
+    fn col_of_unicode(&self, pos: usize) -> usize {
         let (cached_pos, cached_col) = self.col_cache.get();
         let (from, col) = if cached_pos >= self.line_start && cached_pos <= pos {
             (cached_pos, cached_col)
@@ -470,6 +482,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, LowerError> {
         line: 1,
         line_start: 0,
         col_cache: std::cell::Cell::new((0, 1)),
+        ascii: src.is_ascii(),
         // Kernel sources run 2.5-3 bytes a token: room for all of them.
         tokens: Vec::with_capacity(src.len() / 2),
         indents: vec![0],
@@ -560,6 +573,24 @@ mod tests {
         let toks = tokenize("a = 1\n  \n    \nif a:\n    b = 2\n").unwrap();
         let b = toks.iter().find(|t| t.text == "b").unwrap();
         assert_eq!((b.line, b.col), (5, 5));
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        // Python's col_offset + 1: `é` and `ü` are one column each, and a
+        // non-ASCII character anywhere switches every column to counting.
+        let col = |src: &str, text: &str| {
+            let toks = tokenize(src).unwrap();
+            let t = toks.iter().find(|t| t.text == text).unwrap();
+            (t.line, t.col)
+        };
+        assert_eq!(col("x = 1\né = x + 2\n", "x"), (1, 1));
+        assert_eq!(col("a = 1\né = a + 2\n", "+"), (2, 7));
+        assert_eq!(col("s = 'üü' + t\n", "t"), (1, 12));
+        assert_eq!(col("s = 'uu' + t\n", "t"), (1, 12));
+        assert_eq!(col("s = 'üü' + t\nq = s\n", "s"), (1, 1));
+        let e = tokenize("é = 1 $\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 7));
     }
 
     #[test]

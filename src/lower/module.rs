@@ -776,11 +776,19 @@ fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     out
 }
 
-fn push_forward_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &str) {
+/// Appends the forward body; returns where its primal-var block sits in `out`.
+fn push_forward_body(
+    out: &mut String,
+    adj: &Adjoint<'_>,
+    kind: Body,
+    indent: &str,
+) -> std::ops::Range<usize> {
     if kind == Body::CpuKernel {
         push_argument_vars(out, adj, indent, false);
     }
+    let primal_start = out.len();
     push_primal_vars(out, adj, indent, false);
+    let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
     let grid_stride = kind == Body::CudaKernel;
     for f in adj.body_forward().iter() {
@@ -791,19 +799,40 @@ fn push_forward_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &s
             push_line(out, indent, &[f]);
         }
     }
+    primal
+}
+
+/// Whether the primal-var block reads the same in the forward and the
+/// backward pass: only a shared tile's initializer names `requires_grad`.
+fn primal_vars_pass_independent(adj: &Adjoint<'_>) -> bool {
+    !adj.locals
+        .iter()
+        .any(|&id| matches!(adj.var(id).ty, Type::Tile(t) if t.shared && !t.view))
 }
 
 fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
     let mut out = String::with_capacity(body_estimate(adj, true));
-    push_reverse_body(&mut out, adj, kind, indent);
+    push_reverse_body(&mut out, adj, kind, indent, None);
     out
 }
 
-fn push_reverse_body(out: &mut String, adj: &Adjoint<'_>, kind: Body, indent: &str) {
+/// Appends the backward body. `primal` is the forward pass's primal-var
+/// block, at the same indent, when it reads the same in both passes
+/// ([`primal_vars_pass_independent`]): copied rather than written again.
+fn push_reverse_body(
+    out: &mut String,
+    adj: &Adjoint<'_>,
+    kind: Body,
+    indent: &str,
+    primal: Option<&str>,
+) {
     if kind == Body::CpuKernel {
         push_argument_vars(out, adj, indent, true);
     }
-    push_primal_vars(out, adj, indent, true);
+    match primal {
+        Some(block) => out.push_str(block),
+        None => push_primal_vars(out, adj, indent, true),
+    }
     push_dual_vars(out, adj, indent);
     push_lines(out, indent, ["//---------", "// forward"]);
     push_lines(out, indent, adj.body_replay().iter());
@@ -871,13 +900,14 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         &fwd_args,
         body_estimate(&k.adj, false),
     );
-    push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
+    let primal = push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
     forward.push_str(CUDA_KERNEL_CLOSE);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
-        push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent);
+        let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
+        push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent, primal);
         b.push_str(CUDA_KERNEL_CLOSE);
         b
     });
@@ -901,7 +931,7 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
     );
     forward.reserve(body_estimate(&k.adj, false));
-    push_forward_body(&mut forward, &k.adj, Body::CpuKernel, indent);
+    let primal = push_forward_body(&mut forward, &k.adj, Body::CpuKernel, indent);
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -912,7 +942,8 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             ),
         );
         b.reserve(body_estimate(&k.adj, true));
-        push_reverse_body(&mut b, &k.adj, Body::CpuKernel, indent);
+        let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
+        push_reverse_body(&mut b, &k.adj, Body::CpuKernel, indent, primal);
         b.push('}');
         b
     });
