@@ -5,9 +5,12 @@
 use std::sync::{Arc, LazyLock};
 
 use anyhow::{Context, Result, anyhow, bail};
+use arrow::array::builder::NullBufferBuilder;
 use arrow::array::{
-    ArrayRef, Int32Array, Int64Array, ListBuilder, StringBuilder, UInt64Array, new_null_array,
+    ArrayRef, Int32Array, Int64Array, ListBuilder, StringBuilder, StringViewArray, UInt64Array,
+    make_view, new_null_array,
 };
+use arrow::buffer::{Buffer, ScalarBuffer};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use serde::Deserialize;
@@ -81,6 +84,17 @@ impl Ir {
         }
     }
 
+    fn take(self, row: &mut Row) -> Option<String> {
+        match self {
+            Ir::CpuForward => row.cpu_forward.take(),
+            Ir::CpuBackward => row.cpu_backward.take(),
+            Ir::CudaForward => row.cuda_forward.take(),
+            Ir::CudaBackward => row.cuda_backward.take(),
+            Ir::CpuModule => row.cpu_module.take(),
+            Ir::CudaModule => row.cuda_module.take(),
+        }
+    }
+
     /// Whether the run fills this column, from the sink's target switches.
     pub(crate) fn enabled(self, cpu: bool, cuda: bool, modules: bool) -> bool {
         match self {
@@ -104,6 +118,13 @@ impl Text {
         match self {
             Text::Python => Some(&row.python_source),
             Text::Ir(ir) => ir.get(row),
+        }
+    }
+
+    fn take(self, row: &mut Row) -> Option<String> {
+        match self {
+            Text::Python => Some(std::mem::take(&mut row.python_source)),
+            Text::Ir(ir) => ir.take(row),
         }
     }
 }
@@ -215,6 +236,9 @@ pub fn arrow_type(type_name: &str) -> Option<DataType> {
 pub(crate) struct Columns {
     pub specs: Vec<ColumnSpec>,
     pub schema: SchemaRef,
+    /// `schema` with the text columns as string views: what
+    /// [`Columns::take_batch`] builds.
+    view_schema: SchemaRef,
     sources: Vec<Source>,
 }
 
@@ -270,9 +294,18 @@ impl Columns {
             fields.push(Field::new(&spec.name, data_type, spec.nullable));
             sources.push(source);
         }
+        let view_fields: Vec<Field> = fields
+            .iter()
+            .zip(&sources)
+            .map(|(f, s)| match s {
+                Source::Text(_) => f.clone().with_data_type(DataType::Utf8View),
+                _ => f.clone(),
+            })
+            .collect();
         Ok(Columns {
             specs: file.columns,
             schema: Arc::new(Schema::new(fields)),
+            view_schema: Arc::new(Schema::new(view_fields)),
             sources,
         })
     }
@@ -301,8 +334,57 @@ impl Columns {
     /// Builds one record batch from buffered rows. IR columns whose target is
     /// off (per `enabled`) are written all-null, with their size columns.
     pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {
+        let arrays = self.arrays(rows, &enabled, |source, _| match source {
+            Source::Text(t) => Some(strings(rows, |r| t.get(r))),
+            _ => None,
+        })?;
+        let arrays = arrays
+            .into_iter()
+            .map(|a| a.expect("every column built"))
+            .collect();
+        RecordBatch::try_new(self.schema.clone(), arrays).context("building a record batch")
+    }
+
+    /// Like [`Columns::batch`], but the text columns take their strings out of
+    /// `rows` instead of copying them: each becomes a string view over the
+    /// row's own buffer. Parquet writes the same bytes for a view column as for
+    /// a plain string column of the same values (the view type never reaches
+    /// the file: the shard's footer carries the schema's `Utf8`), and the text,
+    /// nearly all of a row, is not copied once more on its way to the encoder.
+    pub fn take_batch(
+        &self,
+        rows: &mut [Row],
+        enabled: impl Fn(Ir) -> bool,
+    ) -> Result<RecordBatch> {
+        let mut arrays = self.arrays(rows, &enabled, |_, _| None)?;
+        for ((slot, &source), field) in arrays
+            .iter_mut()
+            .zip(&self.sources)
+            .zip(self.view_schema.fields())
+        {
+            if let (Source::Text(t), None) = (source, &slot) {
+                *slot = Some(string_views(rows, |r| t.take(r)));
+            } else if let (Source::Text(_), Some(nulls)) = (source, &slot) {
+                // An IR column that is off: all-null, of the view type.
+                *slot = Some(new_null_array(field.data_type(), nulls.len()));
+            }
+        }
+        let arrays = arrays
+            .into_iter()
+            .map(|a| a.expect("every column built"))
+            .collect();
+        RecordBatch::try_new(self.view_schema.clone(), arrays).context("building a record batch")
+    }
+
+    /// Every column's array but those `text` leaves to the caller (`None`).
+    fn arrays(
+        &self,
+        rows: &[Row],
+        enabled: &impl Fn(Ir) -> bool,
+        text: impl Fn(Source, &Field) -> Option<ArrayRef>,
+    ) -> Result<Vec<Option<ArrayRef>>> {
         let n = rows.len();
-        let arrays: Vec<ArrayRef> = self
+        Ok(self
             .sources
             .iter()
             .zip(self.schema.fields())
@@ -312,37 +394,74 @@ impl Columns {
                 | Source::Lines(Text::Ir(ir))
                     if !enabled(ir) =>
                 {
-                    new_null_array(field.data_type(), n)
+                    Some(new_null_array(field.data_type(), n))
                 }
-                Source::Id => strings(rows, |r| Some(&r.id)),
-                Source::Split => strings(rows, |r| Some(r.split)),
-                Source::Category => strings(rows, |r| Some(r.category)),
-                Source::KernelName => strings(rows, |r| Some(&r.kernel_name)),
-                Source::Text(t) => strings(rows, |r| t.get(r)),
-                Source::Index => {
-                    Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.index)))
-                }
-                Source::DedupKey => Arc::new(UInt64Array::from_iter_values(
-                    rows.iter().map(|r| r.dedup_key),
-                )),
-                Source::Key(level) => Arc::new(UInt64Array::from_iter_values(
-                    rows.iter().map(|r| r.keys.at(level)),
-                )),
-                Source::LaunchDims => Arc::new(Int32Array::from_iter_values(
-                    rows.iter().map(|r| r.launch_dims as i32),
-                )),
-                Source::Builtins => string_lists(rows, field, |r| &r.builtins),
-                Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),
-                Source::Chars(t) => sizes(rows, |r| t.get(r).map(chars)),
-                Source::Lines(t) => sizes(rows, |r| t.get(r).map(lines)),
-                Source::TextBytes => Arc::new(Int64Array::from_iter_values(
-                    rows.iter()
-                        .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
-                )),
+                Source::Text(_) => text(source, field),
+                source => Some(match source {
+                    Source::Id => strings(rows, |r| Some(&r.id)),
+                    Source::Split => strings(rows, |r| Some(r.split)),
+                    Source::Category => strings(rows, |r| Some(r.category)),
+                    Source::KernelName => strings(rows, |r| Some(&r.kernel_name)),
+                    Source::Text(_) => unreachable!("handled above"),
+                    Source::Index => {
+                        Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.index)))
+                    }
+                    Source::DedupKey => Arc::new(UInt64Array::from_iter_values(
+                        rows.iter().map(|r| r.dedup_key),
+                    )),
+                    Source::Key(level) => Arc::new(UInt64Array::from_iter_values(
+                        rows.iter().map(|r| r.keys.at(level)),
+                    )),
+                    Source::LaunchDims => Arc::new(Int32Array::from_iter_values(
+                        rows.iter().map(|r| r.launch_dims as i32),
+                    )),
+                    Source::Builtins => string_lists(rows, field, |r| &r.builtins),
+                    Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),
+                    Source::Chars(t) => sizes(rows, |r| t.get(r).map(chars)),
+                    Source::Lines(t) => sizes(rows, |r| t.get(r).map(lines)),
+                    Source::TextBytes => Arc::new(Int64Array::from_iter_values(
+                        rows.iter()
+                            .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
+                    )),
+                }),
             })
-            .collect();
-        RecordBatch::try_new(self.schema.clone(), arrays).context("building a record batch")
+            .collect())
     }
+}
+
+/// A string view column over strings taken from the rows: each string's
+/// buffer becomes one of the array's data buffers, with no copy.
+fn string_views(rows: &mut [Row], mut take: impl FnMut(&mut Row) -> Option<String>) -> ArrayRef {
+    let mut views = Vec::with_capacity(rows.len());
+    let mut buffers = Vec::with_capacity(rows.len());
+    let mut nulls = NullBufferBuilder::new(rows.len());
+    for r in rows.iter_mut() {
+        match take(r) {
+            Some(s) if s.len() > 12 => {
+                let bytes = s.into_bytes();
+                let len = u32::try_from(bytes.len()).expect("a text under 4 GiB");
+                let index = u32::try_from(buffers.len()).expect("under 4G buffers");
+                views.push(make_view(&bytes, index, 0));
+                debug_assert_eq!(len as usize, bytes.len());
+                buffers.push(Buffer::from_vec(bytes));
+                nulls.append_non_null();
+            }
+            // Up to 12 bytes live in the view itself.
+            Some(s) => {
+                views.push(make_view(s.as_bytes(), 0, 0));
+                nulls.append_non_null();
+            }
+            None => {
+                views.push(0);
+                nulls.append_null();
+            }
+        }
+    }
+    // SAFETY: each view was made by `make_view` from a whole `String` (valid
+    // UTF-8) that is the buffer it names, at offset 0, or is inline.
+    Arc::new(unsafe {
+        StringViewArray::new_unchecked(ScalarBuffer::from(views), buffers.into(), nulls.finish())
+    })
 }
 
 /// A string column, its buffers allocated once at the exact size.
@@ -433,6 +552,75 @@ pub fn lines(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow::array::{Array, AsArray};
+
+    #[test]
+    fn take_batch_moves_the_text_into_views_with_the_same_values() {
+        let columns = columns().unwrap();
+        let row = |index: u64, python: &str, cuda: Option<&str>| Row {
+            index,
+            id: format!("r{index}"),
+            split: "train",
+            category: "math",
+            kernel_name: "k".into(),
+            python_source: python.into(),
+            cpu_forward: None,
+            cpu_backward: None,
+            cuda_forward: cuda.map(str::to_string),
+            cuda_backward: cuda.map(|c| format!("{c} // backward")),
+            cpu_module: None,
+            cuda_module: None,
+            dedup_key: index,
+            keys: Default::default(),
+            builtins: vec![],
+            dtypes: vec![],
+            launch_dims: 1,
+        };
+        // Short texts (held in the view itself), long ones (a buffer of their
+        // own), empty and null ones, and an IR column whose target is off.
+        let rows = vec![
+            row(0, "x = 1", Some("short")),
+            row(1, "def k():\n    a[0] = 1.0  # é\n", None),
+            row(2, "", Some("void k_cuda_kernel_forward() {}\n")),
+        ];
+        let cuda_only = |ir: Ir| ir.enabled(false, true, false);
+        let plain = columns.batch(&rows, cuda_only).unwrap();
+        let mut taken = rows.clone();
+        let views = columns.take_batch(&mut taken, cuda_only).unwrap();
+        assert_eq!(views.num_columns(), plain.num_columns());
+        for (i, field) in plain.schema().fields().iter().enumerate() {
+            let (p, v) = (plain.column(i), views.column(i));
+            if *field.data_type() == DataType::Utf8 && v.data_type() == &DataType::Utf8View {
+                let (p, v) = (p.as_string::<i32>(), v.as_string_view());
+                assert_eq!(p.len(), v.len());
+                for r in 0..p.len() {
+                    assert_eq!(p.is_null(r), v.is_null(r), "{} row {r}", field.name());
+                    if !p.is_null(r) {
+                        assert_eq!(p.value(r), v.value(r), "{} row {r}", field.name());
+                    }
+                }
+            } else {
+                assert_eq!(p, v, "{}", field.name());
+            }
+        }
+        let text = |name: &str| {
+            views
+                .schema()
+                .field_with_name(name)
+                .unwrap()
+                .data_type()
+                .clone()
+        };
+        assert_eq!(text("python_source"), DataType::Utf8View);
+        assert_eq!(text("id"), DataType::Utf8);
+        // The texts moved: the rows no longer hold them.
+        assert!(
+            taken
+                .iter()
+                .all(|r| r.python_source.is_empty() && r.cuda_forward.is_none())
+        );
+        assert_eq!(taken[0].id, rows[0].id);
+    }
 
     #[test]
     fn lines_match_python_splitlines() {

@@ -541,7 +541,7 @@ impl SplitWriter {
             let o = &shared.opts;
             let batch = shared
                 .columns
-                .batch(&self.rows, |ir| ir.enabled(o.cpu, o.cuda, o.modules))?;
+                .take_batch(&mut self.rows, |ir| ir.enabled(o.cpu, o.cuda, o.modules))?;
             open.encode(&batch)?;
             self.rows.clear();
             self.pending = 0;

@@ -594,29 +594,42 @@ fn manifest_is_replaced_atomically() {
 }
 
 /// The run's properties for `opts`, and batches of rows that fill every kind
-/// of column (statistics, dictionaries, lists, nulls, zstd text).
+/// of column (statistics, dictionaries, lists, nulls, zstd text): per group,
+/// the batches as `Columns::batch` builds them (plain strings) and as the sink
+/// builds them (`take_batch`, text as string views).
 fn format_and_batches(
     groups: u64,
     rows_per_group: u64,
-) -> (WriterProperties, Vec<Vec<RecordBatch>>) {
+) -> (
+    WriterProperties,
+    Vec<Vec<RecordBatch>>,
+    Vec<Vec<RecordBatch>>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let mut opts = options(dir.path(), 1 << 30, 1 << 20);
     opts.cpu = true;
     let columns = columns::columns().unwrap();
     let props = writer_properties(columns, &opts).unwrap();
-    let batches = (0..groups)
-        .map(|g| {
-            // Two batches a group, as the sink encodes a group in steps.
-            let rows: Vec<Row> = (0..rows_per_group)
-                .map(|i| row(g * rows_per_group + i, "train", i % 4 != 0, true))
-                .collect();
-            let (a, b) = rows.split_at(rows.len() / 2);
-            [a, b]
+    let (mut plain, mut views) = (Vec::new(), Vec::new());
+    for g in 0..groups {
+        // Two batches a group, as the sink encodes a group in steps.
+        let mut rows: Vec<Row> = (0..rows_per_group)
+            .map(|i| row(g * rows_per_group + i, "train", i % 4 != 0, true))
+            .collect();
+        let half = rows.len() / 2;
+        plain.push(
+            [&rows[..half], &rows[half..]]
                 .map(|part| columns.batch(part, |_| true).unwrap())
-                .to_vec()
-        })
-        .collect();
-    (props, batches)
+                .to_vec(),
+        );
+        let (a, b) = rows.split_at_mut(half);
+        views.push(
+            [a, b]
+                .map(|part| columns.take_batch(part, |_| true).unwrap())
+                .to_vec(),
+        );
+    }
+    (props, plain, views)
 }
 
 #[test]
@@ -626,7 +639,9 @@ fn shard_written_by_row_group_is_what_one_writer_writes() {
     // the whole shard writes (offsets moved, ordinals, statistics with their
     // deprecated copies, key-value metadata with the Arrow schema).
     for groups in [1, 3, 17] {
-        let (props, batches) = format_and_batches(groups, 9);
+        // The reference writer gets plain string columns, the shard the
+        // sink's string views: the bytes must not tell them apart.
+        let (props, batches, view_batches) = format_and_batches(groups, 9);
         let schema = arrow_schema().unwrap();
         let mut one =
             ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props.clone())).unwrap();
@@ -649,7 +664,7 @@ fn shard_written_by_row_group_is_what_one_writer_writes() {
             tmp,
         )
         .unwrap();
-        for group in &batches {
+        for group in &view_batches {
             for batch in group {
                 shard.encode(batch).unwrap();
             }
