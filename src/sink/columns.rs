@@ -333,6 +333,8 @@ impl Columns {
 
     /// Builds one record batch from buffered rows. IR columns whose target is
     /// off (per `enabled`) are written all-null, with their size columns.
+    /// The tests' reference for what [`Columns::take_batch`] must write.
+    #[cfg(test)]
     pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {
         let arrays = self.arrays(rows, &enabled, |source, _| match source {
             Source::Text(t) => Some(strings(rows, |r| t.get(r))),
