@@ -651,6 +651,49 @@ mod tests {
     }
 
     #[test]
+    fn lines_of_long_texts_see_every_break_wherever_it_sits() {
+        // Python's splitlines, char by char, as the reference.
+        fn splitlines(s: &str) -> usize {
+            let (mut n, mut open, mut it) = (0, false, s.chars().peekable());
+            while let Some(c) = it.next() {
+                match c {
+                    '\r' => {
+                        if it.peek() == Some(&'\n') {
+                            it.next();
+                        }
+                        (n, open) = (n + 1, false);
+                    }
+                    '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
+                    | '\u{2029}' => (n, open) = (n + 1, false),
+                    _ => open = true,
+                }
+            }
+            n + usize::from(open)
+        }
+        let base: String = (0..40)
+            .map(|i| format!("\tvar_{i} = wp::add(a, b);\n"))
+            .collect();
+        assert_eq!(lines(&base), splitlines(&base));
+        let breaks = [
+            "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u{85}", "\u{2028}",
+        ];
+        let others = ["\x00", "\x1f", "\x7f", "é", "\u{2027}"];
+        for at in [0, 1, 63, 64, 65, 127, 500, base.len() - 1, base.len()] {
+            for extra in breaks.iter().chain(&others) {
+                let mut s = base.clone();
+                s.insert_str(at, extra);
+                assert_eq!(lines(&s), splitlines(&s), "{extra:?} at {at}");
+                let cut = s.strip_suffix('\n').unwrap_or(&s);
+                assert_eq!(
+                    lines(cut),
+                    splitlines(cut),
+                    "{extra:?} at {at}, no final newline"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn chars_count_scalars_not_bytes() {
         assert_eq!(chars(""), 0);
         assert_eq!(chars("abc"), 3);
