@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use memchr::memmem::{Finder, find};
+use memchr::memmem::Finder;
 
 use crate::lower::{KernelIr, Target};
 
@@ -29,6 +29,15 @@ const TILE_STORAGE: &str = "wp::tile_shared_storage_t tile_mem;";
 /// the grid-stride loop.
 const MAX_GAP: usize = 64;
 
+/// The declarations every entry point starts with, searched with finders
+/// built once: the rest of a signature (kernel name, hash) is then compared
+/// in place, instead of building a finder per row for a needle made per row.
+const CUDA_KERNEL: &str = "extern \"C\" __global__ void ";
+const CPU_KERNEL: &str = "static void ";
+const CPU_ENTRY: &str = "WP_API void ";
+static HEAD_FINDERS: LazyLock<[Finder<'static>; 3]> =
+    LazyLock::new(|| [CUDA_KERNEL, CPU_KERNEL, CPU_ENTRY].map(Finder::new));
+
 static GRID_FINDERS: LazyLock<[Finder<'static>; 3]> =
     LazyLock::new(|| GRID_STRIDE.map(Finder::new));
 static TILE_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(TILE_STORAGE));
@@ -46,15 +55,11 @@ pub fn verify(target: Target, ir: &KernelIr, module: Option<&str>) -> Result<(),
 
 fn verify_cuda(ir: &KernelIr, module: Option<&str>) -> Result<(), &'static str> {
     let name = &ir.name;
-    let hash = entry_hash(
-        &ir.forward,
-        "extern \"C\" __global__ void ",
-        name,
-        "_cuda_kernel_forward(",
-    )
-    .ok_or("cuda_missing_forward_entry")?;
-    let backward = format!("extern \"C\" __global__ void {name}_{hash}_cuda_kernel_backward(");
-    if !has_backward(ir, module.unwrap_or_default(), &backward) {
+    let head = &HEAD_FINDERS[0];
+    let hash = entry_hash(&ir.forward, head, name, "_cuda_kernel_forward(")
+        .ok_or("cuda_missing_forward_entry")?;
+    let backward = [name.as_str(), "_", hash, "_cuda_kernel_backward("];
+    if !has_backward(ir, module.unwrap_or_default(), head, &backward) {
         return Err("cuda_missing_backward_entry");
     }
     for body in passes(ir) {
@@ -77,24 +82,26 @@ fn verify_cuda(ir: &KernelIr, module: Option<&str>) -> Result<(), &'static str> 
 }
 
 fn verify_cpu(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
-    let name = &ir.name;
-    let hash = entry_hash(&ir.forward, "static void ", name, "_cpu_kernel_forward(")
+    let name = ir.name.as_str();
+    let [_, kernel, entry] = &*HEAD_FINDERS;
+    let hash = entry_hash(&ir.forward, kernel, name, "_cpu_kernel_forward(")
         .ok_or("cpu_missing_forward_kernel")?;
     if !has_backward(
         ir,
         module,
-        &format!("static void {name}_{hash}_cpu_kernel_backward("),
+        kernel,
+        &[name, "_", hash, "_cpu_kernel_backward("],
     ) {
         return Err("cpu_missing_backward_kernel");
     }
     if !passes(ir).all(balanced) {
         return Err("cpu_unbalanced_braces");
     }
-    if !contains(module, &format!("WP_API void {name}_{hash}_cpu_forward(")) {
+    if !contains_signature(module, entry, &[name, "_", hash, "_cpu_forward("]) {
         return Err("cpu_missing_forward_entry");
     }
-    let entry = format!("WP_API void {name}_{hash}_cpu_backward(");
-    if contains(module, &entry) == ir.backward.is_empty() {
+    let backward_entry = [name, "_", hash, "_cpu_backward("];
+    if contains_signature(module, entry, &backward_entry) == ir.backward.is_empty() {
         return Err("cpu_missing_backward_entry");
     }
     if !passes(ir).all(|body| embeds(module, body)) {
@@ -103,8 +110,20 @@ fn verify_cpu(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-fn contains(haystack: &str, needle: &str) -> bool {
-    find(haystack.as_bytes(), needle.as_bytes()).is_some()
+/// Whether `text` holds `head` (a finder's needle) followed at once by `parts`.
+fn contains_signature(text: &str, head: &Finder<'_>, parts: &[&str]) -> bool {
+    head.find_iter(text.as_bytes()).any(|at| {
+        let mut rest = &text.as_bytes()[at + head.needle().len()..];
+        parts
+            .iter()
+            .all(|part| match rest.strip_prefix(part.as_bytes()) {
+                Some(after) => {
+                    rest = after;
+                    true
+                }
+                None => false,
+            })
+    })
 }
 
 /// The three pieces of the grid-stride loop, in order, separated only by layout.
@@ -127,13 +146,13 @@ fn grid_stride_loop(body: &str) -> bool {
 }
 
 /// Whether the backward function is as it should be: present and starting
-/// with `signature`, or, for a kernel declared `enable_backward=False`,
+/// with `head` + `parts`, or, for a kernel declared `enable_backward=False`,
 /// empty and absent from the module as well.
-fn has_backward(ir: &KernelIr, module: &str, signature: &str) -> bool {
+fn has_backward(ir: &KernelIr, module: &str, head: &Finder<'_>, parts: &[&str]) -> bool {
     if ir.backward.is_empty() {
-        !contains(module, signature)
+        !contains_signature(module, head, parts)
     } else {
-        contains(&ir.backward, signature)
+        contains_signature(&ir.backward, head, parts)
     }
 }
 
@@ -150,11 +169,12 @@ fn embeds(module: &str, body: &str) -> bool {
     memchr::memmem::find_iter(m, first.as_bytes()).any(|at| m[at..].starts_with(body.as_bytes()))
 }
 
-/// Find `{prefix}{name}_{8 hex}{suffix}` in `text` and return the hash.
-fn entry_hash<'t>(text: &'t str, prefix: &str, name: &str, suffix: &str) -> Option<&'t str> {
-    let needle = format!("{prefix}{name}_");
-    memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes()).find_map(|at| {
-        let rest = &text[at + needle.len()..];
+/// Find `{head}{name}_{8 hex}{suffix}` in `text` and return the hash.
+fn entry_hash<'t>(text: &'t str, head: &Finder<'_>, name: &str, suffix: &str) -> Option<&'t str> {
+    head.find_iter(text.as_bytes()).find_map(|at| {
+        let rest = text[at + head.needle().len()..]
+            .strip_prefix(name)?
+            .strip_prefix('_')?;
         let hash = rest.get(..8)?;
         (hash.bytes().all(|b| b.is_ascii_hexdigit()) && rest[8..].starts_with(suffix))
             .then_some(hash)
