@@ -5,6 +5,7 @@
 //! would call every sample unique. The canonical form renames user
 //! identifiers in order of first appearance, so structural twins collide.
 
+use crate::text::Put;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::config::{DedupLevel, Splits};
@@ -75,10 +76,10 @@ impl Forms<'_> {
 
     fn push_each(&mut self, renamed: &str, shape: &str) {
         if let Some(r) = self.renamed.as_deref_mut() {
-            r.push_str(renamed);
+            r.put(renamed);
         }
         if let Some(s) = self.shape.as_deref_mut() {
-            s.push_str(shape);
+            s.put(shape);
         }
     }
 

@@ -17,6 +17,7 @@ pub mod report;
 pub mod row;
 pub mod sink;
 pub mod synth;
+pub mod text;
 pub mod verify;
 
 /// The warp-lang release whose code generator pairpipe reproduces.

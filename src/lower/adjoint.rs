@@ -4,6 +4,7 @@
 //! makes the output byte-identical, so every `emit_*` here mirrors the
 //! corresponding visitor of warp 1.19.0's codegen.
 
+use crate::text::Put;
 use std::collections::BTreeSet;
 
 use super::builtins::{self, Overload};
@@ -351,7 +352,7 @@ impl<'a> Adjoint<'a> {
     fn new_line(&mut self) -> String {
         let mut line = std::mem::take(&mut self.line_buf);
         line.clear();
-        line.push_str(&self.indentation);
+        line.put(&self.indentation);
         line
     }
 
@@ -359,9 +360,9 @@ impl<'a> Adjoint<'a> {
     fn push_names<'n>(&self, out: &mut String, names: impl Iterator<Item = &'n str>) {
         for (i, name) in names.enumerate() {
             if i > 0 {
-                out.push_str(", ");
+                out.put(", ");
             }
-            out.push_str(name);
+            out.put(name);
         }
     }
 
@@ -433,7 +434,7 @@ impl<'a> Adjoint<'a> {
     }
 
     fn indent(&mut self) {
-        self.indentation.push_str("    ");
+        self.indentation.put("    ");
     }
 
     fn dedent(&mut self) {
@@ -567,14 +568,14 @@ impl<'a> Adjoint<'a> {
         let mut forward = self.new_line();
         let call_start = forward.len();
         if let Some(o) = output {
-            forward.push_str(self.emit(o));
-            forward.push_str(" = ");
+            forward.put(self.emit(o));
+            forward.put(" = ");
         }
-        forward.push_str(ov.namespace);
-        forward.push_str(&ov.native);
+        forward.put(ov.namespace);
+        forward.put(&ov.native);
         forward.push('(');
         self.push_names(&mut forward, fwd_args.iter().map(|a| self.emit(*a)));
-        forward.push_str(");");
+        forward.put(");");
         if ov.skip_replay {
             let Adjoint {
                 blocks,
@@ -595,9 +596,9 @@ impl<'a> Adjoint<'a> {
 
         if ov.differentiable && !args.is_empty() {
             let mut reverse = self.new_line();
-            reverse.push_str(ov.namespace);
-            reverse.push_str("adj_");
-            reverse.push_str(&ov.adj_native);
+            reverse.put(ov.namespace);
+            reverse.put("adj_");
+            reverse.put(&ov.adj_native);
             reverse.push('(');
             let original = match (ov.require_original_output, output) {
                 (true, Some(o)) => Some(o),
@@ -611,7 +612,7 @@ impl<'a> Adjoint<'a> {
                 .map(|a| self.emit(*a))
                 .chain(args.iter().chain(&output).map(|a| self.var(*a).adj()));
             self.push_names(&mut reverse, names);
-            reverse.push_str(");");
+            reverse.put(");");
             self.push_reverse_line(reverse);
         }
         self.args_buf = fwd_args;
@@ -1653,9 +1654,9 @@ impl<'a> Adjoint<'a> {
         let output = self.add_var(Type::BOOL, None);
         let l = self.load(l)?;
         let mut s = self.new_line();
-        s.extend([self.emit(output), " = "]);
+        s.put_all(&[self.emit(output), " = "]);
         s.extend(std::iter::repeat_n("(", rights.len()));
-        s.extend([self.emit(l), " "]);
+        s.put_all(&[self.emit(l), " "]);
         let mut prev: Option<VarId> = None;
         for (op, comp) in rights {
             if let Some(p) = prev {
@@ -1668,11 +1669,11 @@ impl<'a> Adjoint<'a> {
                 }
                 let p = self.load(p)?;
                 let c = self.load(comp)?;
-                s.extend(["&& (", self.emit(p), " ", op, " ", self.emit(c), ")) "]);
+                s.put_all(&["&& (", self.emit(p), " ", op, " ", self.emit(c), ")) "]);
                 prev = Some(c);
             } else {
                 let c = self.load(comp)?;
-                s.extend([op, " ", self.emit(c), ") "]);
+                s.put_all(&[op, " ", self.emit(c), ") "]);
                 prev = Some(c);
             }
         }

@@ -6,6 +6,8 @@
 //! nothing once the buffer has grown, and a block is spliced into its parent
 //! with one copy.
 
+use crate::text::Put;
+
 #[derive(Debug, Default, Clone)]
 pub struct Lines {
     text: String,
@@ -42,7 +44,7 @@ impl Lines {
 
     /// Pushes one line made of `parts` joined.
     pub fn push_parts(&mut self, parts: &[&str]) {
-        self.text.extend(parts.iter().copied());
+        self.text.put_all(parts);
         self.end_line();
     }
 
@@ -72,7 +74,7 @@ impl Lines {
     /// Appends every line of `other`, in order.
     pub fn extend_from(&mut self, other: &Lines) {
         let base = u32::try_from(self.text.len()).expect("lines exceed 4 GiB");
-        self.text.push_str(&other.text);
+        self.text.put(&other.text);
         self.ends.extend(other.ends.iter().map(|e| base + e));
     }
 

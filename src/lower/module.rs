@@ -1,6 +1,7 @@
 //! Module-level lowering: find the kernels of a file, lower each body with
 //! `Adjoint`, and assemble warp's CPU or CUDA module around them.
 
+use crate::text::Put;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
@@ -601,7 +602,7 @@ fn module_source(
                 let fill = |t: &str| t.replace("@NAME@", &k.mangled).replace("@NDIM@", &ndim);
                 let mut entries = fill(CPU_MODULE_FORWARD);
                 if k.enable_backward {
-                    entries.push_str(&fill(CPU_MODULE_BACKWARD));
+                    entries.put(&fill(CPU_MODULE_BACKWARD));
                 }
                 (args_struct(k), entries)
             })
@@ -631,7 +632,7 @@ fn module_source(
     let len = prefix.iter().chain(&pieces).map(|p| p.len()).sum();
     let mut module = String::with_capacity(len);
     for p in prefix.iter().chain(&pieces) {
-        module.push_str(p);
+        module.put(p);
     }
     module
 }
@@ -640,26 +641,26 @@ fn args_struct(k: &KernelBody<'_>) -> String {
     let mut s = format!("struct wp_args_{} {{\n", k.mangled);
     for &a in &k.adj.args {
         let v = k.adj.var(a);
-        s.push_str(&format!("    {} {};\n", v.ty.ctype(false), v.label()));
+        s.put(&format!("    {} {};\n", v.ty.ctype(false), v.label()));
     }
-    s.push_str("};\n");
+    s.put("};\n");
     s
 }
 
 /// Appends body lines under the function's indentation, as warp's `codegen_func_*` joins them.
 fn push_lines<'l>(out: &mut String, indent: &str, lines: impl IntoIterator<Item = &'l str>) {
     for l in lines {
-        out.push_str(indent);
-        out.push_str(l);
+        out.put(indent);
+        out.put(l);
         out.push('\n');
     }
 }
 
 /// One body line built in place: `indent` + pieces + newline.
 fn push_line(out: &mut String, indent: &str, pieces: &[&str]) {
-    out.push_str(indent);
+    out.put(indent);
     for p in pieces {
-        out.push_str(p);
+        out.put(p);
     }
     out.push('\n');
 }
@@ -669,23 +670,23 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     for &a in &adj.args {
         let v = adj.var(a);
         push_typed(out, indent, &v.ty, false, v.name());
-        out.extend([" = _wp_args->", v.label(), ";\n"]);
+        out.put_all(&[" = _wp_args->", v.label(), ";\n"]);
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
             push_typed(out, indent, &v.ty, false, v.adj());
-            out.extend([" = _wp_adj_args->", v.label(), ";\n"]);
+            out.put_all(&[" = _wp_adj_args->", v.label(), ";\n"]);
         }
     }
 }
 
 /// Starts a declaration line: `indent`, the C++ type, a space, the name.
 fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str) {
-    out.push_str(indent);
+    out.put(indent);
     ty.push_ctype(out, value_type);
     out.push(' ');
-    out.push_str(name);
+    out.put(name);
 }
 
 fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
@@ -715,15 +716,15 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
         match v.constant {
             None => {
                 push_typed(out, indent, &v.ty, false, v.name());
-                out.push_str(";\n");
+                out.put(";\n");
             }
             Some(c) => {
-                out.push_str(indent);
-                out.push_str("const ");
+                out.put(indent);
+                out.put("const ");
                 push_typed(out, "", &v.ty, false, v.name());
-                out.push_str(" = ");
+                out.put(" = ");
                 c.push_c_str(out);
-                out.push_str(";\n");
+                out.put(";\n");
             }
         }
     }
@@ -743,7 +744,7 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
             Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", v.adj(), "{};"]),
             _ => {
                 push_typed(out, indent, &v.ty, true, v.adj());
-                out.push_str(" = {};\n");
+                out.put(" = {};\n");
             }
         }
     }
@@ -830,7 +831,7 @@ fn push_reverse_body(
         push_argument_vars(out, adj, indent, true);
     }
     match primal {
-        Some(block) => out.push_str(block),
+        Some(block) => out.put(block),
         None => push_primal_vars(out, adj, indent, true),
     }
     push_dual_vars(out, adj, indent);
@@ -855,15 +856,15 @@ fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
     while let Some(at) = rest.find('@') {
         let hit = fills.iter().find(|(key, _)| rest[at..].starts_with(key));
         let Some((key, pieces)) = hit else {
-            out.push_str(&rest[..=at]);
+            out.put(&rest[..=at]);
             rest = &rest[at + 1..];
             continue;
         };
-        out.push_str(&rest[..at]);
-        pieces.iter().for_each(|p| out.push_str(p));
+        out.put(&rest[..at]);
+        pieces.iter().for_each(|p| out.put(p));
         rest = &rest[at + key.len()..];
     }
-    out.push_str(rest);
+    out.put(rest);
 }
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
@@ -874,13 +875,13 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let params = |out: &mut String, prefix: &str| {
         for &a in &k.adj.args {
             let v = k.adj.var(a);
-            out.push_str(SEP);
+            out.put(SEP);
             v.ty.push_ctype(out, false);
-            out.extend([" ", prefix, v.label()]);
+            out.put_all(&[" ", prefix, v.label()]);
         }
     };
     let mut fwd_args = String::with_capacity(48 * (k.adj.args.len() + 1));
-    fwd_args.extend([
+    fwd_args.put_all(&[
         "wp::launch_bounds_t<",
         itoa::Buffer::new().format(k.adj.kernel_dim),
         "> dim",
@@ -901,14 +902,14 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         body_estimate(&k.adj, false),
     );
     let primal = push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
-    forward.push_str(CUDA_KERNEL_CLOSE);
+    forward.put(CUDA_KERNEL_CLOSE);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
         let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
         push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent, primal);
-        b.push_str(CUDA_KERNEL_CLOSE);
+        b.put(CUDA_KERNEL_CLOSE);
         b
     });
     (forward, backward)

@@ -1,5 +1,6 @@
 //! Warp's value types as the code generator sees them, and their C++ spelling.
 
+use crate::text::Put;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,15 +106,15 @@ impl Value {
     pub fn push_ctype(self, out: &mut String) {
         let mut n = itoa::Buffer::new();
         match self {
-            Value::Scalar(s) => out.push_str(s.ctype()),
+            Value::Scalar(s) => out.put(s.ctype()),
             Value::Vector(len, s) => {
-                out.extend(["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
+                out.put_all(&["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
             }
             Value::Matrix(r, c, s) => {
-                out.extend(["wp::mat_t<", n.format(r), ", "]);
-                out.extend([n.format(c), ", ", s.ctype(), ">"]);
+                out.put_all(&["wp::mat_t<", n.format(r), ", "]);
+                out.put_all(&[n.format(c), ", ", s.ctype(), ">"]);
             }
-            Value::Quat(s) => out.extend(["wp::quat_t<", s.ctype(), ">"]),
+            Value::Quat(s) => out.put_all(&["wp::quat_t<", s.ctype(), ">"]),
         }
     }
 
@@ -351,9 +352,9 @@ impl Type {
     /// scalars, arrays and references, the types of nearly every variable.
     pub fn push_ctype(&self, out: &mut String, value_type: bool) {
         match *self {
-            Type::Scalar(s) => out.push_str(s.ctype()),
+            Type::Scalar(s) => out.put(s.ctype()),
             Type::Array { dtype, .. } => {
-                out.push_str("wp::array_t<");
+                out.put("wp::array_t<");
                 dtype.push_ctype(out);
                 out.push('>');
             }
@@ -365,9 +366,9 @@ impl Type {
             }
             Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) => match self.value() {
                 Some(v) => v.push_ctype(out),
-                None => out.push_str(&self.ctype(value_type)),
+                None => out.put(&self.ctype(value_type)),
             },
-            _ => out.push_str(&self.ctype(value_type)),
+            _ => out.put(&self.ctype(value_type)),
         }
     }
 
@@ -450,10 +451,10 @@ impl ConstVal {
     /// Appends [`ConstVal::c_str`] to `out`.
     pub fn push_c_str(self, out: &mut String) {
         match self {
-            ConstVal::Int(v) => out.push_str(itoa::Buffer::new().format(v)),
+            ConstVal::Int(v) => out.put(itoa::Buffer::new().format(v)),
             ConstVal::Float(v) => push_python_float_repr(out, v),
-            ConstVal::Bool(true) => out.push_str("true"),
-            ConstVal::Bool(false) => out.push_str("false"),
+            ConstVal::Bool(true) => out.put("true"),
+            ConstVal::Bool(false) => out.put("false"),
         }
     }
 
@@ -490,13 +491,13 @@ pub fn python_float_repr(v: f64) -> String {
 /// the way Python lays them out.
 pub fn push_python_float_repr(out: &mut String, v: f64) {
     if v.is_nan() {
-        return out.push_str("NAN");
+        return out.put("NAN");
     }
     if v.is_infinite() {
-        return out.push_str(if v > 0.0 { "INFINITY" } else { "-INFINITY" });
+        return out.put(if v > 0.0 { "INFINITY" } else { "-INFINITY" });
     }
     if v == 0.0 {
-        return out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
+        return out.put(if v.is_sign_negative() { "-0.0" } else { "0.0" });
     }
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v);
@@ -523,26 +524,26 @@ pub fn push_python_float_repr(out: &mut String, v: f64) {
     if (-4..16).contains(&exp) {
         let point = exp + 1; // position of the decimal point within `digits`
         if point <= 0 {
-            out.push_str("0.");
+            out.put("0.");
             out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(digits);
+            out.put(digits);
         } else if point as usize >= digits.len() {
-            out.push_str(digits);
+            out.put(digits);
             out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-            out.push_str(".0");
+            out.put(".0");
         } else {
-            out.extend([&digits[..point as usize], ".", &digits[point as usize..]]);
+            out.put_all(&[&digits[..point as usize], ".", &digits[point as usize..]]);
         }
     } else {
-        out.push_str(&digits[..1]);
+        out.put(&digits[..1]);
         if digits.len() > 1 {
-            out.extend([".", &digits[1..]]);
+            out.put_all(&[".", &digits[1..]]);
         }
-        out.push_str(if exp < 0 { "e-" } else { "e+" });
+        out.put(if exp < 0 { "e-" } else { "e+" });
         if exp.abs() < 10 {
             out.push('0');
         }
-        out.push_str(itoa::Buffer::new().format(exp.abs()));
+        out.put(itoa::Buffer::new().format(exp.abs()));
     }
 }
 
