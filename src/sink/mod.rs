@@ -57,8 +57,12 @@ const ENCODE_BATCH_BYTES: u64 = 256 << 10;
 /// off the main job's peak RSS (~69 -> ~62 MB) for 1.7% more bytes on disk
 /// (31.66 -> 32.19 MiB); 128 KiB would cost 3.2% (BENCHMARKS.md).
 const TEXT_PAGE_BYTES: usize = 256 << 10;
-/// Least time between two releases of the writer's free memory.
-const RELEASE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+/// Least time between two releases of the writer's free memory. Each release
+/// purges the buffers of the row group just written, which the next one
+/// faults back in: at 100 ms that was ~12k of the main job's ~26k page faults
+/// and 2-4% of its time. Once a second still stops the long-run creep: the
+/// 2 GiB run peaks +5.6% over the main job (+9% at 100 ms; BENCHMARKS.md).
+const RELEASE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
 /// Guess of footer bytes per column chunk (chunk metadata and statistics;
