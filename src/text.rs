@@ -83,6 +83,34 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// `a == b`, in line for texts up to 16 bytes (the lowering's symbol tables
+/// compare names of a few bytes many times a statement; `==` on `str` calls
+/// libc's `memcmp` for each).
+#[inline]
+pub fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n > 16 {
+        return a == b;
+    }
+    let (pa, pb) = (a.as_ptr(), b.as_ptr());
+    // SAFETY: both are `n` bytes long; every load is within `0..n`.
+    unsafe {
+        if n >= 8 {
+            let load = |p: *const u8, at: usize| p.add(at).cast::<u64>().read_unaligned();
+            load(pa, 0) == load(pb, 0) && load(pa, n - 8) == load(pb, n - 8)
+        } else if n >= 4 {
+            let load = |p: *const u8, at: usize| p.add(at).cast::<u32>().read_unaligned();
+            load(pa, 0) == load(pb, 0) && load(pa, n - 4) == load(pb, n - 4)
+        } else {
+            a == b
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +129,22 @@ mod tests {
                 tight.put(piece);
                 tight.put(piece);
                 assert_eq!(tight, format!("{piece}{piece}"));
+            }
+        }
+        for n in 0..=40 {
+            let a = &source[..n];
+            assert!(same(a, &String::from(a)), "{n} bytes");
+            for i in 0..n {
+                // One byte different anywhere, or one byte shorter.
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'#';
+                assert!(
+                    !same(a, std::str::from_utf8(&b).unwrap()),
+                    "{n} bytes, at {i}"
+                );
+            }
+            if n > 0 {
+                assert!(!same(a, &a[..n - 1]));
             }
         }
         let mut multi = String::new();

@@ -4,7 +4,7 @@
 //! makes the output byte-identical, so every `emit_*` here mirrors the
 //! corresponding visitor of warp 1.19.0's codegen.
 
-use crate::text::Put;
+use crate::text::{Put, same};
 use std::collections::BTreeSet;
 
 use super::builtins::{self, Overload};
@@ -310,12 +310,12 @@ impl<'a> Adjoint<'a> {
     fn symbol(&self, name: &str) -> Option<VarId> {
         self.symbols
             .iter()
-            .find(|(n, _)| **n == *name)
+            .find(|(n, _)| same(n, name))
             .map(|(_, v)| *v)
     }
 
     fn set_symbol(&mut self, name: &str, id: VarId) {
-        match self.symbols.iter_mut().find(|(n, _)| **n == *name) {
+        match self.symbols.iter_mut().find(|(n, _)| same(n, name)) {
             Some(slot) => slot.1 = id,
             None => self.symbols.push((Rc::from(name), id)),
         }
@@ -922,11 +922,11 @@ impl<'a> Adjoint<'a> {
 
         // Merge the branch versions of each symbol with a select on `cond` (a phi).
         let lookup = |syms: &[(Rc<str>, VarId)], n: &str| {
-            syms.iter().find(|(k, _)| **k == *n).map(|(_, v)| *v)
+            syms.iter().find(|(k, _)| same(k, n)).map(|(_, v)| *v)
         };
         let mut names: Vec<Rc<str>> = symbols_if.iter().map(|(n, _)| n.clone()).collect();
         for (n, _) in &symbols_else {
-            if !names.contains(n) {
+            if !names.iter().any(|m| same(m, n)) {
                 names.push(n.clone());
             }
         }
