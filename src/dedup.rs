@@ -45,57 +45,44 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
             out.push_str(source);
             Ok(())
         }
-        DedupLevel::Renamed => write_forms(
-            source,
-            Forms {
-                renamed: Some(out),
-                shape: None,
-            },
-        ),
-        DedupLevel::Shape => write_forms(
-            source,
-            Forms {
-                renamed: None,
-                shape: Some(out),
-            },
-        ),
-    }
-}
-
-/// The renamed and shape forms being written in one pass over the tokens
-/// (they differ only in number literals).
-struct Forms<'a> {
-    renamed: Option<&'a mut String>,
-    shape: Option<&'a mut String>,
-}
-
-impl Forms<'_> {
-    fn push_str(&mut self, s: &str) {
-        self.push_each(s, s);
-    }
-
-    fn push_each(&mut self, renamed: &str, shape: &str) {
-        if let Some(r) = self.renamed.as_deref_mut() {
-            r.put(renamed);
+        DedupLevel::Renamed => {
+            write_token_forms(&tokenize(source)?, out);
+            Ok(())
         }
-        if let Some(s) = self.shape.as_deref_mut() {
-            s.put(shape);
+        DedupLevel::Shape => {
+            let mut renamed = String::new();
+            let numbers = write_token_forms(&tokenize(source)?, &mut renamed);
+            shape_form(&renamed, &numbers, out);
+            Ok(())
         }
     }
+}
 
-    fn push_id(&mut self, id: usize) {
-        let mut digits = [0u8; 21];
-        let text = id_text(id, &mut digits);
-        self.push_str(text);
+/// Where a number literal sits in a renamed form, and its kind: the shape
+/// form is the renamed form with each such span replaced by its kind, so it
+/// is derived from it rather than written token by token a second time.
+struct NumberSpan {
+    start: usize,
+    end: usize,
+    kind: &'static str,
+}
+
+/// The shape form into `out`, from the renamed form and its number spans.
+fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
+    out.clear();
+    out.reserve(renamed.len());
+    let mut at = 0;
+    for n in numbers {
+        out.push_str(&renamed[at..n.start]);
+        out.put(n.kind);
+        at = n.end;
     }
+    out.push_str(&renamed[at..]);
 }
 
-fn write_forms(source: &str, out: Forms<'_>) -> Result<(), LowerError> {
-    write_token_forms(&tokenize(source)?, out);
-    Ok(())
-}
-
-fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
+/// Appends the renamed form of `tokens` to `out`; returns its number spans.
+fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> {
+    let mut numbers = Vec::new();
     // Kernels have a few dozen identifiers: a linear scan beats hashing,
     // comparing packed words (see `word`) before texts.
     let mut names: Vec<(u64, &str)> = Vec::with_capacity(32);
@@ -119,7 +106,7 @@ fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
                     in_def_header = true;
                 }
                 if attribute || kwarg || is_reserved(t.text) {
-                    out.push_str(t.text);
+                    out.put(t.text);
                 } else {
                     // A word of u64::MAX stands for every long name: compare those texts.
                     let same =
@@ -128,30 +115,40 @@ fn write_token_forms(tokens: &[Token<'_>], mut out: Forms<'_>) {
                         names.push((t.word, t.text));
                         names.len() - 1
                     });
-                    out.push_id(id);
+                    let mut digits = [0u8; 21];
+                    out.put(id_text(id, &mut digits));
                 }
             }
-            TokenKind::Number => out.push_each(t.text, number_kind(t)),
+            TokenKind::Number => {
+                let start = out.len();
+                out.put(t.text);
+                numbers.push(NumberSpan {
+                    start,
+                    end: out.len(),
+                    kind: number_kind(t),
+                });
+            }
             TokenKind::Op => {
                 match t.text {
                     "(" | "[" | "{" => depth += 1,
                     ")" | "]" | "}" => depth = depth.saturating_sub(1),
                     _ => {}
                 }
-                out.push_str(t.text);
+                out.put(t.text);
             }
             TokenKind::Newline => {
                 in_def_header = false;
-                out.push_str("\n");
+                out.push('\n');
                 continue;
             }
-            TokenKind::Indent => out.push_str("<indent>"),
-            TokenKind::Dedent => out.push_str("<dedent>"),
+            TokenKind::Indent => out.put("<indent>"),
+            TokenKind::Dedent => out.put("<dedent>"),
             TokenKind::EndMarker => break,
-            TokenKind::String => out.push_str(t.text),
+            TokenKind::String => out.put(t.text),
         }
-        out.push_str(" ");
+        out.push(' ');
     }
+    numbers
 }
 
 /// A kernel's keys at the three dedup levels.
@@ -186,14 +183,8 @@ pub fn dedup_keys_of_tokens(
 ) -> DedupKeys {
     let [renamed, shape] = scratch;
     renamed.clear();
-    shape.clear();
-    write_token_forms(
-        tokens,
-        Forms {
-            renamed: Some(renamed),
-            shape: Some(shape),
-        },
-    );
+    let numbers = write_token_forms(tokens, renamed);
+    shape_form(renamed, &numbers, shape);
     DedupKeys {
         exact: xxh3_64(source.as_bytes()),
         renamed: xxh3_64(renamed.as_bytes()),
@@ -409,6 +400,29 @@ mod tests {
         assert_ne!(key(&a, DedupLevel::Renamed), key(&b, DedupLevel::Renamed));
         assert_eq!(key(&a, DedupLevel::Shape), key(&b, DedupLevel::Shape));
         assert_ne!(key(&a, DedupLevel::Shape), key(&c, DedupLevel::Shape));
+    }
+
+    #[test]
+    fn forms_spelled_out() {
+        let src = "def k(x: wp.array(dtype=float), n: int):\n    i = wp.tid()\n    x[i] = 2.5 * x[i] + n - 0x1f + 3e-2\n";
+        let form = |level| {
+            let mut out = String::new();
+            canonical_form(src, level, &mut out).unwrap();
+            out
+        };
+        let head = "def v0 ( v1 : wp . array ( dtype = float ) , v2 : int ) : \n<indent> v3 = wp . tid ( ) \n";
+        assert_eq!(
+            form(DedupLevel::Renamed),
+            format!("{head}v1 [ v3 ] = 2.5 * v1 [ v3 ] + v2 - 0x1f + 3e-2 \n<dedent> ")
+        );
+        assert_eq!(
+            form(DedupLevel::Shape),
+            format!("{head}v1 [ v3 ] = <float> * v1 [ v3 ] + v2 - <int> + <float> \n<dedent> ")
+        );
+        // The one-pass keys are the hashes of these very forms.
+        let keys = dedup_keys(src, &mut Default::default()).unwrap();
+        assert_eq!(keys.renamed, xxh3_64(form(DedupLevel::Renamed).as_bytes()));
+        assert_eq!(keys.shape, xxh3_64(form(DedupLevel::Shape).as_bytes()));
     }
 
     #[test]
