@@ -64,7 +64,12 @@ impl Lines {
 
     fn line(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
+        let bytes = &self.text.as_bytes()[start..self.ends[i] as usize];
+        // SAFETY: every end is the text's length right after a whole `&str`
+        // (or a formatted one) was appended, so each line starts and ends on
+        // a character boundary: the slice is UTF-8. (Slicing the `str` would
+        // check both boundaries again for every line of every kernel.)
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator + '_ {
@@ -121,6 +126,14 @@ mod tests {
         assert_eq!(a.iter().rev().take(2).collect::<Vec<_>>(), ["p;", "q;"]);
         assert_eq!(a.text_len(), a.iter().map(str::len).sum::<usize>());
         assert_eq!(Lines::default().len(), 0);
+        // Lines of multi-byte characters come back whole.
+        let mut u = of(&["// é = 1", "∂", ""]);
+        u.push_parts(&["x", "é", "𝔸"]);
+        u.push_fmt(format_args!("{}∂", "ü"));
+        assert_eq!(
+            u.iter().collect::<Vec<_>>(),
+            ["// é = 1", "∂", "", "xé𝔸", "ü∂"]
+        );
     }
 
     #[test]
