@@ -5,7 +5,9 @@
 //! corresponding visitor of warp 1.19.0's codegen.
 
 use crate::text::{Put, same};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
 use super::lines::Lines;
@@ -45,21 +47,52 @@ pub struct VarId(usize);
 
 #[derive(Debug, Clone)]
 pub struct VarInfo {
-    /// `var_{label}adj_{label}` in one allocation: the label is the argument
+    /// `var_{label}adj_{label}` in one string: the label is the argument
     /// name or the local's index, and both spellings are emitted many times.
-    /// (A CompactString was tried: slower to build, and argument names
-    /// rarely fit inline.)
-    names: String,
+    /// A local's names are borrowed from [`LOCAL_NAMES`]; an argument's are
+    /// allocated. (A CompactString was tried: slower to build, and argument
+    /// names rarely fit inline.)
+    names: Cow<'static, str>,
     pub ty: Type,
     pub constant: Option<ConstVal>,
 }
 
+/// Locals numbered below this have their names in [`LOCAL_NAMES`].
+const NAMED_LOCALS: usize = 4096;
+
+/// `var_{i}adj_{i}` for every local index `i` below [`NAMED_LOCALS`], back
+/// to back, and where each ends: a kernel has ~100 locals, and an allocation
+/// for each one's names was the lowering's most frequent.
+static LOCAL_NAMES: LazyLock<(String, Vec<u32>)> = LazyLock::new(|| {
+    let mut text = String::new();
+    let mut ends = Vec::with_capacity(NAMED_LOCALS);
+    for i in 0..NAMED_LOCALS {
+        text.push_str(&format!("var_{i}adj_{i}"));
+        ends.push(text.len() as u32);
+    }
+    (text, ends)
+});
+
 impl VarInfo {
     fn new(label: &str, ty: Type, constant: Option<ConstVal>) -> VarInfo {
         let mut names = String::with_capacity(8 + 2 * label.len());
-        names.extend(["var_", label, "adj_", label]);
+        names.put_all(&["var_", label, "adj_", label]);
         VarInfo {
-            names,
+            names: Cow::Owned(names),
+            ty,
+            constant,
+        }
+    }
+
+    /// A local numbered `index` (its label is the number).
+    fn local(index: usize, ty: Type, constant: Option<ConstVal>) -> VarInfo {
+        if index >= NAMED_LOCALS {
+            return VarInfo::new(itoa::Buffer::new().format(index), ty, constant);
+        }
+        let (text, ends) = &*LOCAL_NAMES;
+        let start = index.checked_sub(1).map_or(0, |p| ends[p] as usize);
+        VarInfo {
+            names: Cow::Borrowed(&text[start..ends[index] as usize]),
             ty,
             constant,
         }
@@ -329,9 +362,8 @@ impl<'a> Adjoint<'a> {
         if let Type::Tile(t) = &mut ty {
             t.obj = id.0 as u32;
         }
-        let mut label = itoa::Buffer::new();
-        let label = label.format(self.locals.len());
-        self.vars.push(VarInfo::new(label, ty, constant));
+        self.vars
+            .push(VarInfo::local(self.locals.len(), ty, constant));
         self.locals.push(id);
         self.block().vars.push(id);
         id
@@ -2159,5 +2191,42 @@ fn binop_builtin(op: BinOp) -> &'static str {
         BinOp::BitAnd => "bit_and",
         BinOp::BitOr => "bit_or",
         BinOp::BitXor => "bit_xor",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variable_names_from_the_table_and_beyond_it() {
+        for index in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            1234,
+            NAMED_LOCALS - 1,
+            NAMED_LOCALS,
+            10_000,
+        ] {
+            let v = VarInfo::local(index, Type::Scalar(Scalar::Float32), None);
+            let label = index.to_string();
+            assert_eq!(v.label(), label);
+            assert_eq!(v.name(), format!("var_{label}"));
+            assert_eq!(v.adj(), format!("adj_{label}"));
+            assert_eq!(
+                matches!(v.names, Cow::Borrowed(_)),
+                index < NAMED_LOCALS,
+                "{index}"
+            );
+        }
+        let arg = VarInfo::new("positions", Type::Scalar(Scalar::Int32), None);
+        assert_eq!(
+            (arg.name(), arg.adj(), arg.label()),
+            ("var_positions", "adj_positions", "positions")
+        );
     }
 }
