@@ -1349,8 +1349,14 @@ fn is_keyword_word(w: u64) -> bool {
 
 /// A number literal's value, as Python reads it.
 fn parse_number(text: &str) -> Result<Constant, String> {
-    let clean: String = text.chars().filter(|&c| c != '_').collect();
-    let lower = clean.to_ascii_lowercase();
+    // Most literals have no `_` and no capitals: read those in place.
+    let lower: std::borrow::Cow<str> = if text.bytes().any(|b| b == b'_' || b.is_ascii_uppercase())
+    {
+        let clean: String = text.chars().filter(|&c| c != '_').collect();
+        clean.to_ascii_lowercase().into()
+    } else {
+        text.into()
+    };
     if lower.ends_with('j') {
         return Ok(Constant::Other("complex"));
     }
@@ -1572,6 +1578,14 @@ mod tests {
         assert_eq!(parse_number("0x1F").unwrap(), Constant::Int(31));
         assert_eq!(parse_number("1e-5").unwrap(), Constant::Float(1e-5));
         assert_eq!(parse_number(".5").unwrap(), Constant::Float(0.5));
+        // With and without `_` or capitals (read in place or cleaned first).
+        assert_eq!(parse_number("0x1f").unwrap(), Constant::Int(31));
+        assert_eq!(parse_number("0X_1F").unwrap(), Constant::Int(31));
+        assert_eq!(parse_number("1E5").unwrap(), Constant::Float(1e5));
+        assert_eq!(parse_number("0b101").unwrap(), Constant::Int(5));
+        assert_eq!(parse_number("0O17").unwrap(), Constant::Int(15));
+        assert_eq!(parse_number("3J").unwrap(), Constant::Other("complex"));
+        assert_eq!(parse_number("2.5").unwrap(), Constant::Float(2.5));
         assert!(parse_number("007").is_err());
     }
 

@@ -1623,8 +1623,10 @@ impl<'a> Adjoint<'a> {
         if matches!(self.ty(target), Type::Tile(_)) {
             return self.tile_extract(target, nodes);
         }
-        let mut args = vec![target];
-        args.extend(self.eval_indices(target, nodes)?);
+        let indices = self.eval_indices(target, nodes)?;
+        let mut args = Vec::with_capacity(1 + indices.len());
+        args.push(target);
+        args.extend(indices);
         if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
             for a in args.iter_mut().skip(1) {
                 *a = self.load(*a)?;
