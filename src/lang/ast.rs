@@ -78,11 +78,14 @@ pub enum ExprKind {
     Constant(Constant),
     Attribute(Box<Expr>, Ident),
     /// `value[slice]`; a multi-index `a[i, j]` has a `Tuple` slice as in CPython.
-    Subscript(Box<Expr>, Box<Expr>),
+    /// (value, slice) in one allocation.
+    Subscript(Box<[Expr; 2]>),
     Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
     Call(Box<Expr>, Vec<Expr>, Vec<Keyword>),
     Starred(Box<Expr>),
-    BinOp(Box<Expr>, BinOp, Box<Expr>),
+    /// (left, right) in one allocation: a binary operation is the most
+    /// frequent node, and one box for both operands halves its allocations.
+    BinOp(Box<[Expr; 2]>, BinOp),
     UnaryOp(UnaryOp, Box<Expr>),
     /// `true` for `and`.
     BoolOp(bool, Vec<Expr>),

@@ -958,7 +958,7 @@ impl<'a> Parser<'_, 'a> {
             let right = self.binary_level(precedence + 1)?;
             let pos = left.pos;
             left = Expr {
-                kind: ExprKind::BinOp(Box::new(left), op, Box::new(right)),
+                kind: ExprKind::BinOp(Box::new([left, right]), op),
                 pos,
             };
         }
@@ -1001,7 +1001,7 @@ impl<'a> Parser<'_, 'a> {
             let exp = self.factor()?;
             let pos = base.pos;
             return Ok(Expr {
-                kind: ExprKind::BinOp(Box::new(base), BinOp::Pow, Box::new(exp)),
+                kind: ExprKind::BinOp(Box::new([base, exp]), BinOp::Pow),
                 pos,
             });
         }
@@ -1023,7 +1023,7 @@ impl<'a> Parser<'_, 'a> {
                 self.expect_op("]")?;
                 let pos = e.pos;
                 e = Expr {
-                    kind: ExprKind::Subscript(Box::new(e), Box::new(slice)),
+                    kind: ExprKind::Subscript(Box::new([e, slice])),
                     pos,
                 };
             } else if self.eat_op(".") {
@@ -1484,7 +1484,7 @@ mod tests {
     fn grouping(src: &str) -> String {
         fn show(e: &Expr) -> String {
             match &e.kind {
-                ExprKind::BinOp(l, op, r) => format!("({} {op:?} {})", show(l), show(r)),
+                ExprKind::BinOp(lr, op) => format!("({} {op:?} {})", show(&lr[0]), show(&lr[1])),
                 ExprKind::Name(n) => n.to_string(),
                 other => format!("{other:?}"),
             }
@@ -1536,12 +1536,12 @@ mod tests {
         };
         assert!(matches!(targets[0].kind, ExprKind::Subscript(..)));
         // `-a[i] * s + 2.0 ** 3` is Add(Mult(Neg(a[i]), s), Pow(2.0, 3)), starting at column 12.
-        let ExprKind::BinOp(l, BinOp::Add, r) = &value.kind else {
+        let ExprKind::BinOp(lr, BinOp::Add) = &value.kind else {
             panic!("{value:?}")
         };
         assert_eq!(value.pos, Pos { line: 7, col: 12 });
-        assert!(matches!(l.kind, ExprKind::BinOp(_, BinOp::Mult, _)));
-        assert!(matches!(r.kind, ExprKind::BinOp(_, BinOp::Pow, _)));
+        assert!(matches!(lr[0].kind, ExprKind::BinOp(_, BinOp::Mult)));
+        assert!(matches!(lr[1].kind, ExprKind::BinOp(_, BinOp::Pow)));
     }
 
     #[test]

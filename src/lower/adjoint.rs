@@ -1487,9 +1487,9 @@ impl<'a> Adjoint<'a> {
                 let c = self.constant(c)?;
                 Ok(self.add_constant(c))
             }
-            ExprKind::BinOp(l, op, r) => {
-                let left = self.expr(l)?;
-                let right = self.expr(r)?;
+            ExprKind::BinOp(lr, op) => {
+                let left = self.expr(&lr[0])?;
+                let right = self.expr(&lr[1])?;
                 self.add_value_call(binop_builtin(*op), &[left, right])
             }
             ExprKind::UnaryOp(op, operand) => {
@@ -1570,9 +1570,10 @@ impl<'a> Adjoint<'a> {
         e: &'e Expr,
         as_target: bool,
     ) -> LResult<(VarId, Vec<&'e Expr>)> {
-        let ExprKind::Subscript(value, slice) = &e.kind else {
+        let ExprKind::Subscript(value_slice) = &e.kind else {
             return Ok((self.expr(e)?, Vec::new()));
         };
+        let [value, slice] = &**value_slice;
         let (mut target, mut indices) = self.subscript_target(value, as_target)?;
         match &slice.kind {
             ExprKind::Tuple(elts) => indices.extend(elts.iter()),
@@ -2040,9 +2041,9 @@ fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<Ident>) {
             ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
                 expr(b, out)
             }
-            ExprKind::Subscript(a, b) | ExprKind::BinOp(a, _, b) => {
-                expr(a, out);
-                expr(b, out);
+            ExprKind::Subscript(ab) | ExprKind::BinOp(ab, _) => {
+                expr(&ab[0], out);
+                expr(&ab[1], out);
             }
             ExprKind::Slice(a, b, c) => {
                 for x in [a, b, c].into_iter().flatten() {
