@@ -9,7 +9,7 @@
 //! writer, at most every 100 ms) and every [`RELEASE_EVERY_SAMPLES`] samples
 //! (each worker) brought that to ~9-10%, for 2-4% more wall time; after
 //! every row group it was ~7-10% for 4-13% (BENCHMARKS.md). The writer now
-//! releases at most once a second: +5.6%, with half the page faults.
+//! releases at most once a second: +7.5-7.8%, with about half the page faults.
 
 /// Samples a worker processes between two collections of its heap.
 pub const RELEASE_EVERY_SAMPLES: u64 = 1024;

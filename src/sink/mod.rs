@@ -61,7 +61,8 @@ const TEXT_PAGE_BYTES: usize = 256 << 10;
 /// purges the buffers of the row group just written, which the next one
 /// faults back in: at 100 ms that was ~12k of the main job's ~26k page faults
 /// and 2-4% of its time. Once a second still stops the long-run creep: the
-/// 2 GiB run peaks +5.6% over the main job (+9% at 100 ms; BENCHMARKS.md).
+/// 2 GiB run peaks +7.5-7.8% over the main job (+9.4% at 100 ms; N=10,
+/// BENCHMARKS.md).
 const RELEASE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Largest row (all its strings together) the sink accepts.
 const MAX_ROW_BYTES: u64 = 1 << 30;
