@@ -121,6 +121,20 @@ impl Text {
         }
     }
 
+    /// Whether this is an IR text of a row whose Python source is plain
+    /// (ASCII, `\n` its only break). The IR is warp's ASCII templates plus
+    /// text taken from the source (names, numbers, the comments that echo its
+    /// lines), so it is then plain too: its chars are its bytes and its lines
+    /// its `\n`s, and the sink need not scan ~30 KB a row five times to know.
+    fn derived_from_plain_source(self, row: &Row) -> bool {
+        let plain = matches!(self, Text::Ir(_)) && is_plain(&row.python_source);
+        debug_assert!(
+            !plain || self.get(row).is_none_or(is_plain),
+            "an IR text of a plain source is plain"
+        );
+        plain
+    }
+
     fn take(self, row: &mut Row) -> Option<String> {
         match self {
             Text::Python => Some(std::mem::take(&mut row.python_source)),
@@ -419,8 +433,14 @@ impl Columns {
                     )),
                     Source::Builtins => string_lists(rows, field, |r| &r.builtins),
                     Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),
-                    Source::Chars(t) => sizes(rows, |r| t.get(r).map(chars)),
-                    Source::Lines(t) => sizes(rows, |r| t.get(r).map(lines)),
+                    Source::Chars(t) => sizes(rows, |r| {
+                        let plain = t.derived_from_plain_source(r);
+                        t.get(r).map(|s| if plain { s.len() } else { chars(s) })
+                    }),
+                    Source::Lines(t) => sizes(rows, |r| {
+                        let plain = t.derived_from_plain_source(r);
+                        t.get(r).map(|s| if plain { newline_lines(s) } else { lines(s) })
+                    }),
                     Source::TextBytes => Arc::new(Int64Array::from_iter_values(
                         rows.iter()
                             .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
@@ -503,6 +523,25 @@ fn sizes(rows: &[Row], get: impl Fn(&Row) -> Option<usize>) -> ArrayRef {
     ))
 }
 
+/// Whether `s` is ASCII with `\n` as its only line break, so that [`chars`]
+/// is its length and [`lines`] is [`newline_lines`].
+fn is_plain(s: &str) -> bool {
+    s.is_ascii() && !has_rare_break(s.as_bytes())
+}
+
+/// Whether `b` holds a line break other than `\n`, or the lead byte of one.
+fn has_rare_break(b: &[u8]) -> bool {
+    memchr::memchr3(b'\r', 0x0b, 0x0c, b).is_some()
+        || memchr::memchr3(0x1c, 0x1d, 0x1e, b).is_some()
+        || memchr::memchr2(0xc2, 0xe2, b).is_some()
+}
+
+/// [`lines`] of a text whose only line break is `\n`.
+fn newline_lines(s: &str) -> usize {
+    let b = s.as_bytes();
+    bytecount::count(b, b'\n') + usize::from(b.last().is_some_and(|&c| c != b'\n'))
+}
+
 /// Unicode scalar values, what Python's `len(str)` counts.
 pub fn chars(s: &str) -> usize {
     // Generated code is ASCII: the SIMD check is far cheaper than decoding.
@@ -520,13 +559,9 @@ pub fn chars(s: &str) -> usize {
 /// user computes from the text.
 pub fn lines(s: &str) -> usize {
     let b = s.as_bytes();
-    // Fast path (two vectorized passes) when `\n` is the only break present.
-    let rare_break = memchr::memchr3(b'\r', 0x0b, 0x0c, b).is_some()
-        || memchr::memchr3(0x1c, 0x1d, 0x1e, b).is_some()
-        || memchr::memchr2(0xc2, 0xe2, b).is_some();
-    if !rare_break {
-        let newlines = bytecount::count(b, b'\n');
-        return newlines + usize::from(b.last().is_some_and(|&c| c != b'\n'));
+    // Fast path (vectorized passes) when `\n` is the only break present.
+    if !has_rare_break(b) {
+        return newline_lines(s);
     }
     let mut breaks = 0;
     let mut last_break_end = 0;
@@ -556,10 +591,8 @@ mod tests {
     use super::*;
     use arrow::array::{Array, AsArray};
 
-    #[test]
-    fn take_batch_moves_the_text_into_views_with_the_same_values() {
-        let columns = columns().unwrap();
-        let row = |index: u64, python: &str, cuda: Option<&str>| Row {
+    fn row(index: u64, python: &str, cuda: Option<&str>) -> Row {
+        Row {
             index,
             id: format!("r{index}"),
             split: "train",
@@ -577,7 +610,62 @@ mod tests {
             builtins: vec![],
             dtypes: vec![],
             launch_dims: 1,
+        }
+    }
+
+    #[test]
+    fn size_columns_count_what_python_counts_whatever_the_source() {
+        // IR echoes its source's lines in comments: a source with non-ASCII
+        // text or breaks other than `\n` puts them in the IR too, and the
+        // sizes of its IR must then be counted in full.
+        let sources = [
+            "def k():\n    a[0] = 1.0\n",
+            "def k():\n    a[0] = 1.0  # é\n",
+            "def k():\r\n    a[0] = 1.0\r\n",
+            "def k():\n    a[0] = 1.0  # \x0c\u{2028}\n",
+        ];
+        let rows: Vec<Row> = sources
+            .iter()
+            .zip(0..)
+            .map(|(src, i)| {
+                // The body line with any `\r` of its break, as warp echoes it.
+                let line = src.split_inclusive('\n').nth(1).unwrap_or_default();
+                let comment = line.strip_suffix('\n').unwrap_or(line);
+                let ir = format!("void k() {{\n    //{comment}\n}}\n");
+                row(i, src, Some(&ir))
+            })
+            .collect();
+        let columns = columns().unwrap();
+        let batch = columns
+            .batch(&rows, |ir: Ir| ir.enabled(false, true, false))
+            .unwrap();
+        let sizes = |name: &str| {
+            let a = batch.column_by_name(name).unwrap();
+            let a = a.as_primitive::<arrow::datatypes::Int32Type>();
+            (0..a.len()).map(|i| a.value(i) as usize).collect::<Vec<_>>()
         };
+        let expect = |f: fn(&str) -> usize, get: fn(&Row) -> &str| {
+            rows.iter().map(|r| f(get(r))).collect::<Vec<_>>()
+        };
+        fn fwd(r: &Row) -> &str {
+            r.cuda_forward.as_deref().unwrap()
+        }
+        fn bwd(r: &Row) -> &str {
+            r.cuda_backward.as_deref().unwrap()
+        }
+        assert_eq!(sizes("cuda_forward_chars"), expect(chars, fwd));
+        assert_eq!(sizes("cuda_forward_lines"), expect(lines, fwd));
+        assert_eq!(sizes("cuda_backward_chars"), expect(chars, bwd));
+        assert_eq!(sizes("cuda_backward_lines"), expect(lines, bwd));
+        // The cases differ where they should: bytes are not chars with é,
+        // and `\r\n`, U+000C and U+2028 are breaks.
+        assert_ne!(sizes("cuda_forward_chars")[1], fwd(&rows[1]).len());
+        assert_eq!(sizes("cuda_forward_lines"), [3, 3, 3, 5]);
+    }
+
+    #[test]
+    fn take_batch_moves_the_text_into_views_with_the_same_values() {
+        let columns = columns().unwrap();
         // Short texts (held in the view itself), long ones (a buffer of their
         // own), empty and null ones, and an IR column whose target is off.
         let rows = vec![
