@@ -687,6 +687,7 @@ impl Batch {
             builtins: list(&self.builtins),
             dtypes: list(&self.dtypes),
             launch_dims: self.launch_dims.value(i).max(0) as u32,
+            ir_from_lowering: false,
         })
     }
 }

@@ -28,6 +28,13 @@ pub struct Row {
     pub dtypes: Vec<String>,
     /// How many indices `wp.tid()` yields: 1-D to 4-D launches.
     pub launch_dims: u32,
+    /// The IR texts are the lowering's output for `python_source` (set by
+    /// the workers; rows read back from files or made by hand say `false`).
+    /// The lowering writes ASCII templates with `\n` breaks around text it
+    /// takes from the source, so the sink may then count an IR text's chars
+    /// and lines from its bytes alone whenever the source has no other chars
+    /// or breaks (see `sink::columns`).
+    pub ir_from_lowering: bool,
 }
 
 impl Row {

@@ -140,6 +140,7 @@ fn read_shard(path: &Path) -> Vec<Row> {
                 builtins: list("builtins", i),
                 dtypes: list("dtypes", i),
                 launch_dims: col("launch_dims").as_primitive::<Int32Type>().value(i) as u32,
+                ir_from_lowering: false,
             };
             let bytes = col("text_bytes");
             let bytes = bytes.as_primitive::<Int64Type>().value(i);

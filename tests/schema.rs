@@ -68,6 +68,7 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         builtins: vec!["tid".into(), "sin".into()],
         dtypes: vec!["float32".into()],
         launch_dims: 2,
+        ir_from_lowering: false,
     }
 }
 
@@ -192,6 +193,7 @@ fn every_row_field_maps_to_a_column() {
         builtins,
         dtypes,
         launch_dims,
+        ir_from_lowering: _,
     } = sample_row(1, "train");
     assert_eq!(
         column(&batch, "launch_dims")

@@ -1,11 +1,30 @@
 //! Syntax tree for Python, shaped like CPython's `ast` where the lowering looks
 //! (so warp's visitor order can be followed node for node); constructs the
 //! lowering never supports are kept as `Other` with their name and position.
+//!
+//! A tree lives in an arena (`bumpalo::Bump`, see [`with_arena`]): its nodes
+//! and lists are references into it and its names borrow the source, so
+//! parsing a kernel is bump allocation and dropping its tree is free. A box
+//! and a vector per node were ~120 allocations a sample and a recursive drop.
 
-/// An identifier: stored inline up to 24 bytes (every name the generator
-/// writes, and nearly every one people do), so the parser allocates nothing
-/// for the many names of a kernel.
-pub type Ident = compact_str::CompactString;
+use bumpalo::Bump;
+use std::cell::RefCell;
+
+/// An identifier, borrowed from the source.
+pub type Ident<'a> = &'a str;
+
+thread_local! {
+    static ARENA: RefCell<Bump> = RefCell::new(Bump::with_capacity(64 << 10));
+}
+
+/// Runs `f` with this thread's syntax-tree arena, emptied first (its memory is
+/// kept for the next tree). Not reentrant: `f` must not call it again.
+pub fn with_arena<R>(f: impl FnOnce(&Bump) -> R) -> R {
+    ARENA.with_borrow_mut(|arena| {
+        arena.reset();
+        f(arena)
+    })
+}
 
 /// A 1-based source position (column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,11 +73,11 @@ pub enum CmpOp {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Constant {
+pub enum Constant<'a> {
     Int(i128),
     Float(f64),
     Bool(bool),
-    Str(String),
+    Str(&'a str),
     None,
     Ellipsis,
     /// Imaginary and bytes literals: parsed, never lowered.
@@ -66,61 +85,63 @@ pub enum Constant {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Keyword {
+pub struct Keyword<'a> {
     /// `None` for `**kwargs`.
-    pub arg: Option<String>,
-    pub value: Expr,
+    pub arg: Option<&'a str>,
+    pub value: Expr<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum ExprKind {
-    Name(Ident),
-    Constant(Constant),
-    Attribute(Box<Expr>, Ident),
+pub enum ExprKind<'a> {
+    Name(Ident<'a>),
+    Constant(Constant<'a>),
+    Attribute(&'a Expr<'a>, Ident<'a>),
     /// `value[slice]`; a multi-index `a[i, j]` has a `Tuple` slice as in CPython.
-    /// (value, slice) in one allocation.
-    Subscript(Box<[Expr; 2]>),
-    Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
-    Call(Box<Expr>, Vec<Expr>, Vec<Keyword>),
-    Starred(Box<Expr>),
-    /// (left, right) in one allocation: a binary operation is the most
-    /// frequent node, and one box for both operands halves its allocations.
-    BinOp(Box<[Expr; 2]>, BinOp),
-    UnaryOp(UnaryOp, Box<Expr>),
+    Subscript(&'a [Expr<'a>; 2]),
+    Slice(
+        Option<&'a Expr<'a>>,
+        Option<&'a Expr<'a>>,
+        Option<&'a Expr<'a>>,
+    ),
+    Call(&'a Expr<'a>, &'a [Expr<'a>], &'a [Keyword<'a>]),
+    Starred(&'a Expr<'a>),
+    /// (left, right)
+    BinOp(&'a [Expr<'a>; 2], BinOp),
+    UnaryOp(UnaryOp, &'a Expr<'a>),
     /// `true` for `and`.
-    BoolOp(bool, Vec<Expr>),
-    Compare(Box<Expr>, Vec<(CmpOp, Expr)>),
+    BoolOp(bool, &'a [Expr<'a>]),
+    Compare(&'a Expr<'a>, &'a [(CmpOp, Expr<'a>)]),
     /// test, body, orelse
-    IfExp(Box<Expr>, Box<Expr>, Box<Expr>),
-    Tuple(Vec<Expr>),
-    List(Vec<Expr>),
+    IfExp(&'a Expr<'a>, &'a Expr<'a>, &'a Expr<'a>),
+    Tuple(&'a [Expr<'a>]),
+    List(&'a [Expr<'a>]),
     /// Dicts, sets, comprehensions, lambdas, f-strings, await, yield, walrus: the
     /// CPython node name, for "not supported" messages.
     Other(&'static str),
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Expr {
-    pub kind: ExprKind,
+pub struct Expr<'a> {
+    pub kind: ExprKind<'a>,
     pub pos: Pos,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Arg {
-    pub name: String,
-    pub annotation: Option<Expr>,
+pub struct Arg<'a> {
+    pub name: &'a str,
+    pub annotation: Option<Expr<'a>>,
     pub pos: Pos,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct FunctionDef {
-    pub name: String,
-    pub args: Vec<Arg>,
+pub struct FunctionDef<'a> {
+    pub name: &'a str,
+    pub args: &'a [Arg<'a>],
     /// True when the signature has defaults, `*args`, `**kwargs` or keyword-only parameters.
     pub has_complex_args: bool,
-    pub returns: Option<Expr>,
-    pub decorators: Vec<Expr>,
-    pub body: Vec<Stmt>,
+    pub returns: Option<Expr<'a>>,
+    pub decorators: &'a [Expr<'a>],
+    pub body: &'a [Stmt<'a>],
     /// Line of the first decorator (or of `def` without decorators): where
     /// Python's `inspect` starts the function's source.
     pub first_line: usize,
@@ -129,36 +150,36 @@ pub struct FunctionDef {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum StmtKind {
-    Expr(Expr),
-    Assign(Vec<Expr>, Expr),
-    AugAssign(Expr, BinOp, Expr),
-    AnnAssign(Expr, Expr, Option<Expr>),
-    If(Expr, Vec<Stmt>, Vec<Stmt>),
-    While(Expr, Vec<Stmt>, Vec<Stmt>),
-    For(Expr, Expr, Vec<Stmt>, Vec<Stmt>),
-    Return(Option<Expr>),
+pub enum StmtKind<'a> {
+    Expr(Expr<'a>),
+    Assign(&'a [Expr<'a>], Expr<'a>),
+    AugAssign(Expr<'a>, BinOp, Expr<'a>),
+    AnnAssign(Expr<'a>, Expr<'a>, Option<Expr<'a>>),
+    If(Expr<'a>, &'a [Stmt<'a>], &'a [Stmt<'a>]),
+    While(Expr<'a>, &'a [Stmt<'a>], &'a [Stmt<'a>]),
+    For(Expr<'a>, Expr<'a>, &'a [Stmt<'a>], &'a [Stmt<'a>]),
+    Return(Option<Expr<'a>>),
     Pass,
     Break,
     Continue,
-    Assert(Expr, Option<Expr>),
-    FunctionDef(Box<FunctionDef>),
+    Assert(Expr<'a>, Option<Expr<'a>>),
+    FunctionDef(&'a FunctionDef<'a>),
     /// `import a.b as c, d`: (dotted module, alias) pairs.
-    Import(Vec<(String, Option<String>)>),
+    Import(&'a [(&'a str, Option<&'a str>)]),
     /// `from a.b import c as d, e`: module and (name, alias) pairs.
-    ImportFrom(String, Vec<(String, Option<String>)>),
+    ImportFrom(&'a str, &'a [(&'a str, Option<&'a str>)]),
     /// Import, class, try, with, raise, global, del, match, ...: the CPython node name.
     Other(&'static str),
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Stmt {
-    pub kind: StmtKind,
+pub struct Stmt<'a> {
+    pub kind: StmtKind<'a>,
     pub pos: Pos,
 }
 
 /// A parsed file: its top-level statements and the source lines (for comments).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Module {
-    pub body: Vec<Stmt>,
+pub struct Module<'a> {
+    pub body: &'a [Stmt<'a>],
 }

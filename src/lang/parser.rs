@@ -10,12 +10,16 @@
 use super::ast::*;
 use super::lexer::{Token, TokenKind, tokenize, word};
 use crate::lower::LowerError;
+use bumpalo::Bump;
+use bumpalo::collections::{String as BString, Vec as BVec};
 
 type PResult<T> = Result<T, LowerError>;
 
 struct Parser<'t, 'a> {
     toks: &'t [Token<'a>],
     i: usize,
+    /// Where the tree's nodes and lists go (see `ast::with_arena`).
+    arena: &'a Bump,
 }
 
 const COMPOUND_KEYWORDS: &[&str] = &["if", "while", "for", "try", "with", "def", "class", "async"];
@@ -28,6 +32,21 @@ fn pos_of(t: &Token<'_>) -> Pos {
 }
 
 impl<'a> Parser<'_, 'a> {
+    fn alloc<T>(&self, value: T) -> &'a T {
+        self.arena.alloc(value)
+    }
+
+    fn vec<T>(&self) -> BVec<'a, T> {
+        BVec::new_in(self.arena)
+    }
+
+    /// A list that starts with `first` (most hold a few items).
+    fn vec1<T>(&self, first: T) -> BVec<'a, T> {
+        let mut v = BVec::with_capacity_in(4, self.arena);
+        v.push(first);
+        v
+    }
+
     fn peek(&self) -> &Token<'a> {
         &self.toks[self.i]
     }
@@ -115,11 +134,11 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn expect_name(&mut self) -> PResult<String> {
+    fn expect_name(&mut self) -> PResult<&'a str> {
         let t = *self.peek();
         if t.kind == TokenKind::Name && !is_keyword_word(t.word) {
             self.bump();
-            Ok(t.text.to_string())
+            Ok(t.text)
         } else {
             Err(self.error_here("invalid syntax: expected a name"))
         }
@@ -138,8 +157,8 @@ impl<'a> Parser<'_, 'a> {
 
     // ---------------------------------------------------------------- module
 
-    fn module(&mut self) -> PResult<Module> {
-        let mut body = Vec::new();
+    fn module(&mut self) -> PResult<Module<'a>> {
+        let mut body = self.vec();
         loop {
             match self.peek().kind {
                 TokenKind::EndMarker => break,
@@ -169,12 +188,11 @@ impl<'a> Parser<'_, 'a> {
                     {
                         // `NAME = value` at module level: kernels may read it as a constant.
                         let start = self.i;
-                        match self.simple_statements() {
-                            Ok(stmts) => body.extend(stmts),
-                            Err(_) => {
-                                self.i = start;
-                                body.push(self.skip_statement()?);
-                            }
+                        let len = body.len();
+                        if self.simple_statements(&mut body).is_err() {
+                            body.truncate(len);
+                            self.i = start;
+                            body.push(self.skip_statement()?);
                         }
                     } else {
                         body.push(self.skip_statement()?);
@@ -182,7 +200,9 @@ impl<'a> Parser<'_, 'a> {
                 }
             }
         }
-        Ok(Module { body })
+        Ok(Module {
+            body: body.into_bump_slice(),
+        })
     }
 
     /// Whether the decorators starting at token `start` mark a Warp kernel or function.
@@ -203,7 +223,7 @@ impl<'a> Parser<'_, 'a> {
 
     /// Passes over one top-level statement that is not a function definition,
     /// keeping only its kind (for imports, which the lowering reads) and position.
-    fn skip_statement(&mut self) -> PResult<Stmt> {
+    fn skip_statement(&mut self) -> PResult<Stmt<'a>> {
         let start = *self.peek();
         if start.kind == TokenKind::Name && (start.text == "import" || start.text == "from") {
             let save = self.i;
@@ -237,16 +257,20 @@ impl<'a> Parser<'_, 'a> {
         })
     }
 
-    fn dotted_name(&mut self) -> PResult<String> {
-        let mut name = self.expect_name()?;
+    fn dotted_name(&mut self) -> PResult<&'a str> {
+        let first = self.expect_name()?;
+        if !self.is_op(".") {
+            return Ok(first);
+        }
+        let mut name = BString::from_str_in(first, self.arena);
         while self.eat_op(".") {
             name.push('.');
-            name.push_str(&self.expect_name()?);
+            name.push_str(self.expect_name()?);
         }
-        Ok(name)
+        Ok(name.into_bump_str())
     }
 
-    fn alias(&mut self) -> PResult<Option<String>> {
+    fn alias(&mut self) -> PResult<Option<&'a str>> {
         if self.eat_kw("as") {
             Ok(Some(self.expect_name()?))
         } else {
@@ -255,10 +279,10 @@ impl<'a> Parser<'_, 'a> {
     }
 
     /// `import a.b as c, d` or `from a import (b as c, d)`.
-    fn import_statement(&mut self) -> PResult<Stmt> {
+    fn import_statement(&mut self) -> PResult<Stmt<'a>> {
         let t = self.bump();
         if t.text == "import" {
-            let mut names = Vec::new();
+            let mut names = self.vec();
             loop {
                 let module = self.dotted_name()?;
                 names.push((module, self.alias()?));
@@ -267,23 +291,23 @@ impl<'a> Parser<'_, 'a> {
                 }
             }
             return Ok(Stmt {
-                kind: StmtKind::Import(names),
+                kind: StmtKind::Import(names.into_bump_slice()),
                 pos: pos_of(&t),
             });
         }
-        let mut module = String::new();
+        let mut module = BString::new_in(self.arena);
         while self.is_op(".") || self.is_op("...") {
             module.push_str(self.bump().text);
         }
         if !self.is_kw("import") {
-            module.push_str(&self.dotted_name()?);
+            module.push_str(self.dotted_name()?);
         }
         self.expect_kw("import")?;
         let paren = self.eat_op("(");
-        let mut names = Vec::new();
+        let mut names = self.vec();
         loop {
             if self.eat_op("*") {
-                names.push(("*".to_string(), None));
+                names.push(("*", None));
             } else {
                 let name = self.expect_name()?;
                 names.push((name, self.alias()?));
@@ -296,7 +320,7 @@ impl<'a> Parser<'_, 'a> {
             self.expect_op(")")?;
         }
         Ok(Stmt {
-            kind: StmtKind::ImportFrom(module, names),
+            kind: StmtKind::ImportFrom(module.into_bump_str(), names.into_bump_slice()),
             pos: pos_of(&t),
         })
     }
@@ -319,15 +343,15 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn decorated_or_def(&mut self) -> PResult<Stmt> {
+    fn decorated_or_def(&mut self) -> PResult<Stmt<'a>> {
         let first = *self.peek();
-        let mut decorators = Vec::new();
+        let mut decorators = self.vec();
         while self.eat_op("@") {
             decorators.push(self.namedexpr_test()?);
             self.expect_newline()?;
         }
         if self.is_kw("def") {
-            self.funcdef(decorators, first.line)
+            self.funcdef(decorators.into_bump_slice(), first.line)
         } else if self.is_kw("class") || self.is_kw("async") {
             let mut s = self.skip_statement()?;
             s.pos = pos_of(&first);
@@ -337,11 +361,11 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn funcdef(&mut self, decorators: Vec<Expr>, first_line: usize) -> PResult<Stmt> {
+    fn funcdef(&mut self, decorators: &'a [Expr<'a>], first_line: usize) -> PResult<Stmt<'a>> {
         let def = self.bump();
         let name = self.expect_name()?;
         self.expect_op("(")?;
-        let mut args = Vec::new();
+        let mut args = self.vec();
         let mut has_complex_args = false;
         while !self.is_op(")") {
             if self.eat_op("*") || self.eat_op("**") {
@@ -388,13 +412,13 @@ impl<'a> Parser<'_, 'a> {
         let body = self.suite()?;
         let end_line = self.peek().line;
         Ok(Stmt {
-            kind: StmtKind::FunctionDef(Box::new(FunctionDef {
+            kind: StmtKind::FunctionDef(self.alloc(FunctionDef {
                 name,
-                args,
+                args: args.into_bump_slice(),
                 has_complex_args,
                 returns,
                 decorators,
-                body,
+                body: body.into_bump_slice(),
                 first_line,
                 end_line,
             })),
@@ -404,45 +428,54 @@ impl<'a> Parser<'_, 'a> {
 
     // ------------------------------------------------------------ statements
 
-    fn suite(&mut self) -> PResult<Vec<Stmt>> {
+    fn suite(&mut self) -> PResult<BVec<'a, Stmt<'a>>> {
         if self.peek().kind == TokenKind::Newline {
             self.bump();
             if self.peek().kind != TokenKind::Indent {
                 return Err(self.error_here("expected an indented block"));
             }
             self.bump();
-            let mut body = Vec::new();
+            let mut body = self.vec();
             while !matches!(self.peek().kind, TokenKind::Dedent | TokenKind::EndMarker) {
-                body.extend(self.statement()?);
+                self.statement(&mut body)?;
             }
             self.bump();
             Ok(body)
         } else {
-            self.simple_statements()
+            let mut body = self.vec();
+            self.simple_statements(&mut body)?;
+            Ok(body)
         }
     }
 
-    fn statement(&mut self) -> PResult<Vec<Stmt>> {
+    /// Appends the statement (or the `;`-separated simple statements) at the
+    /// current token to `out`.
+    fn statement(&mut self, out: &mut BVec<'a, Stmt<'a>>) -> PResult<()> {
         let t = *self.peek();
         if t.kind == TokenKind::Indent {
             return Err(self.error_here("unexpected indent"));
         }
         if t.kind == TokenKind::Op && t.text == "@" {
-            return Ok(vec![self.decorated_or_def()?]);
+            out.push(self.decorated_or_def()?);
+            return Ok(());
         }
         if t.kind == TokenKind::Name {
             match t.text {
-                "if" => return Ok(vec![self.if_stmt()?]),
+                "if" => {
+                    out.push(self.if_stmt()?);
+                    return Ok(());
+                }
                 "while" => {
                     self.bump();
                     let test = self.namedexpr_test()?;
                     self.expect_op(":")?;
-                    let body = self.suite()?;
+                    let body = self.suite()?.into_bump_slice();
                     let orelse = self.else_clause()?;
-                    return Ok(vec![Stmt {
+                    out.push(Stmt {
                         kind: StmtKind::While(test, body, orelse),
                         pos: pos_of(&t),
-                    }]);
+                    });
+                    return Ok(());
                 }
                 "for" => {
                     self.bump();
@@ -450,20 +483,30 @@ impl<'a> Parser<'_, 'a> {
                     self.expect_kw("in")?;
                     let iter = self.testlist()?;
                     self.expect_op(":")?;
-                    let body = self.suite()?;
+                    let body = self.suite()?.into_bump_slice();
                     let orelse = self.else_clause()?;
-                    return Ok(vec![Stmt {
+                    out.push(Stmt {
                         kind: StmtKind::For(target, iter, body, orelse),
                         pos: pos_of(&t),
-                    }]);
+                    });
+                    return Ok(());
                 }
-                "def" => return Ok(vec![self.funcdef(Vec::new(), t.line)?]),
-                "try" | "with" | "class" | "async" => return Ok(vec![self.other_compound()?]),
-                "match" if self.looks_like_match() => return Ok(vec![self.other_compound()?]),
+                "def" => {
+                    out.push(self.funcdef(&[], t.line)?);
+                    return Ok(());
+                }
+                "try" | "with" | "class" | "async" => {
+                    out.push(self.other_compound()?);
+                    return Ok(());
+                }
+                "match" if self.looks_like_match() => {
+                    out.push(self.other_compound()?);
+                    return Ok(());
+                }
                 _ => {}
             }
         }
-        self.simple_statements()
+        self.simple_statements(out)
     }
 
     /// `match` is a soft keyword: a statement starting with it is a match
@@ -495,7 +538,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     /// try/with/class/async/match and their clauses: kept as `Other`, body skipped.
-    fn other_compound(&mut self) -> PResult<Stmt> {
+    fn other_compound(&mut self) -> PResult<Stmt<'a>> {
         let start = *self.peek();
         let kind = match start.text {
             "try" => "Try",
@@ -530,22 +573,23 @@ impl<'a> Parser<'_, 'a> {
         Ok(())
     }
 
-    fn else_clause(&mut self) -> PResult<Vec<Stmt>> {
+    fn else_clause(&mut self) -> PResult<&'a [Stmt<'a>]> {
         if self.eat_kw("else") {
             self.expect_op(":")?;
-            self.suite()
+            Ok(self.suite()?.into_bump_slice())
         } else {
-            Ok(Vec::new())
+            Ok(&[])
         }
     }
 
-    fn if_stmt(&mut self) -> PResult<Stmt> {
+    fn if_stmt(&mut self) -> PResult<Stmt<'a>> {
         let t = self.bump(); // `if` or `elif`
         let test = self.namedexpr_test()?;
         self.expect_op(":")?;
-        let body = self.suite()?;
+        let body = self.suite()?.into_bump_slice();
         let orelse = if self.is_kw("elif") {
-            vec![self.if_stmt()?]
+            let elif = self.if_stmt()?;
+            std::slice::from_ref(self.alloc(elif))
         } else {
             self.else_clause()?
         };
@@ -555,19 +599,18 @@ impl<'a> Parser<'_, 'a> {
         })
     }
 
-    fn simple_statements(&mut self) -> PResult<Vec<Stmt>> {
-        let mut out = vec![self.small_statement()?];
+    fn simple_statements(&mut self, out: &mut BVec<'a, Stmt<'a>>) -> PResult<()> {
+        out.push(self.small_statement()?);
         while self.eat_op(";") {
             if matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) {
                 break;
             }
             out.push(self.small_statement()?);
         }
-        self.expect_newline()?;
-        Ok(out)
+        self.expect_newline()
     }
 
-    fn small_statement(&mut self) -> PResult<Stmt> {
+    fn small_statement(&mut self) -> PResult<Stmt<'a>> {
         let t = *self.peek();
         let pos = pos_of(&t);
         if t.kind == TokenKind::Name {
@@ -647,7 +690,7 @@ impl<'a> Parser<'_, 'a> {
             });
         }
         if self.is_op("=") {
-            let mut targets = vec![first];
+            let mut targets = self.vec1(first);
             let mut value;
             loop {
                 self.bump();
@@ -662,7 +705,7 @@ impl<'a> Parser<'_, 'a> {
                 targets.push(value);
             }
             return Ok(Stmt {
-                kind: StmtKind::Assign(targets, value),
+                kind: StmtKind::Assign(targets.into_bump_slice(), value),
                 pos,
             });
         }
@@ -701,7 +744,7 @@ impl<'a> Parser<'_, 'a> {
 
     // ----------------------------------------------------------- expressions
 
-    fn yield_expr(&mut self) -> PResult<Expr> {
+    fn yield_expr(&mut self) -> PResult<Expr<'a>> {
         let t = self.bump();
         if self.eat_kw("from") {
             self.test()?;
@@ -716,13 +759,13 @@ impl<'a> Parser<'_, 'a> {
 
     /// A comma-separated list of expressions (and starred ones); a tuple when
     /// there is a comma.
-    fn testlist_star(&mut self) -> PResult<Expr> {
+    fn testlist_star(&mut self) -> PResult<Expr<'a>> {
         let first = self.test_or_star()?;
         if !self.is_op(",") {
             return Ok(first);
         }
         let pos = first.pos;
-        let mut elts = vec![first];
+        let mut elts = self.vec1(first);
         while self.eat_op(",") {
             if self.at_expr_list_end() {
                 break;
@@ -730,12 +773,12 @@ impl<'a> Parser<'_, 'a> {
             elts.push(self.test_or_star()?);
         }
         Ok(Expr {
-            kind: ExprKind::Tuple(elts),
+            kind: ExprKind::Tuple(elts.into_bump_slice()),
             pos,
         })
     }
 
-    fn testlist(&mut self) -> PResult<Expr> {
+    fn testlist(&mut self) -> PResult<Expr<'a>> {
         self.testlist_star()
     }
 
@@ -747,13 +790,13 @@ impl<'a> Parser<'_, 'a> {
             || (t.kind == TokenKind::Name && t.text == "in")
     }
 
-    fn target_list(&mut self) -> PResult<Expr> {
+    fn target_list(&mut self) -> PResult<Expr<'a>> {
         let first = self.target()?;
         if !self.is_op(",") {
             return Ok(first);
         }
         let pos = first.pos;
-        let mut elts = vec![first];
+        let mut elts = self.vec1(first);
         while self.eat_op(",") {
             if self.is_kw("in") || self.is_op("=") {
                 break;
@@ -761,36 +804,36 @@ impl<'a> Parser<'_, 'a> {
             elts.push(self.target()?);
         }
         Ok(Expr {
-            kind: ExprKind::Tuple(elts),
+            kind: ExprKind::Tuple(elts.into_bump_slice()),
             pos,
         })
     }
 
-    fn target(&mut self) -> PResult<Expr> {
+    fn target(&mut self) -> PResult<Expr<'a>> {
         if self.is_op("*") {
             let t = self.bump();
             let e = self.or_expr()?;
             return Ok(Expr {
-                kind: ExprKind::Starred(Box::new(e)),
+                kind: ExprKind::Starred(self.alloc(e)),
                 pos: pos_of(&t),
             });
         }
         self.or_expr()
     }
 
-    fn test_or_star(&mut self) -> PResult<Expr> {
+    fn test_or_star(&mut self) -> PResult<Expr<'a>> {
         if self.is_op("*") {
             let t = self.bump();
             let e = self.or_expr()?;
             return Ok(Expr {
-                kind: ExprKind::Starred(Box::new(e)),
+                kind: ExprKind::Starred(self.alloc(e)),
                 pos: pos_of(&t),
             });
         }
         self.namedexpr_test()
     }
 
-    fn namedexpr_test(&mut self) -> PResult<Expr> {
+    fn namedexpr_test(&mut self) -> PResult<Expr<'a>> {
         let e = self.test()?;
         if self.is_op(":=") {
             self.bump();
@@ -803,7 +846,7 @@ impl<'a> Parser<'_, 'a> {
         Ok(e)
     }
 
-    fn test(&mut self) -> PResult<Expr> {
+    fn test(&mut self) -> PResult<Expr<'a>> {
         if self.is_kw("lambda") {
             let t = self.bump();
             // Parameters: names, defaults, stars — skipped up to the ':'.
@@ -838,22 +881,22 @@ impl<'a> Parser<'_, 'a> {
             let orelse = self.test()?;
             let pos = body.pos;
             return Ok(Expr {
-                kind: ExprKind::IfExp(Box::new(test), Box::new(body), Box::new(orelse)),
+                kind: ExprKind::IfExp(self.alloc(test), self.alloc(body), self.alloc(orelse)),
                 pos,
             });
         }
         Ok(body)
     }
 
-    fn test_nocond(&mut self) -> PResult<Expr> {
+    fn test_nocond(&mut self) -> PResult<Expr<'a>> {
         self.or_test()
     }
 
-    fn or_test(&mut self) -> PResult<Expr> {
+    fn or_test(&mut self) -> PResult<Expr<'a>> {
         self.bool_chain("or", false)
     }
 
-    fn bool_chain(&mut self, kw: &str, is_and: bool) -> PResult<Expr> {
+    fn bool_chain(&mut self, kw: &str, is_and: bool) -> PResult<Expr<'a>> {
         let first = if is_and {
             self.not_test()?
         } else {
@@ -863,7 +906,7 @@ impl<'a> Parser<'_, 'a> {
             return Ok(first);
         }
         let pos = first.pos;
-        let mut values = vec![first];
+        let mut values = self.vec1(first);
         while self.eat_kw(kw) {
             values.push(if is_and {
                 self.not_test()?
@@ -872,17 +915,17 @@ impl<'a> Parser<'_, 'a> {
             });
         }
         Ok(Expr {
-            kind: ExprKind::BoolOp(is_and, values),
+            kind: ExprKind::BoolOp(is_and, values.into_bump_slice()),
             pos,
         })
     }
 
-    fn not_test(&mut self) -> PResult<Expr> {
+    fn not_test(&mut self) -> PResult<Expr<'a>> {
         if self.is_kw("not") {
             let t = self.bump();
             let operand = self.not_test()?;
             return Ok(Expr {
-                kind: ExprKind::UnaryOp(UnaryOp::Not, Box::new(operand)),
+                kind: ExprKind::UnaryOp(UnaryOp::Not, self.alloc(operand)),
                 pos: pos_of(&t),
             });
         }
@@ -927,9 +970,9 @@ impl<'a> Parser<'_, 'a> {
         Some(op)
     }
 
-    fn comparison(&mut self) -> PResult<Expr> {
+    fn comparison(&mut self) -> PResult<Expr<'a>> {
         let left = self.or_expr()?;
-        let mut comps = Vec::new();
+        let mut comps = self.vec();
         while let Some(op) = self.comp_op() {
             comps.push((op, self.or_expr()?));
         }
@@ -938,7 +981,7 @@ impl<'a> Parser<'_, 'a> {
         }
         let pos = left.pos;
         Ok(Expr {
-            kind: ExprKind::Compare(Box::new(left), comps),
+            kind: ExprKind::Compare(self.alloc(left), comps.into_bump_slice()),
             pos,
         })
     }
@@ -946,7 +989,7 @@ impl<'a> Parser<'_, 'a> {
     /// Python's binary operators from `|` up to `*`-like, by precedence
     /// climbing: one loop instead of one recursion per level, which is what
     /// every operand of every expression would otherwise pass through.
-    fn binary_level(&mut self, min_precedence: u8) -> PResult<Expr> {
+    fn binary_level(&mut self, min_precedence: u8) -> PResult<Expr<'a>> {
         let mut left = self.factor()?;
         loop {
             let t = *self.peek();
@@ -958,17 +1001,17 @@ impl<'a> Parser<'_, 'a> {
             let right = self.binary_level(precedence + 1)?;
             let pos = left.pos;
             left = Expr {
-                kind: ExprKind::BinOp(Box::new([left, right]), op),
+                kind: ExprKind::BinOp(self.alloc([left, right]), op),
                 pos,
             };
         }
     }
 
-    fn or_expr(&mut self) -> PResult<Expr> {
+    fn or_expr(&mut self) -> PResult<Expr<'a>> {
         self.binary_level(0)
     }
 
-    fn factor(&mut self) -> PResult<Expr> {
+    fn factor(&mut self) -> PResult<Expr<'a>> {
         const MINUS: u64 = word("-");
         const PLUS: u64 = word("+");
         const TILDE: u64 = word("~");
@@ -982,12 +1025,12 @@ impl<'a> Parser<'_, 'a> {
         self.bump();
         let operand = self.factor()?;
         Ok(Expr {
-            kind: ExprKind::UnaryOp(op, Box::new(operand)),
+            kind: ExprKind::UnaryOp(op, self.alloc(operand)),
             pos: pos_of(&t),
         })
     }
 
-    fn power(&mut self) -> PResult<Expr> {
+    fn power(&mut self) -> PResult<Expr<'a>> {
         if self.is_kw("await") {
             let t = self.bump();
             self.primary()?;
@@ -1001,21 +1044,21 @@ impl<'a> Parser<'_, 'a> {
             let exp = self.factor()?;
             let pos = base.pos;
             return Ok(Expr {
-                kind: ExprKind::BinOp(Box::new([base, exp]), BinOp::Pow),
+                kind: ExprKind::BinOp(self.alloc([base, exp]), BinOp::Pow),
                 pos,
             });
         }
         Ok(base)
     }
 
-    fn primary(&mut self) -> PResult<Expr> {
+    fn primary(&mut self) -> PResult<Expr<'a>> {
         let mut e = self.atom()?;
         loop {
             if self.eat_op("(") {
                 let (args, keywords) = self.call_args()?;
                 let pos = e.pos;
                 e = Expr {
-                    kind: ExprKind::Call(Box::new(e), args, keywords),
+                    kind: ExprKind::Call(self.alloc(e), args, keywords),
                     pos,
                 };
             } else if self.eat_op("[") {
@@ -1023,14 +1066,14 @@ impl<'a> Parser<'_, 'a> {
                 self.expect_op("]")?;
                 let pos = e.pos;
                 e = Expr {
-                    kind: ExprKind::Subscript(Box::new([e, slice])),
+                    kind: ExprKind::Subscript(self.alloc([e, slice])),
                     pos,
                 };
             } else if self.eat_op(".") {
                 let attr = self.expect_name_or_keyword()?;
                 let pos = e.pos;
                 e = Expr {
-                    kind: ExprKind::Attribute(Box::new(e), attr),
+                    kind: ExprKind::Attribute(self.alloc(e), attr),
                     pos,
                 };
             } else {
@@ -1039,19 +1082,20 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn expect_name_or_keyword(&mut self) -> PResult<Ident> {
+    fn expect_name_or_keyword(&mut self) -> PResult<Ident<'a>> {
         let t = *self.peek();
         if t.kind == TokenKind::Name {
             self.bump();
-            Ok(t.text.into())
+            Ok(t.text)
         } else {
             Err(self.error_here("invalid syntax: expected an attribute name"))
         }
     }
 
-    fn call_args(&mut self) -> PResult<(Vec<Expr>, Vec<Keyword>)> {
-        let mut args = Vec::new();
-        let mut keywords = Vec::new();
+    #[allow(clippy::type_complexity)]
+    fn call_args(&mut self) -> PResult<(&'a [Expr<'a>], &'a [Keyword<'a>])> {
+        let mut args = self.vec();
+        let mut keywords = self.vec();
         while !self.is_op(")") {
             if self.eat_op("**") {
                 let value = self.test()?;
@@ -1060,7 +1104,7 @@ impl<'a> Parser<'_, 'a> {
                 let t = self.bump();
                 let value = self.test()?;
                 args.push(Expr {
-                    kind: ExprKind::Starred(Box::new(value)),
+                    kind: ExprKind::Starred(self.alloc(value)),
                     pos: pos_of(&t),
                 });
             } else if self.peek().kind == TokenKind::Name
@@ -1092,7 +1136,7 @@ impl<'a> Parser<'_, 'a> {
             }
         }
         self.expect_op(")")?;
-        Ok((args, keywords))
+        Ok((args.into_bump_slice(), keywords.into_bump_slice()))
     }
 
     fn comp_for(&mut self) -> PResult<()> {
@@ -1110,13 +1154,13 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    fn subscript_list(&mut self) -> PResult<Expr> {
+    fn subscript_list(&mut self) -> PResult<Expr<'a>> {
         let first = self.subscript()?;
         if !self.is_op(",") {
             return Ok(first);
         }
         let pos = first.pos;
-        let mut elts = vec![first];
+        let mut elts = self.vec1(first);
         while self.eat_op(",") {
             if self.is_op("]") {
                 break;
@@ -1124,12 +1168,12 @@ impl<'a> Parser<'_, 'a> {
             elts.push(self.subscript()?);
         }
         Ok(Expr {
-            kind: ExprKind::Tuple(elts),
+            kind: ExprKind::Tuple(elts.into_bump_slice()),
             pos,
         })
     }
 
-    fn subscript(&mut self) -> PResult<Expr> {
+    fn subscript(&mut self) -> PResult<Expr<'a>> {
         let pos = pos_of(self.peek());
         let lower = if self.is_op(":") {
             None
@@ -1140,22 +1184,23 @@ impl<'a> Parser<'_, 'a> {
             return lower.ok_or_else(|| self.unexpected());
         }
         self.bump();
-        let bound = |p: &mut Self| -> PResult<Option<Box<Expr>>> {
+        let bound = |p: &mut Self| -> PResult<Option<&'a Expr<'a>>> {
             if p.is_op(":") || p.is_op("]") || p.is_op(",") {
                 Ok(None)
             } else {
-                Ok(Some(Box::new(p.test()?)))
+                let e = p.test()?;
+                Ok(Some(p.alloc(e)))
             }
         };
         let upper = bound(self)?;
         let step = if self.eat_op(":") { bound(self)? } else { None };
         Ok(Expr {
-            kind: ExprKind::Slice(lower.map(Box::new), upper, step),
+            kind: ExprKind::Slice(lower.map(|e| self.alloc(e)), upper, step),
             pos,
         })
     }
 
-    fn atom(&mut self) -> PResult<Expr> {
+    fn atom(&mut self) -> PResult<Expr<'a>> {
         let t = *self.peek();
         let pos = pos_of(&t);
         match t.kind {
@@ -1170,7 +1215,7 @@ impl<'a> Parser<'_, 'a> {
                     NONE => ExprKind::Constant(Constant::None),
                     YIELD => return self.yield_expr(),
                     w if is_keyword_word(w) => return Err(self.unexpected()),
-                    _ => ExprKind::Name(t.text.into()),
+                    _ => ExprKind::Name(t.text),
                 };
                 self.bump();
                 Ok(Expr { kind, pos })
@@ -1185,7 +1230,7 @@ impl<'a> Parser<'_, 'a> {
                 })
             }
             TokenKind::String => {
-                let mut text = String::new();
+                let mut text = BString::new_in(self.arena);
                 let mut other = None;
                 while self.peek().kind == TokenKind::String {
                     let s = self.bump();
@@ -1196,7 +1241,7 @@ impl<'a> Parser<'_, 'a> {
                 }
                 let kind = match other {
                     Some(kind) => ExprKind::Other(kind),
-                    None => ExprKind::Constant(Constant::Str(text)),
+                    None => ExprKind::Constant(Constant::Str(text.into_bump_str())),
                 };
                 Ok(Expr { kind, pos })
             }
@@ -1205,7 +1250,7 @@ impl<'a> Parser<'_, 'a> {
                     self.bump();
                     if self.eat_op(")") {
                         return Ok(Expr {
-                            kind: ExprKind::Tuple(Vec::new()),
+                            kind: ExprKind::Tuple(&[]),
                             pos,
                         });
                     }
@@ -1226,7 +1271,7 @@ impl<'a> Parser<'_, 'a> {
                     if self.eat_op(")") {
                         return Ok(first);
                     }
-                    let mut elts = vec![first];
+                    let mut elts = self.vec1(first);
                     while self.eat_op(",") {
                         if self.is_op(")") {
                             break;
@@ -1235,13 +1280,13 @@ impl<'a> Parser<'_, 'a> {
                     }
                     self.expect_op(")")?;
                     Ok(Expr {
-                        kind: ExprKind::Tuple(elts),
+                        kind: ExprKind::Tuple(elts.into_bump_slice()),
                         pos,
                     })
                 }
                 "[" => {
                     self.bump();
-                    let mut elts = Vec::new();
+                    let mut elts = self.vec();
                     while !self.is_op("]") {
                         let e = self.test_or_star()?;
                         if self.is_kw("for") || self.is_kw("async") {
@@ -1259,7 +1304,7 @@ impl<'a> Parser<'_, 'a> {
                     }
                     self.expect_op("]")?;
                     Ok(Expr {
-                        kind: ExprKind::List(elts),
+                        kind: ExprKind::List(elts.into_bump_slice()),
                         pos,
                     })
                 }
@@ -1348,7 +1393,7 @@ fn is_keyword_word(w: u64) -> bool {
 }
 
 /// A number literal's value, as Python reads it.
-fn parse_number(text: &str) -> Result<Constant, String> {
+fn parse_number(text: &str) -> Result<Constant<'static>, String> {
     // Most literals have no `_` and no capitals: read those in place.
     let lower: std::borrow::Cow<str> = if text.bytes().any(|b| b == b'_' || b.is_ascii_uppercase())
     {
@@ -1466,14 +1511,15 @@ fn binary_op(t: &Token<'_>) -> Option<(BinOp, u8)> {
     Some((OPS[i].1, OPS[i].2))
 }
 
-pub fn parse_module(src: &str) -> Result<Module, LowerError> {
-    parse_tokens(&tokenize(src)?)
+/// Parses `src` into a tree in `arena` (see `ast::with_arena`).
+pub fn parse_module<'a>(src: &'a str, arena: &'a Bump) -> Result<Module<'a>, LowerError> {
+    parse_tokens(&tokenize(src)?, arena)
 }
 
 /// Parses tokens `tokenize` made (a caller that needs them for something
-/// else too tokenizes once).
-pub fn parse_tokens(toks: &[Token<'_>]) -> Result<Module, LowerError> {
-    Parser { toks, i: 0 }.module()
+/// else too tokenizes once) into a tree in `arena`.
+pub fn parse_tokens<'a>(toks: &[Token<'a>], arena: &'a Bump) -> Result<Module<'a>, LowerError> {
+    Parser { toks, i: 0, arena }.module()
 }
 
 #[cfg(test)]
@@ -1511,12 +1557,18 @@ mod tests {
         );
     }
 
-    fn kernel(src: &str) -> FunctionDef {
-        let m = parse_module(src).unwrap();
+    /// `parse_module` for a test: the source and the tree live to the end.
+    fn parse(src: &str) -> Result<Module<'static>, LowerError> {
+        let src: &'static str = Box::leak(src.into());
+        parse_module(src, Box::leak(Box::default()))
+    }
+
+    fn kernel(src: &str) -> &'static FunctionDef<'static> {
+        let m = parse(src).unwrap();
         m.body
-            .into_iter()
+            .iter()
             .find_map(|s| match s.kind {
-                StmtKind::FunctionDef(f) => Some(*f),
+                StmtKind::FunctionDef(f) => Some(f),
                 _ => None,
             })
             .unwrap()
@@ -1563,7 +1615,7 @@ mod tests {
     #[test]
     fn accepts_arbitrary_python_around_kernels() {
         let src = "import warp as wp\nfrom x import (a,\n  b)\nclass C:\n    def m(self):\n        return {k: v for k, v in d.items()}\ntry:\n    pass\nexcept Exception as e:\n    raise\nelse:\n    x = [i async for i in y]\nfinally:\n    y = lambda q, r=1: q\nif __name__ == '__main__':\n    with open('f') as f, g():\n        print(f'{x!r}')\n@wp.kernel\ndef k():\n    pass\n";
-        let m = parse_module(src).unwrap();
+        let m = parse(src).unwrap();
         let defs = m
             .body
             .iter()
@@ -1591,11 +1643,11 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_positions() {
-        let e = parse_module("@wp.kernel\ndef k(a b):\n    pass\n").unwrap_err();
+        let e = parse("@wp.kernel\ndef k(a b):\n    pass\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 9));
         // A plain Python function with a syntax error is passed over, not fatal.
-        assert!(parse_module("def helper(a b):\n    pass\n").is_ok());
-        let e = parse_module("@wp.func\ndef k():\n    x = = 1\n").unwrap_err();
+        assert!(parse("def helper(a b):\n    pass\n").is_ok());
+        let e = parse("@wp.func\ndef k():\n    x = = 1\n").unwrap_err();
         assert_eq!(e.line, 3);
     }
 }

@@ -15,6 +15,10 @@ use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use std::cell::RefCell;
+
+/// A callee's or function argument's name, owned (inline up to 24 bytes):
+/// the lowering's own values outlive no syntax tree.
+type Name = compact_str::CompactString;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -163,11 +167,11 @@ const MAX_UNROLL: usize = 16;
 
 /// What a callee expression names.
 enum Callee {
-    Builtin(Ident),
+    Builtin(Name),
     /// A vector, matrix or quaternion type called as a constructor.
     Constructor(super::types::Value),
     /// A module-level `@wp.func`, by name.
-    User(Ident),
+    User(Name),
 }
 
 /// A `@wp.func` lowered once and shared by every caller in the module.
@@ -285,7 +289,7 @@ impl<'a> Adjoint<'a> {
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
         }
-        for arg in &def.args {
+        for arg in def.args {
             let Some(annotation) = &arg.annotation else {
                 return Err(LowerError {
                     line: arg.pos.line,
@@ -660,7 +664,7 @@ impl<'a> Adjoint<'a> {
 
     pub fn lower_function(&mut self, def: &FunctionDef, def_pos: Pos) -> LResult<()> {
         self.set_lineno(def_pos);
-        for stmt in &def.body {
+        for stmt in def.body {
             // Docstrings and other bare constants create nothing.
             if let StmtKind::Expr(Expr {
                 kind: ExprKind::Constant(_),
@@ -806,7 +810,7 @@ impl<'a> Adjoint<'a> {
                 let names = elts
                     .iter()
                     .map(|e| match &e.kind {
-                        ExprKind::Name(n) => Ok(n.clone()),
+                        ExprKind::Name(n) => Ok(*n),
                         _ => Err(self.err(
                             "multiple return functions can only assign to simple variables, e.g.: x, y = func()",
                         )),
@@ -1032,14 +1036,14 @@ impl<'a> Adjoint<'a> {
         let ExprKind::Call(func, args, kwargs) = &iter.kind else {
             return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
         };
-        let is_range = matches!(&func.kind, ExprKind::Name(n) if n == "range")
+        let is_range = matches!(&func.kind, ExprKind::Name(n) if *n == "range")
             && self.symbol("range").is_none();
         if !is_range || args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
             return Err(self.err("for-loops over anything but range(start, stop, step) are not supported by this version of the lowering"));
         }
         // Evaluate every argument once, in order: constants stay compile-time values.
         let mut nums: Vec<Result<i128, VarId>> = Vec::with_capacity(args.len());
-        for a in args {
+        for a in args.iter() {
             let literal = match &a.kind {
                 ExprKind::Constant(c) => Some(c.clone()),
                 ExprKind::UnaryOp(UnaryOp::Neg, inner) => match &inner.kind {
@@ -1112,19 +1116,21 @@ impl<'a> Adjoint<'a> {
             self.loop_const_iter_symbols.push(target.to_string());
         }
         let mut active = None;
-        let mut lowered = body.to_vec();
+        // The rewritten body, when there is one (allocates only then).
+        let arena = bumpalo::Bump::new();
+        let mut lowered = body;
         if !values.is_empty() && contains_loop_control(body, false, true) {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
-            names.insert(target.into());
-            names.extend(self.symbols.iter().map(|(n, _)| Ident::from(&**n)));
+            names.insert(target);
+            names.extend(self.symbols.iter().map(|(n, _)| &**n));
             let mut name = format!("_wp_continue_{}", self.label_count);
             while names.contains(name.as_str()) {
                 self.label_count += 1;
                 name = format!("_wp_continue_{}", self.label_count);
             }
             self.label_count += 1;
-            lowered = lower_unrolled_continues(body, &name).0;
+            lowered = lower_unrolled_continues(body, arena.alloc_str(&name), &arena).0;
             active = Some(name);
         }
         for &v in values {
@@ -1134,7 +1140,7 @@ impl<'a> Adjoint<'a> {
                 let t = self.add_constant(ConstVal::Bool(true));
                 self.set_symbol(name, t);
             }
-            for s in &lowered {
+            for s in lowered {
                 self.stmt(s)?;
             }
         }
@@ -1567,9 +1573,9 @@ impl<'a> Adjoint<'a> {
     /// when there are more indices than it has dimensions.
     fn subscript_target<'e>(
         &mut self,
-        e: &'e Expr,
+        e: &'e Expr<'e>,
         as_target: bool,
-    ) -> LResult<(VarId, Vec<&'e Expr>)> {
+    ) -> LResult<(VarId, Vec<&'e Expr<'e>>)> {
         let ExprKind::Subscript(value_slice) = &e.kind else {
             return Ok((self.expr(e)?, Vec::new()));
         };
@@ -1781,7 +1787,7 @@ impl<'a> Adjoint<'a> {
                     if let Some(v) = super::types::composite_type(attr) {
                         Ok(Callee::Constructor(v))
                     } else if builtins::is_known(attr) {
-                        Ok(Callee::Builtin(attr.clone()))
+                        Ok(Callee::Builtin((*attr).into()))
                     } else {
                         Err(self.err(format!(
                             "could not find function {module}.{attr} as a built-in or user-defined function"
@@ -1794,14 +1800,14 @@ impl<'a> Adjoint<'a> {
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
                 if self.scope.user_function(name).is_some() {
-                    return Ok(Callee::User(name.clone()));
+                    return Ok(Callee::User((*name).into()));
                 }
                 if let Some(builtin) = self.scope.imported_builtin(name) {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
-                match name.as_str() {
+                match *name {
                     "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
-                        Ok(Callee::Builtin(name.clone()))
+                        Ok(Callee::Builtin((*name).into()))
                     }
                     _ => Err(self.err(format!(
                         "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
@@ -2005,7 +2011,7 @@ fn tid_dimension(body: &[Stmt]) -> usize {
                 if let (Some(ExprKind::Tuple(elts)), ExprKind::Call(func, ..)) =
                     (targets.first().map(|t| &t.kind), &value.kind)
                 {
-                    if matches!(&func.kind, ExprKind::Attribute(_, a) if a == "tid") {
+                    if matches!(&func.kind, ExprKind::Attribute(_, a) if *a == "tid") {
                         dim = dim.max(elts.len());
                     }
                 }
@@ -2032,11 +2038,11 @@ fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
 }
 
 /// Every name appearing in the statements (any context).
-fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<Ident>) {
-    fn expr(e: &Expr, out: &mut BTreeSet<Ident>) {
+fn collect_names_stmts<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
+    fn expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
         match &e.kind {
             ExprKind::Name(n) => {
-                out.insert(n.clone());
+                out.insert(n);
             }
             ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
                 expr(b, out)
@@ -2098,11 +2104,11 @@ fn collect_names_stmts(body: &[Stmt], out: &mut BTreeSet<Ident>) {
 }
 
 /// Names bound by assignments anywhere in the statements (Python's Store context).
-fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<Ident>) {
-    fn target(e: &Expr, out: &mut BTreeSet<Ident>) {
+fn collect_stored_names<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
+    fn target<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
         match &e.kind {
             ExprKind::Name(n) => {
-                out.insert(n.clone());
+                out.insert(n);
             }
             ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().for_each(|a| target(a, out)),
             ExprKind::Starred(b) => target(b, out),
@@ -2130,12 +2136,16 @@ fn collect_stored_names(body: &[Stmt], out: &mut BTreeSet<Ident>) {
 /// warp's `lower_unrolled_continues`: in an unrolled iteration, `continue`
 /// becomes `active = False` and the statements after a possible continue run
 /// under `if active:`.
-fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
-    let mut result = Vec::new();
+fn lower_unrolled_continues<'a>(
+    body: &'a [Stmt<'a>],
+    active: &'a str,
+    arena: &'a bumpalo::Bump,
+) -> (&'a [Stmt<'a>], bool) {
+    let mut result = bumpalo::collections::Vec::new_in(arena);
     for (index, stmt) in body.iter().enumerate() {
         if matches!(stmt.kind, StmtKind::Continue) {
             let target = Expr {
-                kind: ExprKind::Name(active.into()),
+                kind: ExprKind::Name(active),
                 pos: stmt.pos,
             };
             let value = Expr {
@@ -2143,15 +2153,15 @@ fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
                 pos: stmt.pos,
             };
             result.push(Stmt {
-                kind: StmtKind::Assign(vec![target], value),
+                kind: StmtKind::Assign(std::slice::from_ref(arena.alloc(target)), value),
                 pos: stmt.pos,
             });
-            return (result, true);
+            return (result.into_bump_slice(), true);
         }
         let mut may_continue = false;
         if let StmtKind::If(test, b, o) = &stmt.kind {
-            let (b2, bc) = lower_unrolled_continues(b, active);
-            let (o2, oc) = lower_unrolled_continues(o, active);
+            let (b2, bc) = lower_unrolled_continues(b, active, arena);
+            let (o2, oc) = lower_unrolled_continues(o, active, arena);
             may_continue = bc || oc;
             result.push(Stmt {
                 kind: StmtKind::If(test.clone(), b2, o2),
@@ -2161,22 +2171,22 @@ fn lower_unrolled_continues(body: &[Stmt], active: &str) -> (Vec<Stmt>, bool) {
             result.push(stmt.clone());
         }
         if may_continue {
-            let (tail, _) = lower_unrolled_continues(&body[index + 1..], active);
+            let (tail, _) = lower_unrolled_continues(&body[index + 1..], active, arena);
             if !tail.is_empty() {
                 let pos = body[index + 1].pos;
                 let test = Expr {
-                    kind: ExprKind::Name(active.into()),
+                    kind: ExprKind::Name(active),
                     pos,
                 };
                 result.push(Stmt {
-                    kind: StmtKind::If(test, tail, Vec::new()),
+                    kind: StmtKind::If(test, tail, &[]),
                     pos,
                 });
             }
-            return (result, true);
+            return (result.into_bump_slice(), true);
         }
     }
-    (result, false)
+    (result.into_bump_slice(), false)
 }
 
 fn binop_builtin(op: BinOp) -> &'static str {

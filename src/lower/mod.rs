@@ -220,8 +220,10 @@ pub fn lower_tokens(
     cuda: bool,
     cuda_module: bool,
 ) -> Result<Lowered, LowerError> {
-    let module = crate::lang::parse_tokens(tokens)?;
-    module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda, cuda_module)
+    crate::lang::ast::with_arena(|arena| {
+        let module = crate::lang::parse_tokens(tokens, arena)?;
+        module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda, cuda_module)
+    })
 }
 
 /// The file name used in `// file:line` comments when the source has no file

@@ -22,7 +22,7 @@ pub struct Scope<'a> {
     /// The file name printed in `// file:line` comments above functions.
     pub filename: String,
     /// Module-level `@wp.func` definitions with their C++ names.
-    functions: Vec<(&'a FunctionDef, Pos, String)>,
+    functions: Vec<(&'a FunctionDef<'a>, Pos, String)>,
     warp_aliases: Vec<String>,
     /// (local name, warp name) from `from warp import x as y`.
     warp_imports: Vec<(String, String)>,
@@ -41,21 +41,21 @@ fn err_at(pos: Pos, message: impl Into<String>) -> LowerError {
 }
 
 impl<'a> Scope<'a> {
-    fn new(source: &'a str, filename: &str, module: &'a Module) -> Self {
+    fn new(source: &'a str, filename: &str, module: &'a Module<'a>) -> Self {
         let mut warp_aliases = Vec::new();
         let mut warp_imports = Vec::new();
-        for stmt in &module.body {
+        for stmt in module.body {
             match &stmt.kind {
                 StmtKind::Import(names) => {
-                    for (m, alias) in names {
-                        if m == "warp" {
-                            warp_aliases.push(alias.clone().unwrap_or_else(|| "warp".into()));
+                    for (m, alias) in names.iter() {
+                        if *m == "warp" {
+                            warp_aliases.push(alias.unwrap_or("warp").to_string());
                         }
                     }
                 }
-                StmtKind::ImportFrom(m, names) if m == "warp" => {
-                    for (n, alias) in names {
-                        warp_imports.push((alias.clone().unwrap_or_else(|| n.clone()), n.clone()));
+                StmtKind::ImportFrom(m, names) if *m == "warp" => {
+                    for (n, alias) in names.iter() {
+                        warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
                 _ => {}
@@ -69,14 +69,14 @@ impl<'a> Scope<'a> {
             warp_imports,
             constants: Vec::new(),
         };
-        for stmt in &module.body {
+        for stmt in module.body {
             if let StmtKind::Assign(targets, value) = &stmt.kind {
                 if let [
                     Expr {
                         kind: ExprKind::Name(name),
                         ..
                     },
-                ] = targets.as_slice()
+                ] = targets[..]
                 {
                     scope.constants.retain(|(n, _)| n != name);
                     if let Some(c) = scope.module_constant_value(value) {
@@ -88,7 +88,7 @@ impl<'a> Scope<'a> {
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
         let mut counts: Vec<(String, usize)> = Vec::new();
-        for stmt in &module.body {
+        for stmt in module.body {
             if let StmtKind::FunctionDef(def) = &stmt.kind {
                 if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
                     let key = native_identifier(&def.name);
@@ -111,7 +111,7 @@ impl<'a> Scope<'a> {
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
-    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef, Pos, &str)> {
+    pub fn user_function(&self, name: &str) -> Option<(&'a FunctionDef<'a>, Pos, &str)> {
         self.functions
             .iter()
             .rev()
@@ -156,9 +156,7 @@ impl<'a> Scope<'a> {
     pub fn dtype_arg(&self, expr: &Expr) -> Option<(String, Scalar)> {
         let s = self.scalar_type(expr)?;
         match &expr.kind {
-            ExprKind::Name(n) if matches!(n.as_str(), "float" | "int" | "bool") => {
-                Some((n.to_string(), s))
-            }
+            ExprKind::Name(n) if matches!(*n, "float" | "int" | "bool") => Some((n.to_string(), s)),
             _ => Some((format!("wp::{}", s.name()), s)),
         }
     }
@@ -179,7 +177,7 @@ impl<'a> Scope<'a> {
     fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
         match &expr.kind {
             ExprKind::Attribute(base, a) => {
-                a == attr && matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m))
+                *a == attr && matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m))
             }
             ExprKind::Name(n) => self.imported_builtin(n) == Some(attr),
             _ => false,
@@ -194,7 +192,7 @@ impl<'a> Scope<'a> {
         let name = match &expr.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
             ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                a.as_str()
+                *a
             }
             _ => return None,
         };
@@ -203,14 +201,14 @@ impl<'a> Scope<'a> {
 
     fn scalar_type(&self, expr: &Expr) -> Option<Scalar> {
         let name = match &expr.kind {
-            ExprKind::Name(n) => match n.as_str() {
+            ExprKind::Name(n) => match *n {
                 "float" => return Some(Scalar::Float32),
                 "int" => return Some(Scalar::Int32),
                 "bool" => return Some(Scalar::Bool),
                 _ => self.imported_builtin(n)?,
             },
             ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                a.as_str()
+                *a
             }
             _ => return None,
         };
@@ -244,12 +242,12 @@ impl<'a> Scope<'a> {
                         ));
                     }
                 }
-                for kw in kwargs {
+                for kw in kwargs.iter() {
                     match kw.arg.as_deref() {
                         Some("dtype") => dtype = Some(&kw.value),
                         Some("ndim")
                             if array_ndim == Some(1)
-                                && matches!(func.kind, ExprKind::Attribute(_, ref a) if a == "array") =>
+                                && matches!(func.kind, ExprKind::Attribute(_, a) if a == "array") =>
                         {
                             match kw.value.kind {
                                 ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
@@ -336,19 +334,19 @@ fn split_lines(source: &str) -> Vec<&str> {
 
 /// A kernel found at module level, with its options.
 struct KernelDef<'m> {
-    def: &'m FunctionDef,
+    def: &'m FunctionDef<'m>,
     pos: Pos,
     enable_backward: bool,
 }
 
-fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module) -> LResult<Vec<KernelDef<'m>>> {
+fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> LResult<Vec<KernelDef<'m>>> {
     let mut out = Vec::new();
-    for stmt in &module.body {
+    for stmt in module.body {
         let StmtKind::FunctionDef(def) = &stmt.kind else {
             continue;
         };
         let mut kernel = None;
-        for d in &def.decorators {
+        for d in def.decorators {
             if scope.names_warp(d, "kernel") {
                 kernel = Some(true);
             } else if let ExprKind::Call(func, args, kwargs) = &d.kind {
@@ -357,7 +355,7 @@ fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module) -> LResult<Vec<Kernel
                         return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
                     }
                     let mut enable_backward = true;
-                    for kw in kwargs {
+                    for kw in kwargs.iter() {
                         match (kw.arg.as_deref(), &kw.value.kind) {
                             (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
                                 enable_backward = *b
@@ -400,7 +398,16 @@ fn mangle(source: &str, name: &str) -> String {
 }
 
 pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
-    lower_parsed(source, parse_module(source)?, filename, cpu, cuda, true)
+    with_arena(|arena| {
+        lower_parsed(
+            source,
+            parse_module(source, arena)?,
+            filename,
+            cpu,
+            cuda,
+            true,
+        )
+    })
 }
 
 /// Lowers a parsed module for the targets asked for. The CPU module source is
@@ -427,7 +434,7 @@ pub fn lower_parsed(
         used_builtins.extend(adj.builtins_used.iter().cloned());
         dtypes.extend(adj.dtypes());
         bodies.push(KernelBody {
-            name: k.def.name.clone(),
+            name: k.def.name.to_string(),
             mangled: mangle(source, &k.def.name),
             enable_backward: k.enable_backward,
             adj,

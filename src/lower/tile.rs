@@ -27,7 +27,7 @@ use std::fmt::Write;
 pub(super) enum TileArg {
     Var(VarId),
     /// A warp builtin passed as a function (`wp.sin`): its name.
-    Func(Ident),
+    Func(Name),
     /// A type (`dtype=float`): C++ template spelling and scalar.
     Dtype(String, Scalar),
 }
@@ -35,7 +35,7 @@ pub(super) enum TileArg {
 /// An argument of the generated call.
 enum CallArg {
     Var(VarId),
-    Func(Ident),
+    Func(Name),
     /// A Python int warp registers as a new constant while dispatching (after the
     /// output variable): the zeros of an omitted offset, and the constant elements
     /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
@@ -64,7 +64,7 @@ impl<'a> Adjoint<'a> {
                         return Ok(TileArg::Dtype(d.0, d.1));
                     }
                     if builtins::is_known(attr) {
-                        return Ok(TileArg::Func(attr.clone()));
+                        return Ok(TileArg::Func((*attr).into()));
                     }
                 }
             }
@@ -78,7 +78,7 @@ impl<'a> Adjoint<'a> {
         }
         if let ExprKind::Constant(Constant::Str(text)) = &e.kind {
             // warp keeps a string argument as a `wp::str` constant.
-            let shared = match text.as_str() {
+            let shared = match *text {
                 "shared" => true,
                 "register" => false,
                 other => {

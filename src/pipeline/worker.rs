@@ -188,5 +188,6 @@ fn build_row(
         builtins: lowered.builtins,
         dtypes: lowered.dtypes,
         launch_dims: lowered.launch_dims,
+        ir_from_lowering: true,
     }))
 }

@@ -121,13 +121,16 @@ impl Text {
         }
     }
 
-    /// Whether this is an IR text of a row whose Python source is plain
-    /// (ASCII, `\n` its only break). The IR is warp's ASCII templates plus
-    /// text taken from the source (names, numbers, the comments that echo its
-    /// lines), so it is then plain too: its chars are its bytes and its lines
-    /// its `\n`s, and the sink need not scan ~30 KB a row five times to know.
+    /// Whether this is an IR text the lowering made from a plain Python
+    /// source (ASCII, `\n` its only break). The IR is warp's ASCII templates
+    /// plus text taken from the source (names, numbers, the comments that echo
+    /// its lines), so it is then plain too: its chars are its bytes and its
+    /// lines its `\n`s, and the sink need not scan ~30 KB a row five times to
+    /// know. Rows from elsewhere (`Row::ir_from_lowering` false) are counted
+    /// in full.
     fn derived_from_plain_source(self, row: &Row) -> bool {
-        let plain = matches!(self, Text::Ir(_)) && is_plain(&row.python_source);
+        let plain =
+            matches!(self, Text::Ir(_)) && row.ir_from_lowering && is_plain(&row.python_source);
         debug_assert!(
             !plain || self.get(row).is_none_or(is_plain),
             "an IR text of a plain source is plain"
@@ -439,7 +442,8 @@ impl Columns {
                     }),
                     Source::Lines(t) => sizes(rows, |r| {
                         let plain = t.derived_from_plain_source(r);
-                        t.get(r).map(|s| if plain { newline_lines(s) } else { lines(s) })
+                        t.get(r)
+                            .map(|s| if plain { newline_lines(s) } else { lines(s) })
                     }),
                     Source::TextBytes => Arc::new(Int64Array::from_iter_values(
                         rows.iter()
@@ -610,6 +614,7 @@ mod tests {
             builtins: vec![],
             dtypes: vec![],
             launch_dims: 1,
+            ir_from_lowering: true,
         }
     }
 
@@ -624,7 +629,7 @@ mod tests {
             "def k():\r\n    a[0] = 1.0\r\n",
             "def k():\n    a[0] = 1.0  # \x0c\u{2028}\n",
         ];
-        let rows: Vec<Row> = sources
+        let mut rows: Vec<Row> = sources
             .iter()
             .zip(0..)
             .map(|(src, i)| {
@@ -635,6 +640,11 @@ mod tests {
                 row(i, src, Some(&ir))
             })
             .collect();
+        // Text that did not come from lowering its plain source.
+        rows.push(Row {
+            ir_from_lowering: false,
+            ..row(4, sources[0], Some("void k() {\n    // é\u{2028}\n}\n"))
+        });
         let columns = columns().unwrap();
         let batch = columns
             .batch(&rows, |ir: Ir| ir.enabled(false, true, false))
@@ -642,7 +652,9 @@ mod tests {
         let sizes = |name: &str| {
             let a = batch.column_by_name(name).unwrap();
             let a = a.as_primitive::<arrow::datatypes::Int32Type>();
-            (0..a.len()).map(|i| a.value(i) as usize).collect::<Vec<_>>()
+            (0..a.len())
+                .map(|i| a.value(i) as usize)
+                .collect::<Vec<_>>()
         };
         let expect = |f: fn(&str) -> usize, get: fn(&Row) -> &str| {
             rows.iter().map(|r| f(get(r))).collect::<Vec<_>>()
@@ -660,7 +672,8 @@ mod tests {
         // The cases differ where they should: bytes are not chars with é,
         // and `\r\n`, U+000C and U+2028 are breaks.
         assert_ne!(sizes("cuda_forward_chars")[1], fwd(&rows[1]).len());
-        assert_eq!(sizes("cuda_forward_lines"), [3, 3, 3, 5]);
+        assert_ne!(sizes("cuda_forward_chars")[4], fwd(&rows[4]).len());
+        assert_eq!(sizes("cuda_forward_lines"), [3, 3, 3, 5, 4]);
     }
 
     #[test]

@@ -40,6 +40,7 @@ fn row(index: u64, split: &'static str, cpu: bool, cuda: bool) -> Row {
         builtins: (0..index % 3).map(|i| format!("b{i}")).collect(),
         dtypes: vec!["float32".into()],
         launch_dims: 1 + (index % 3) as u32,
+        ir_from_lowering: false,
     }
 }
 
