@@ -272,7 +272,7 @@ impl<'a> Adjoint<'a> {
             loop_blocks: Vec::new(),
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
-            kernel_dim: tid_dimension(&def.body),
+            kernel_dim: tid_dimension(def.body),
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -299,9 +299,9 @@ impl<'a> Adjoint<'a> {
             };
             let ty = scope.annotation_type(annotation)?;
             let id = VarId(adj.vars.len());
-            adj.vars.push(VarInfo::new(&arg.name, ty, None));
+            adj.vars.push(VarInfo::new(arg.name, ty, None));
             adj.args.push(id);
-            adj.set_symbol(&arg.name, id);
+            adj.set_symbol(arg.name, id);
         }
         Ok(adj)
     }
@@ -1336,10 +1336,10 @@ impl<'a> Adjoint<'a> {
             if !self.loop_const_iter_symbols.iter().any(|s| *s == name) {
                 continue;
             }
-            if let Some(v) = self.symbol(&name) {
+            if let Some(v) = self.symbol(name) {
                 if self.var(v).constant.is_some() {
                     let c = self.add_value_call("copy", &[v])?;
-                    self.set_symbol(&name, c);
+                    self.set_symbol(name, c);
                 }
             }
         }
@@ -1442,7 +1442,7 @@ impl<'a> Adjoint<'a> {
             };
             return Err(self.err(format!(
                 "couldn't find a function '{name}' compatible with the arguments '{}' (expected '{}')",
-                show(&types),
+                show(types),
                 show(&params)
             )));
         }
@@ -1925,7 +1925,7 @@ impl<'a> Adjoint<'a> {
         let mut n = None;
         let mut dtype = Scalar::Float32;
         for kw in kwargs {
-            match (kw.arg.as_deref(), &kw.value.kind) {
+            match (kw.arg, &kw.value.kind) {
                 (Some("n"), ExprKind::Constant(Constant::Int(v)))
                     if name == "identity" && (2..=4).contains(v) =>
                 {

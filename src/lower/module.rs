@@ -91,7 +91,7 @@ impl<'a> Scope<'a> {
         for stmt in module.body {
             if let StmtKind::FunctionDef(def) = &stmt.kind {
                 if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
-                    let key = native_identifier(&def.name);
+                    let key = native_identifier(def.name);
                     let n = match counts.iter_mut().find(|(k, _)| *k == key) {
                         Some(entry) => {
                             entry.1 += 1;
@@ -243,7 +243,7 @@ impl<'a> Scope<'a> {
                     }
                 }
                 for kw in kwargs.iter() {
-                    match kw.arg.as_deref() {
+                    match kw.arg {
                         Some("dtype") => dtype = Some(&kw.value),
                         Some("ndim")
                             if array_ndim == Some(1)
@@ -356,7 +356,7 @@ fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> LResult<Vec<Ke
                     }
                     let mut enable_backward = true;
                     for kw in kwargs.iter() {
-                        match (kw.arg.as_deref(), &kw.value.kind) {
+                        match (kw.arg, &kw.value.kind) {
                             (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
                                 enable_backward = *b
                             }
@@ -435,7 +435,7 @@ pub fn lower_parsed(
         dtypes.extend(adj.dtypes());
         bodies.push(KernelBody {
             name: k.def.name.to_string(),
-            mangled: mangle(source, &k.def.name),
+            mangled: mangle(source, k.def.name),
             enable_backward: k.enable_backward,
             adj,
         });

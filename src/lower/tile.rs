@@ -296,7 +296,7 @@ impl<'a> Adjoint<'a> {
             bound.push((params[k], v));
         }
         for kw in kwargs {
-            let Some(key) = kw.arg.as_deref() else {
+            let Some(key) = kw.arg else {
                 return Err(self.err("**kwargs are not supported in kernels"));
             };
             let Some(p) = params.iter().find(|p| **p == key) else {
