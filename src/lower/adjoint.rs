@@ -14,11 +14,15 @@ use super::lines::Lines;
 use super::types::{ConstVal, Scalar, Type};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
+use smallvec::SmallVec;
 use std::cell::RefCell;
 
 /// A callee's or function argument's name, owned (inline up to 24 bytes):
 /// the lowering's own values outlive no syntax tree.
 type Name = compact_str::CompactString;
+
+/// A call's or an index's variables: a few, kept inline (no allocation).
+type Vars = smallvec::SmallVec<[VarId; 8]>;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -242,8 +246,6 @@ pub struct Adjoint<'a> {
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
     /// every loop opens two, and growing fresh ones was most of their cost.
     spare_blocks: Vec<Block>,
-    /// A call's loaded arguments, kept between calls for its capacity.
-    args_buf: Vec<VarId>,
 }
 
 impl<'a> Adjoint<'a> {
@@ -284,7 +286,6 @@ impl<'a> Adjoint<'a> {
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
-            args_buf: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -589,8 +590,7 @@ impl<'a> Adjoint<'a> {
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
 
-        let mut fwd_args = std::mem::take(&mut self.args_buf);
-        fwd_args.clear();
+        let mut fwd_args = Vars::new();
         for &a in args {
             // `load` takes the reference itself; every other builtin takes values.
             fwd_args.push(if ov.native == "load" {
@@ -651,7 +651,6 @@ impl<'a> Adjoint<'a> {
             reverse.put(");");
             self.push_reverse_line(reverse);
         }
-        self.args_buf = fwd_args;
         Ok(output)
     }
 
@@ -789,7 +788,8 @@ impl<'a> Adjoint<'a> {
                     "assign_inplace"
                 };
                 self.check_component_target(base)?;
-                let mut args = vec![base];
+                let mut args = Vars::new();
+                args.push(base);
                 args.extend(indices);
                 args.push(rhs);
                 self.add_call(store, &args)?;
@@ -1575,9 +1575,9 @@ impl<'a> Adjoint<'a> {
         &mut self,
         e: &'e Expr<'e>,
         as_target: bool,
-    ) -> LResult<(VarId, Vec<&'e Expr<'e>>)> {
+    ) -> LResult<(VarId, SmallVec<[&'e Expr<'e>; 4]>)> {
         let ExprKind::Subscript(value_slice) = &e.kind else {
-            return Ok((self.expr(e)?, Vec::new()));
+            return Ok((self.expr(e)?, SmallVec::new()));
         };
         let [value, slice] = &**value_slice;
         let (mut target, mut indices) = self.subscript_target(value, as_target)?;
@@ -1600,7 +1600,7 @@ impl<'a> Adjoint<'a> {
     }
 
     /// Evaluates index expressions after checking their number against the target.
-    fn eval_indices(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<Vec<VarId>> {
+    fn eval_indices(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<Vars> {
         let n = nodes.len();
         let ok = match self.ty(target).strip_ref() {
             Type::Array { ndim, .. } => {
@@ -1631,7 +1631,7 @@ impl<'a> Adjoint<'a> {
             return self.tile_extract(target, nodes);
         }
         let indices = self.eval_indices(target, nodes)?;
-        let mut args = Vec::with_capacity(1 + indices.len());
+        let mut args = Vars::new();
         args.push(target);
         args.extend(indices);
         if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
@@ -1883,7 +1883,7 @@ impl<'a> Adjoint<'a> {
                 "keyword arguments to '{name}' are not supported by this version of the lowering"
             )));
         }
-        let mut vals = Vec::with_capacity(args.len());
+        let mut vals = Vars::new();
         for a in args {
             if matches!(a.kind, ExprKind::Starred(_)) {
                 return Err(
@@ -1901,10 +1901,10 @@ impl<'a> Adjoint<'a> {
         if native == "tid" && !vals.is_empty() {
             return Err(self.err("tid() takes no arguments"));
         }
-        self.builtins_used.insert(native.to_string());
-        if let Some(s) = builtins::cast_target(native) {
-            self.builtins_used.remove(native);
-            self.builtins_used.insert(s.name().to_string());
+        // What a cast counts as is its target type's name.
+        let used = builtins::cast_target(native).map_or(native, |s| s.name());
+        if !self.builtins_used.contains(used) {
+            self.builtins_used.insert(used.to_string());
         }
         self.add_call(native, &vals)
     }

@@ -27,6 +27,9 @@ use super::builder::{
     between, chance, pick, weighted, word,
 };
 
+/// Indices of variables that satisfy some test (see `Body::find`).
+pub type Found = smallvec::SmallVec<[usize; 16]>;
+
 // ---------------------------------------------------------------- types
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -516,9 +519,10 @@ impl Body {
         }
     }
 
-    /// Variables that satisfy `f`, as indices.
-    fn find(&self, f: impl Fn(&Var) -> bool) -> Vec<usize> {
-        let mut v = Vec::with_capacity(8);
+    /// Variables that satisfy `f`, as indices (inline up to 16: this runs
+    /// for nearly every expression the generator writes).
+    fn find(&self, f: impl Fn(&Var) -> bool) -> Found {
+        let mut v = Found::new();
         v.extend(
             self.vars
                 .iter()
@@ -534,16 +538,16 @@ impl Body {
     }
 
     /// Writable arrays (outputs and in-place arrays).
-    pub fn writable(&self) -> Vec<usize> {
+    pub fn writable(&self) -> Found {
         self.find(|x| matches!(x.kind, Kind::Array(_, Role::Out | Role::InOut)))
     }
 
-    pub fn locals(&self, ty: Option<T>) -> Vec<usize> {
+    pub fn locals(&self, ty: Option<T>) -> Found {
         self.find(|x| x.kind == Kind::Local && ty.is_none_or(|t| x.ty == t))
     }
 
     /// Locals that are vectors or matrices (component updates).
-    pub fn composite_locals(&self) -> Vec<usize> {
+    pub fn composite_locals(&self) -> Found {
         self.find(|x| x.kind == Kind::Local && matches!(x.ty, T::V(_) | T::M(_)))
     }
 
@@ -553,7 +557,7 @@ impl Body {
     }
 
     /// Readable arrays of `ty` (any number of dimensions).
-    pub fn inputs(&self, ty: T) -> Vec<usize> {
+    pub fn inputs(&self, ty: T) -> Found {
         self.find(|x| x.is_array() && x.readable() && x.ty == ty)
     }
 
@@ -570,12 +574,12 @@ impl Body {
         }
     }
 
-    pub fn int_scalars(&self) -> Vec<usize> {
+    pub fn int_scalars(&self) -> Found {
         self.find(|x| x.kind == Kind::Scalar && x.ty == T::I)
     }
 
     /// Loop iterators and counters in scope (not the thread indices).
-    fn iterators(&self) -> Vec<usize> {
+    fn iterators(&self) -> Found {
         self.find(|x| x.kind == Kind::Fixed)
             .into_iter()
             .filter(|n| !self.tids.contains(n))
