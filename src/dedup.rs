@@ -9,29 +9,99 @@ use crate::text::Put;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::config::{DedupLevel, Splits};
-use crate::lang::{Token, TokenKind, tokenize, word};
+use crate::lang::{NameSet, Token, TokenKind, tokenize, word};
 use crate::lower::LowerError;
 
 /// Python keywords, the builtins kernels use, and the names warp gives
 /// meaning to without a `wp.` prefix: kept as they are by the renaming.
-fn is_reserved(name: &str) -> bool {
-    matches!(
-        name,
-        // keywords
-        "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await" | "break"
-            | "class" | "continue" | "def" | "del" | "elif" | "else" | "except" | "finally"
-            | "for" | "from" | "global" | "if" | "import" | "in" | "is" | "lambda"
-            | "nonlocal" | "not" | "or" | "pass" | "raise" | "return" | "try" | "while"
-            | "with" | "yield"
-            // Python builtins
-            | "range" | "float" | "int" | "bool" | "min" | "max" | "abs" | "len" | "print"
-            | "round" | "pow" | "tuple" | "list" | "isinstance" | "enumerate" | "zip" | "sum"
-            | "object" | "type" | "str" | "self"
-            // warp
-            | "wp" | "warp" | "float16" | "float32" | "float64" | "int8" | "int16" | "int32"
-            | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "vec2" | "vec3" | "vec4"
-            | "mat22" | "mat33" | "mat44" | "quat" | "transform" | "array"
-    )
+const RESERVED_NAMES: &[&str] = &[
+    // keywords
+    "False",
+    "None",
+    "True",
+    "and",
+    "as",
+    "assert",
+    "async",
+    "await",
+    "break",
+    "class",
+    "continue",
+    "def",
+    "del",
+    "elif",
+    "else",
+    "except",
+    "finally",
+    "for",
+    "from",
+    "global",
+    "if",
+    "import",
+    "in",
+    "is",
+    "lambda",
+    "nonlocal",
+    "not",
+    "or",
+    "pass",
+    "raise",
+    "return",
+    "try",
+    "while",
+    "with",
+    "yield",
+    // Python builtins
+    "range",
+    "float",
+    "int",
+    "bool",
+    "min",
+    "max",
+    "abs",
+    "len",
+    "print",
+    "round",
+    "pow",
+    "tuple",
+    "list",
+    "isinstance",
+    "enumerate",
+    "zip",
+    "sum",
+    "object",
+    "type",
+    "str",
+    "self",
+    // warp
+    "wp",
+    "warp",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "vec2",
+    "vec3",
+    "vec4",
+    "mat22",
+    "mat33",
+    "mat44",
+    "quat",
+    "transform",
+    "array",
+];
+
+/// Whether the renaming keeps the name token `t` (see [`RESERVED_NAMES`]).
+fn is_reserved(t: &Token<'_>) -> bool {
+    const SET: NameSet<{ RESERVED_NAMES.len() }> = NameSet::new(RESERVED_NAMES);
+    SET.contains_word(t.word, t.text)
 }
 
 /// Write the canonical form of `source` at `level` into `out` (cleared
@@ -105,7 +175,7 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 if t.word == DEF {
                     in_def_header = true;
                 }
-                if attribute || kwarg || is_reserved(t.text) {
+                if attribute || kwarg || is_reserved(t) {
                     out.put(t.text);
                 } else {
                     // A word of u64::MAX stands for every long name: compare those texts.

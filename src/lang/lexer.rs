@@ -59,6 +59,61 @@ pub const fn word(text: &str) -> u64 {
     w
 }
 
+/// A fixed list of names asked about again and again (builtins per call,
+/// reserved names per token). Names of up to 8 bytes (nearly all) are found
+/// by their packed [`word`] in a sorted table, a few integer compares
+/// instead of string compares; longer ones by text.
+pub struct NameSet<const N: usize> {
+    /// Every name's word, sorted (long names' `u64::MAX` last).
+    words: [u64; N],
+    /// The names longer than 8 bytes, then empty strings.
+    long: [&'static str; N],
+    n_long: usize,
+}
+
+impl<const N: usize> NameSet<N> {
+    pub const fn new(list: &[&'static str]) -> NameSet<N> {
+        assert!(list.len() == N);
+        let mut words = [0; N];
+        let mut long = [""; N];
+        let mut n_long = 0;
+        let mut i = 0;
+        while i < N {
+            words[i] = word(list[i]);
+            if words[i] == u64::MAX {
+                long[n_long] = list[i];
+                n_long += 1;
+            }
+            // Insertion sort, at compile time.
+            let mut j = i;
+            while j > 0 && words[j - 1] > words[j] {
+                let t = words[j];
+                words[j] = words[j - 1];
+                words[j - 1] = t;
+                j -= 1;
+            }
+            i += 1;
+        }
+        NameSet {
+            words,
+            long,
+            n_long,
+        }
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.contains_word(word(name), name)
+    }
+
+    /// [`NameSet::contains`] for a name whose [`word`] is known (a token's).
+    pub fn contains_word(&self, w: u64, name: &str) -> bool {
+        match w {
+            u64::MAX => self.long[..self.n_long].contains(&name),
+            w => self.words.binary_search(&w).is_ok(),
+        }
+    }
+}
+
 /// Length of the operator at the start of `b` by maximal munch, or `None` if
 /// `b` does not start with one. Decided on the first byte, then the next two,
 /// instead of trying every operator in turn.
@@ -494,6 +549,35 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, LowerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_sets_find_their_names_only() {
+        const NAMES: &[&str] = &[
+            "zeta",
+            "a",
+            "isinstance",
+            "mat44",
+            "enumerate",
+            "ab",
+            "float32",
+        ];
+        const SET: NameSet<{ NAMES.len() }> = NameSet::new(NAMES);
+        for n in NAMES {
+            assert!(SET.contains(n), "{n}");
+        }
+        for n in [
+            "",
+            "b",
+            "zet",
+            "zetas",
+            "isinstanc",
+            "isinstancee",
+            "enumerated",
+            "float64",
+        ] {
+            assert!(!SET.contains(n), "{n}");
+        }
+    }
 
     fn kinds(src: &str) -> Vec<(TokenKind, String)> {
         tokenize(src)

@@ -4,5 +4,5 @@ pub mod ast;
 pub mod lexer;
 pub mod parser;
 
-pub use lexer::{Token, TokenKind, tokenize, word};
+pub use lexer::{NameSet, Token, TokenKind, tokenize, word};
 pub use parser::{parse_module, parse_tokens};

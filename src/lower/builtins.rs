@@ -5,38 +5,8 @@
 //! passes its output to the adjoint, `div(vec3, float)` does not).
 
 use super::types::{Scalar, Type, Value};
-use crate::lang::word;
+use crate::lang::NameSet;
 use std::borrow::Cow;
-
-/// A fixed list of names asked about for every call a kernel makes. Names
-/// of up to 8 bytes (nearly all) are compared by their packed [`word`], an
-/// integer compare per entry instead of a string compare; longer ones by text.
-struct NameSet<const N: usize> {
-    names: [&'static str; N],
-    words: [u64; N],
-}
-
-impl<const N: usize> NameSet<N> {
-    const fn new(list: &[&'static str]) -> NameSet<N> {
-        assert!(list.len() == N);
-        let mut names = [""; N];
-        let mut words = [0; N];
-        let mut i = 0;
-        while i < N {
-            names[i] = list[i];
-            words[i] = word(list[i]);
-            i += 1;
-        }
-        NameSet { names, words }
-    }
-
-    fn contains(&self, name: &str) -> bool {
-        match word(name) {
-            u64::MAX => self.names.contains(&name),
-            w => self.words.contains(&w),
-        }
-    }
-}
 
 /// A resolved builtin call.
 #[derive(Debug, Clone, PartialEq)]
