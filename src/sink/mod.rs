@@ -272,12 +272,49 @@ impl Sink {
 
     /// Writes every split's buffered rows and closes every open shard.
     pub fn cut(&mut self) -> Result<()> {
-        for split in &mut self.splits {
-            if split.group_rows > 0 {
-                split.write_group(&mut self.shared)?;
+        self.cut_splits(false)
+    }
+
+    /// [`Sink::cut`], with the splits other than the first finished on a
+    /// second thread when `parallel`.
+    fn cut_splits(&mut self, parallel: bool) -> Result<()> {
+        let shared = &self.shared;
+        let mut busy: Vec<&mut SplitWriter> = self
+            .splits
+            .iter_mut()
+            .filter(|s| s.group_rows > 0 || s.open.is_some())
+            .collect();
+        let cuts: Vec<Result<Option<ShardInfo>>> = match busy.split_first_mut() {
+            None => Vec::new(),
+            // One after the other, stopping at the first that fails.
+            Some((first, rest)) if !parallel || rest.is_empty() => {
+                let mut cuts = Vec::new();
+                for split in std::iter::once(first).chain(rest) {
+                    let cut = split.cut(shared);
+                    let failed = cut.is_err();
+                    cuts.push(cut);
+                    if failed {
+                        break;
+                    }
+                }
+                cuts
             }
-            if let Some(open) = split.open.take() {
-                split.close(&mut self.shared, open)?;
+            Some((first, rest)) => std::thread::scope(|scope| {
+                let job =
+                    scope.spawn(|| rest.iter_mut().map(|s| s.cut(shared)).collect::<Vec<_>>());
+                let first = first.cut(shared);
+                let rest = job.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                std::iter::once(first).chain(rest).collect()
+            }),
+        };
+        if !cuts.is_empty() {
+            self.shared.releaser.maybe_release();
+        }
+        // In split order, as one thread would have closed them.
+        for info in cuts {
+            if let Some(info) = info? {
+                self.shared.finished_bytes += info.bytes;
+                self.shared.finished.push(info);
             }
         }
         Ok(())
@@ -333,9 +370,13 @@ impl Sink {
         split.buffered += bytes;
         split.pending += bytes;
         if split.buffered >= self.shared.opts.row_group_bytes {
-            split.write_group(&mut self.shared)?;
+            split.write_group(&self.shared)?;
+            // The group's pages and buffers were just freed: give them back
+            // now and then rather than let them pile up over the run
+            // (crate::memory).
+            self.shared.releaser.maybe_release();
         } else if split.pending >= ENCODE_BATCH_BYTES {
-            split.encode_pending(&mut self.shared)?;
+            split.encode_pending(&self.shared)?;
         }
         Ok(())
     }
@@ -355,7 +396,14 @@ impl Sink {
     /// Writes what is buffered, closes and renames every open shard, and
     /// returns all shards: by split (train, validation, test), then number.
     pub fn finish(mut self) -> Result<Vec<ShardInfo>> {
-        self.cut()?;
+        // The splits' files are independent: while this thread finishes the
+        // first's (train's) last row group (compressing its partly filled
+        // pages) and footer, another does the rest, so that at the end of a
+        // run, when the workers are done, the other core is not left idle.
+        // Train stays here, where the memory its pages need was used before;
+        // cuts within a run stay on one thread (the workers keep both cores
+        // busy then, and a second thread's pages would raise the peak).
+        self.cut_splits(true)?;
         // Make the renames durable; not every platform can sync a directory.
         if let Ok(dir) = File::open(&self.shared.data_dir) {
             let _ = dir.sync_all();
@@ -524,7 +572,7 @@ impl SplitWriter {
 
     /// Encodes the pending rows into the open row group (opening the split's
     /// next shard if none is open).
-    fn encode_pending(&mut self, shared: &mut Shared) -> Result<()> {
+    fn encode_pending(&mut self, shared: &Shared) -> Result<()> {
         let open = match &mut self.open {
             Some(open) => open,
             none => {
@@ -555,14 +603,11 @@ impl SplitWriter {
     }
 
     /// Encodes what is pending and completes the row group in the split's shard.
-    fn write_group(&mut self, shared: &mut Shared) -> Result<()> {
+    fn write_group(&mut self, shared: &Shared) -> Result<()> {
         self.encode_pending(shared)?;
         let open = self.open.as_mut().context("no open shard after encoding")?;
         let before = open.bytes_written();
         open.end_group()?;
-        // The group's pages and buffers were just freed: give them back now
-        // and then rather than let them pile up over the run (crate::memory).
-        shared.releaser.maybe_release();
         self.ratio = Some((open.bytes_written() - before) as f64 / self.buffered.max(1) as f64);
         self.group_rows = 0;
         self.buffered = 0;
@@ -570,14 +615,23 @@ impl SplitWriter {
     }
 
     /// Finishes a shard: footer, fsync, rename to its final name.
-    fn close(&mut self, shared: &mut Shared, shard: OpenShard) -> Result<()> {
+    fn close(&mut self, shared: &Shared, shard: OpenShard) -> Result<ShardInfo> {
         let groups = shard.row_groups;
         let before_footer = shard.bytes_written();
         let info = shard.finish(&shared.data_dir)?;
         self.footer.observe(groups, info.bytes - before_footer);
-        shared.finished_bytes += info.bytes;
-        shared.finished.push(info);
-        Ok(())
+        Ok(info)
+    }
+
+    /// Writes the split's last row group and closes its shard, if any.
+    fn cut(&mut self, shared: &Shared) -> Result<Option<ShardInfo>> {
+        if self.group_rows > 0 {
+            self.write_group(shared)?;
+        }
+        self.open
+            .take()
+            .map(|open| self.close(shared, open))
+            .transpose()
     }
 }
 

@@ -497,6 +497,23 @@ fn previous_shards_are_replaced_and_other_files_kept() {
 }
 
 #[test]
+fn a_failing_finish_is_an_error_from_either_thread() {
+    // finish() closes train here and the other splits on a second thread:
+    // an error on either side comes back as the run's error.
+    for gone in ["train", "test"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sink = Sink::create(options(dir.path(), 1 << 30, 1 << 20)).unwrap();
+        for i in 0..30 {
+            sink.push(row(i, split_of(i), false, true)).unwrap();
+        }
+        // A directory where the split's shard is to be created.
+        fs::create_dir(dir.path().join(format!("data/.{gone}-00000.parquet.tmp"))).unwrap();
+        let err = format!("{:#}", sink.finish().unwrap_err());
+        assert!(err.contains(gone), "{err}");
+    }
+}
+
+#[test]
 fn dropped_sink_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut sink = Sink::create(options(dir.path(), 1 << 30, 1 << 10)).unwrap();

@@ -10,8 +10,10 @@ Where the shards come from, in order:
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -35,6 +37,8 @@ SMOKE_COUNT = 2000
 # is imported anywhere (it reads both at import time). Kernels started by the
 # notebook test inherit them.
 _HF_CACHE = tempfile.mkdtemp(prefix="pairpipe-hf-cache-")
+# datasets fills it with ~0.5 GB of Arrow caches per session: gone at exit.
+atexit.register(shutil.rmtree, _HF_CACHE, ignore_errors=True)
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_DATASETS_CACHE"] = _HF_CACHE
