@@ -61,41 +61,47 @@ pub const fn word(text: &str) -> u64 {
 
 /// A fixed list of names asked about again and again (builtins per call,
 /// reserved names per token). Names of up to 8 bytes (nearly all) are found
-/// by their packed [`word`] in a sorted table, a few integer compares
-/// instead of string compares; longer ones by text.
+/// by their packed [`word`] in a small hash table built at compile time (a
+/// multiply, a load and a compare, nearly always the first slot); longer
+/// ones by text.
 pub struct NameSet<const N: usize> {
-    /// Every name's word, sorted (long names' `u64::MAX` last).
-    words: [u64; N],
+    /// Open addressing by [`slot_of`], linear probing; 0 (no word) is empty.
+    slots: [u64; NAME_SLOTS],
     /// The names longer than 8 bytes, then empty strings.
     long: [&'static str; N],
     n_long: usize,
 }
 
+/// Table size of a [`NameSet`]: at most a third full for the largest set.
+const NAME_SLOTS: usize = 256;
+
+const fn slot_of(w: u64) -> usize {
+    (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
 impl<const N: usize> NameSet<N> {
     pub const fn new(list: &[&'static str]) -> NameSet<N> {
-        assert!(list.len() == N);
-        let mut words = [0; N];
+        assert!(list.len() == N && 3 * N <= NAME_SLOTS);
+        let mut slots = [0; NAME_SLOTS];
         let mut long = [""; N];
         let mut n_long = 0;
         let mut i = 0;
         while i < N {
-            words[i] = word(list[i]);
-            if words[i] == u64::MAX {
+            let w = word(list[i]);
+            if w == u64::MAX {
                 long[n_long] = list[i];
                 n_long += 1;
-            }
-            // Insertion sort, at compile time.
-            let mut j = i;
-            while j > 0 && words[j - 1] > words[j] {
-                let t = words[j];
-                words[j] = words[j - 1];
-                words[j - 1] = t;
-                j -= 1;
+            } else {
+                let mut s = slot_of(w);
+                while slots[s] != 0 && slots[s] != w {
+                    s = (s + 1) % NAME_SLOTS;
+                }
+                slots[s] = w;
             }
             i += 1;
         }
         NameSet {
-            words,
+            slots,
             long,
             n_long,
         }
@@ -106,10 +112,18 @@ impl<const N: usize> NameSet<N> {
     }
 
     /// [`NameSet::contains`] for a name whose [`word`] is known (a token's).
+    #[inline]
     pub fn contains_word(&self, w: u64, name: &str) -> bool {
-        match w {
-            u64::MAX => self.long[..self.n_long].contains(&name),
-            w => self.words.binary_search(&w).is_ok(),
+        if w == u64::MAX {
+            return self.long[..self.n_long].contains(&name);
+        }
+        let mut s = slot_of(w);
+        loop {
+            match self.slots[s] {
+                x if x == w => return true,
+                0 => return false,
+                _ => s = (s + 1) % NAME_SLOTS,
+            }
         }
     }
 }
