@@ -72,10 +72,12 @@ const NAMED_LOCALS: usize = 4096;
 /// to back, and where each ends: a kernel has ~100 locals, and an allocation
 /// for each one's names was the lowering's most frequent.
 static LOCAL_NAMES: LazyLock<(String, Vec<u32>)> = LazyLock::new(|| {
-    let mut text = String::new();
+    let mut text = String::with_capacity(NAMED_LOCALS * 16);
     let mut ends = Vec::with_capacity(NAMED_LOCALS);
+    let mut digits = itoa::Buffer::new();
     for i in 0..NAMED_LOCALS {
-        text.push_str(&format!("var_{i}adj_{i}"));
+        let i = digits.format(i);
+        text.put_all(&["var_", i, "adj_", i]);
         ends.push(text.len() as u32);
     }
     (text, ends)
