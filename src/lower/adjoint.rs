@@ -24,7 +24,6 @@ type Name = compact_str::CompactString;
 /// A call's or an index's variables: a few, kept inline (no allocation).
 type Vars = smallvec::SmallVec<[VarId; 8]>;
 use std::fmt::Write;
-use std::rc::Rc;
 
 /// `forward!(adj, "…", args…)`: one forward (and replay) line, written by
 /// `write!` into the reused line buffer. `format!` would allocate a string
@@ -223,15 +222,15 @@ pub struct Adjoint<'a> {
     pub args: Vec<VarId>,
     pub locals: Vec<VarId>,
     /// Python names bound to variables; `Rc` because branches and loops snapshot them.
-    symbols: Vec<(Rc<str>, VarId)>,
+    symbols: Vec<(&'a str, VarId)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
     blocks: Vec<Block>,
     /// Labels of the enclosing loops' condition blocks (for break/continue).
     loop_blocks: Vec<String>,
     /// Symbols at the start of each enclosing dynamic loop.
-    loop_symbols: Vec<Vec<(Rc<str>, VarId)>>,
+    loop_symbols: Vec<Vec<(&'a str, VarId)>>,
     /// Iterator names of unrolled loops (their constants may be redefined).
-    loop_const_iter_symbols: Vec<String>,
+    loop_const_iter_symbols: Vec<&'a str>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
     pub kernel_dim: usize,
     indentation: String,
@@ -254,7 +253,7 @@ impl<'a> Adjoint<'a> {
     pub fn new(
         scope: &'a Scope<'a>,
         funcs: &'a RefCell<FuncTable>,
-        def: &FunctionDef,
+        def: &FunctionDef<'a>,
         is_function: bool,
     ) -> LResult<Self> {
         let mut adj = Adjoint {
@@ -354,10 +353,10 @@ impl<'a> Adjoint<'a> {
             .map(|(_, v)| *v)
     }
 
-    fn set_symbol(&mut self, name: &str, id: VarId) {
+    fn set_symbol(&mut self, name: &'a str, id: VarId) {
         match self.symbols.iter_mut().find(|(n, _)| same(n, name)) {
             Some(slot) => slot.1 = id,
-            None => self.symbols.push((Rc::from(name), id)),
+            None => self.symbols.push((name, id)),
         }
     }
 
@@ -663,7 +662,7 @@ impl<'a> Adjoint<'a> {
 
     // ---------------------------------------------------------- statements
 
-    pub fn lower_function(&mut self, def: &FunctionDef, def_pos: Pos) -> LResult<()> {
+    pub fn lower_function(&mut self, def: &FunctionDef<'a>, def_pos: Pos) -> LResult<()> {
         self.set_lineno(def_pos);
         for stmt in def.body {
             // Docstrings and other bare constants create nothing.
@@ -699,7 +698,7 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    fn stmt(&mut self, stmt: &Stmt) -> LResult<()> {
+    fn stmt(&mut self, stmt: &Stmt<'a>) -> LResult<()> {
         self.set_lineno(stmt.pos);
         match &stmt.kind {
             StmtKind::Expr(e) => {
@@ -750,7 +749,7 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    fn assign(&mut self, targets: &[Expr], value: &Expr) -> LResult<()> {
+    fn assign(&mut self, targets: &[Expr<'a>], value: &Expr<'a>) -> LResult<()> {
         if targets.len() != 1 {
             return Err(self.err("assigning the same value to multiple variables is not supported"));
         }
@@ -856,7 +855,7 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    fn aug_assign(&mut self, target: &Expr, op: BinOp, value: &Expr) -> LResult<()> {
+    fn aug_assign(&mut self, target: &Expr<'a>, op: BinOp, value: &Expr<'a>) -> LResult<()> {
         match &target.kind {
             ExprKind::Name(name) => {
                 let rhs = self.expr(value)?;
@@ -931,7 +930,7 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    fn if_stmt(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) -> LResult<()> {
+    fn if_stmt(&mut self, test: &Expr<'a>, body: &[Stmt<'a>], orelse: &[Stmt<'a>]) -> LResult<()> {
         if body.is_empty() {
             return Ok(());
         }
@@ -959,20 +958,20 @@ impl<'a> Adjoint<'a> {
         let symbols_else = std::mem::take(&mut self.symbols);
 
         // Merge the branch versions of each symbol with a select on `cond` (a phi).
-        let lookup = |syms: &[(Rc<str>, VarId)], n: &str| {
+        let lookup = |syms: &[(&str, VarId)], n: &str| {
             syms.iter().find(|(k, _)| same(k, n)).map(|(_, v)| *v)
         };
-        let mut names: Vec<Rc<str>> = symbols_if.iter().map(|(n, _)| n.clone()).collect();
+        let mut names: Vec<&'a str> = symbols_if.iter().map(|(n, _)| *n).collect();
         for (n, _) in &symbols_else {
             if !names.iter().any(|m| same(m, n)) {
-                names.push(n.clone());
+                names.push(n);
             }
         }
         self.symbols = symbols_prev.clone();
         for name in names {
-            let prev = lookup(&symbols_prev, &name);
-            let if_var = lookup(&symbols_if, &name).or(prev);
-            let else_var = lookup(&symbols_else, &name).or(prev);
+            let prev = lookup(&symbols_prev, name);
+            let if_var = lookup(&symbols_if, name).or(prev);
+            let else_var = lookup(&symbols_else, name).or(prev);
             let merged = match (if_var, else_var) {
                 (a, b) if a == b => a,
                 (None, b) => b,
@@ -980,7 +979,7 @@ impl<'a> Adjoint<'a> {
                 (Some(a), Some(b)) => Some(self.add_value_call("where", &[cond, a, b])?),
             };
             if let Some(v) = merged {
-                self.set_symbol(&name, v);
+                self.set_symbol(name, v);
             }
         }
         Ok(())
@@ -1004,7 +1003,7 @@ impl<'a> Adjoint<'a> {
 
     // ---------------------------------------------------------------- loops
 
-    fn for_stmt(&mut self, target: &Expr, iter: &Expr, body: &[Stmt]) -> LResult<()> {
+    fn for_stmt(&mut self, target: &Expr<'a>, iter: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<()> {
         let ExprKind::Name(target_name) = &target.kind else {
             return Err(self.err("for-loop targets must be a single name"));
         };
@@ -1034,7 +1033,7 @@ impl<'a> Adjoint<'a> {
     }
 
     /// Decides whether `for _ in iter` is unrolled, counted or iterated (warp's `get_unroll_range`).
-    fn loop_range(&mut self, iter: &Expr, body: &[Stmt]) -> LResult<LoopRange> {
+    fn loop_range(&mut self, iter: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<LoopRange> {
         let ExprKind::Call(func, args, kwargs) = &iter.kind else {
             return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
         };
@@ -1113,32 +1112,37 @@ impl<'a> Adjoint<'a> {
         ))
     }
 
-    fn unrolled_loop(&mut self, target: &str, values: &[i128], body: &[Stmt]) -> LResult<()> {
-        if !values.is_empty() && !self.loop_const_iter_symbols.iter().any(|s| s == target) {
-            self.loop_const_iter_symbols.push(target.to_string());
+    fn unrolled_loop(
+        &mut self,
+        target: &'a str,
+        values: &[i128],
+        body: &[Stmt<'a>],
+    ) -> LResult<()> {
+        if !values.is_empty() && !self.loop_const_iter_symbols.contains(&target) {
+            self.loop_const_iter_symbols.push(target);
         }
         let mut active = None;
-        // The rewritten body, when there is one (allocates only then).
-        let arena = bumpalo::Bump::new();
         let mut lowered = body;
         if !values.is_empty() && contains_loop_control(body, false, true) {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
             names.insert(target);
-            names.extend(self.symbols.iter().map(|(n, _)| &**n));
+            names.extend(self.symbols.iter().map(|(n, _)| *n));
             let mut name = format!("_wp_continue_{}", self.label_count);
             while names.contains(name.as_str()) {
                 self.label_count += 1;
                 name = format!("_wp_continue_{}", self.label_count);
             }
             self.label_count += 1;
-            lowered = lower_unrolled_continues(body, arena.alloc_str(&name), &arena).0;
+            let arena = self.scope.arena;
+            let name: &'a str = arena.alloc_str(&name);
+            lowered = lower_unrolled_continues(body, name, arena).0;
             active = Some(name);
         }
         for &v in values {
             let c = self.add_constant(ConstVal::Int(v));
             self.set_symbol(target, c);
-            if let Some(name) = &active {
+            if let Some(name) = active {
                 let t = self.add_constant(ConstVal::Bool(true));
                 self.set_symbol(name, t);
             }
@@ -1146,8 +1150,8 @@ impl<'a> Adjoint<'a> {
                 self.stmt(s)?;
             }
         }
-        if let Some(name) = &active {
-            self.symbols.retain(|(n, _)| **n != **name);
+        if let Some(name) = active {
+            self.symbols.retain(|(n, _)| *n != name);
         }
         Ok(())
     }
@@ -1247,7 +1251,7 @@ impl<'a> Adjoint<'a> {
         self.recycle([body, cond, scratch]);
     }
 
-    fn while_stmt(&mut self, test: &Expr, body: &[Stmt]) -> LResult<()> {
+    fn while_stmt(&mut self, test: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<()> {
         self.promote_mutated_iter_constants(body)?;
         let label = self.begin_block("while");
         self.loop_blocks.push(label.clone());
@@ -1303,8 +1307,8 @@ impl<'a> Adjoint<'a> {
 
     /// Variables reassigned in a dynamic loop are written back to their
     /// loop-entry variable (warp violates SSA here with `assign`).
-    fn materialize_redefinitions(&mut self, snapshot: &[(Rc<str>, VarId)]) -> LResult<()> {
-        for (sym, var1) in snapshot {
+    fn materialize_redefinitions(&mut self, snapshot: &[(&'a str, VarId)]) -> LResult<()> {
+        for &(sym, ref var1) in snapshot {
             let Some(var2) = self.symbol(sym) else {
                 continue;
             };
@@ -1312,7 +1316,7 @@ impl<'a> Adjoint<'a> {
                 continue;
             }
             let is_const = self.var(*var1).constant.is_some();
-            if is_const && self.loop_const_iter_symbols.iter().any(|s| **s == **sym) {
+            if is_const && self.loop_const_iter_symbols.contains(&sym) {
                 continue;
             }
             if is_const {
@@ -1328,14 +1332,14 @@ impl<'a> Adjoint<'a> {
 
     /// Before a dynamic loop, an unrolled loop's leftover iterator constant that
     /// the body reassigns becomes a mutable copy.
-    fn promote_mutated_iter_constants(&mut self, body: &[Stmt]) -> LResult<()> {
+    fn promote_mutated_iter_constants(&mut self, body: &[Stmt<'a>]) -> LResult<()> {
         if self.loop_const_iter_symbols.is_empty() {
             return Ok(());
         }
         let mut stored = BTreeSet::new();
         collect_stored_names(body, &mut stored);
         for name in stored {
-            if !self.loop_const_iter_symbols.iter().any(|s| *s == name) {
+            if !self.loop_const_iter_symbols.contains(&name) {
                 continue;
             }
             if let Some(v) = self.symbol(name) {
@@ -1348,7 +1352,7 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    fn return_stmt(&mut self, value: Option<&Expr>) -> LResult<()> {
+    fn return_stmt(&mut self, value: Option<&Expr<'a>>) -> LResult<()> {
         let label = self.label_count;
         let Some(value) = value else {
             self.add_forward("return;", Some(&format!("goto label{label};")), false);
@@ -1476,7 +1480,7 @@ impl<'a> Adjoint<'a> {
 
     // --------------------------------------------------------- expressions
 
-    fn expr(&mut self, e: &Expr) -> LResult<VarId> {
+    fn expr(&mut self, e: &Expr<'a>) -> LResult<VarId> {
         self.set_lineno(e.pos);
         match &e.kind {
             ExprKind::Name(name) => match self.symbol(name) {
@@ -1575,9 +1579,9 @@ impl<'a> Adjoint<'a> {
     /// when there are more indices than it has dimensions.
     fn subscript_target<'e>(
         &mut self,
-        e: &'e Expr<'e>,
+        e: &'e Expr<'a>,
         as_target: bool,
-    ) -> LResult<(VarId, SmallVec<[&'e Expr<'e>; 4]>)> {
+    ) -> LResult<(VarId, SmallVec<[&'e Expr<'a>; 4]>)> {
         let ExprKind::Subscript(value_slice) = &e.kind else {
             return Ok((self.expr(e)?, SmallVec::new()));
         };
@@ -1594,7 +1598,7 @@ impl<'a> Adjoint<'a> {
                         "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
                     ));
                 }
-                let first: Vec<&Expr> = indices.drain(..ndim).collect();
+                let first: Vec<&Expr<'a>> = indices.drain(..ndim).collect();
                 target = self.emit_indexing(target, &first)?;
             }
         }
@@ -1602,7 +1606,7 @@ impl<'a> Adjoint<'a> {
     }
 
     /// Evaluates index expressions after checking their number against the target.
-    fn eval_indices(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<Vars> {
+    fn eval_indices(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<Vars> {
         let n = nodes.len();
         let ok = match self.ty(target).strip_ref() {
             Type::Array { ndim, .. } => {
@@ -1628,7 +1632,7 @@ impl<'a> Adjoint<'a> {
 
     /// Reads `target[indices]`: an element reference of an array (indices loaded
     /// first), or a component of a vector, matrix or quaternion.
-    fn emit_indexing(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+    fn emit_indexing(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
         if matches!(self.ty(target), Type::Tile(_)) {
             return self.tile_extract(target, nodes);
         }
@@ -1679,7 +1683,7 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    fn compare(&mut self, left: &Expr, comps: &[(CmpOp, Expr)]) -> LResult<VarId> {
+    fn compare(&mut self, left: &Expr<'a>, comps: &[(CmpOp, Expr<'a>)]) -> LResult<VarId> {
         let l = self.expr(left)?;
         let mut rights = Vec::with_capacity(comps.len());
         for (op, e) in comps {
@@ -1726,7 +1730,7 @@ impl<'a> Adjoint<'a> {
         Ok(output)
     }
 
-    fn bool_op(&mut self, is_and: bool, values: &[Expr]) -> LResult<VarId> {
+    fn bool_op(&mut self, is_and: bool, values: &[Expr<'a>]) -> LResult<VarId> {
         let output = self.add_var(Type::BOOL, None);
         let first = self.expr(&values[0])?;
         let first = self.load(first)?;
@@ -1756,7 +1760,7 @@ impl<'a> Adjoint<'a> {
         Ok(output)
     }
 
-    fn if_exp(&mut self, test: &Expr, body: &Expr, orelse: &Expr) -> LResult<VarId> {
+    fn if_exp(&mut self, test: &Expr<'a>, body: &Expr<'a>, orelse: &Expr<'a>) -> LResult<VarId> {
         let cond = self.expr(test)?;
         if let Some(c) = self.var(cond).constant {
             return self.expr(if c.truthy() { body } else { orelse });
@@ -1780,7 +1784,7 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    fn resolve_callee(&self, func: &Expr) -> LResult<Callee> {
+    fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
         match &func.kind {
             ExprKind::Attribute(base, attr) => match &base.kind {
                 ExprKind::Name(module)
@@ -1826,9 +1830,9 @@ impl<'a> Adjoint<'a> {
     /// A call whose results are unpacked into `n` names (`i, j = wp.tid()`).
     fn call_multi(
         &mut self,
-        func: &Expr,
-        args: &[Expr],
-        kwargs: &[Keyword],
+        func: &Expr<'a>,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
         n: usize,
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
@@ -1845,7 +1849,12 @@ impl<'a> Adjoint<'a> {
         Ok(outs)
     }
 
-    fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> LResult<Option<VarId>> {
+    fn call(
+        &mut self,
+        func: &Expr<'a>,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<Option<VarId>> {
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 if !kwargs.is_empty() {
@@ -1916,8 +1925,8 @@ impl<'a> Adjoint<'a> {
     fn templated_constant(
         &mut self,
         name: &str,
-        args: &[Expr],
-        kwargs: &[Keyword],
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
     ) -> LResult<VarId> {
         if !args.is_empty() {
             return Err(self.err(format!(
@@ -2139,7 +2148,7 @@ fn collect_stored_names<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
 /// becomes `active = False` and the statements after a possible continue run
 /// under `if active:`.
 fn lower_unrolled_continues<'a>(
-    body: &'a [Stmt<'a>],
+    body: &[Stmt<'a>],
     active: &'a str,
     arena: &'a bumpalo::Bump,
 ) -> (&'a [Stmt<'a>], bool) {

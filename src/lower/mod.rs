@@ -222,7 +222,15 @@ pub fn lower_tokens(
 ) -> Result<Lowered, LowerError> {
     crate::lang::ast::with_arena(|arena| {
         let module = crate::lang::parse_tokens(tokens, arena)?;
-        module::lower_parsed(source, module, DEFAULT_FILENAME, cpu, cuda, cuda_module)
+        module::lower_parsed(
+            source,
+            module,
+            arena,
+            DEFAULT_FILENAME,
+            cpu,
+            cuda,
+            cuda_module,
+        )
     })
 }
 

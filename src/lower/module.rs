@@ -19,6 +19,9 @@ use crate::lang::parse_module;
 /// comments), the names bound to the warp module and names imported from it.
 pub struct Scope<'a> {
     pub lines: Vec<&'a str>,
+    /// The syntax tree's arena, where the lowering puts the statements it
+    /// rewrites (`continue` in unrolled loops) and the names they bind.
+    pub arena: &'a bumpalo::Bump,
     /// The file name printed in `// file:line` comments above functions.
     pub filename: String,
     /// Module-level `@wp.func` definitions with their C++ names.
@@ -41,7 +44,12 @@ fn err_at(pos: Pos, message: impl Into<String>) -> LowerError {
 }
 
 impl<'a> Scope<'a> {
-    fn new(source: &'a str, filename: &str, module: &'a Module<'a>) -> Self {
+    fn new(
+        source: &'a str,
+        filename: &str,
+        module: &'a Module<'a>,
+        arena: &'a bumpalo::Bump,
+    ) -> Self {
         let mut warp_aliases = Vec::new();
         let mut warp_imports = Vec::new();
         for stmt in module.body {
@@ -63,6 +71,7 @@ impl<'a> Scope<'a> {
         }
         let mut scope = Scope {
             lines: split_lines(source),
+            arena,
             filename: filename.to_string(),
             functions: Vec::new(),
             warp_aliases,
@@ -402,6 +411,7 @@ pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LRes
         lower_parsed(
             source,
             parse_module(source, arena)?,
+            arena,
             filename,
             cpu,
             cuda,
@@ -414,15 +424,16 @@ pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LRes
 /// always assembled (the CPU checks read its entry points); the CUDA one only
 /// when `cuda_module`, since its kernels are the whole of what the CUDA checks
 /// need and joining tens of KB per sample that nobody keeps is pure cost.
-pub fn lower_parsed(
-    source: &str,
-    module: Module,
+pub fn lower_parsed<'a>(
+    source: &'a str,
+    module: Module<'a>,
+    arena: &'a bumpalo::Bump,
     filename: &str,
     cpu: bool,
     cuda: bool,
     cuda_module: bool,
 ) -> LResult<Lowered> {
-    let scope = Scope::new(source, filename, &module);
+    let scope = Scope::new(source, filename, &module, arena);
     let funcs = RefCell::new(FuncTable::default());
     let kernel_defs = find_kernels(&scope, &module)?;
     let mut bodies = Vec::with_capacity(kernel_defs.len());

@@ -56,7 +56,7 @@ impl<'a> Adjoint<'a> {
 
     /// Evaluates one argument of a tile builtin as warp's `resolve_arg` does:
     /// functions and types create no variable.
-    fn tile_arg(&mut self, e: &Expr) -> LResult<TileArg> {
+    fn tile_arg(&mut self, e: &Expr<'a>) -> LResult<TileArg> {
         if let ExprKind::Attribute(base, attr) = &e.kind {
             if let ExprKind::Name(m) = &base.kind {
                 if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
@@ -165,7 +165,7 @@ impl<'a> Adjoint<'a> {
     }
 
     /// A `(a, b)` tuple expression: warp's `tuple` builtin (no adjoint).
-    pub(super) fn tuple_expr(&mut self, elts: &[Expr]) -> LResult<VarId> {
+    pub(super) fn tuple_expr(&mut self, elts: &[Expr<'a>]) -> LResult<VarId> {
         let mut vals = Vec::with_capacity(elts.len());
         for e in elts {
             vals.push(self.expr(e)?);
@@ -263,8 +263,8 @@ impl<'a> Adjoint<'a> {
     pub(super) fn tile_call(
         &mut self,
         name: &str,
-        args: &[Expr],
-        kwargs: &[Keyword],
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
     ) -> LResult<Option<VarId>> {
         let params: &[&str] = match name {
             "tile_load" => &["a", "shape", "offset", "storage"],
@@ -735,7 +735,7 @@ impl<'a> Adjoint<'a> {
     }
 
     /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
-    pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr]) -> LResult<VarId> {
+    pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
         let t = self.tile_of(target).expect("a tile");
         if nodes.len() != t.ndim as usize {
             return Err(self.err("tile views (fewer indices than dimensions) are not supported by this version of the lowering"));
