@@ -847,6 +847,9 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn test(&mut self) -> PResult<Expr<'a>> {
+        if self.lone_atom_ahead() {
+            return self.atom();
+        }
         if self.is_kw("lambda") {
             let t = self.bump();
             // Parameters: names, defaults, stars — skipped up to the ':'.
@@ -886,6 +889,35 @@ impl<'a> Parser<'_, 'a> {
             });
         }
         Ok(body)
+    }
+
+    /// Whether the expression here is a lone name or number: one followed by
+    /// a token no level of an expression continues with (`,` `)` `]` `}` `:`
+    /// `=`, end of line). Then every level from `test` down to `atom` would
+    /// only pass the atom up; about half the atoms of a kernel are such
+    /// (indices, arguments, assignment targets).
+    #[inline]
+    fn lone_atom_ahead(&self) -> bool {
+        const COMMA: u64 = word(",");
+        const RPAR: u64 = word(")");
+        const RSQB: u64 = word("]");
+        const RBRACE: u64 = word("}");
+        const COLON: u64 = word(":");
+        const EQUAL: u64 = word("=");
+        let t = self.peek();
+        let atom = match t.kind {
+            TokenKind::Number => true,
+            TokenKind::Name => !is_keyword_word(t.word),
+            _ => false,
+        };
+        atom && {
+            let next = self.peek_at(1);
+            match next.kind {
+                TokenKind::Newline | TokenKind::EndMarker => true,
+                TokenKind::Op => matches!(next.word, COMMA | RPAR | RSQB | RBRACE | COLON | EQUAL),
+                _ => false,
+            }
+        }
     }
 
     fn test_nocond(&mut self) -> PResult<Expr<'a>> {
