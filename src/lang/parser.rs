@@ -1629,6 +1629,41 @@ mod tests {
     }
 
     #[test]
+    fn lone_atoms_and_atoms_that_go_on() {
+        let f = kernel(
+            "def k(a: float):\n    x = a\n    y = f(a, 1)[i:j]\n    z = a if b else 2\n    w = a.b\n    v = a ** 2\n    u = not a\n",
+        );
+        let value = |i: usize| match &f.body[i].kind {
+            StmtKind::Assign(t, v) => {
+                assert!(matches!(t[0].kind, ExprKind::Name(_)));
+                &v.kind
+            }
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(value(0), ExprKind::Name("a")));
+        let ExprKind::Subscript(call_slice) = value(1) else {
+            panic!("{:?}", value(1))
+        };
+        let ExprKind::Call(_, args, _) = &call_slice[0].kind else {
+            panic!()
+        };
+        assert!(matches!(args[0].kind, ExprKind::Name("a")));
+        assert_eq!(args[1].kind, ExprKind::Constant(Constant::Int(1)));
+        assert_eq!(args[1].pos, Pos { line: 3, col: 14 });
+        let ExprKind::Slice(Some(lo), Some(hi), None) = &call_slice[1].kind else {
+            panic!()
+        };
+        assert!(matches!(
+            (&lo.kind, &hi.kind),
+            (ExprKind::Name("i"), ExprKind::Name("j"))
+        ));
+        assert!(matches!(value(2), ExprKind::IfExp(..)));
+        assert!(matches!(value(3), ExprKind::Attribute(_, "b")));
+        assert!(matches!(value(4), ExprKind::BinOp(_, BinOp::Pow)));
+        assert!(matches!(value(5), ExprKind::UnaryOp(UnaryOp::Not, _)));
+    }
+
+    #[test]
     fn elif_chain_nests_like_cpython() {
         let f = kernel(
             "def k():\n    if a:\n        x = 1\n    elif b:\n        x = 2\n    else:\n        x = 3\n",
