@@ -100,6 +100,9 @@ pub struct ShardInfo {
 pub struct Sink {
     shared: Shared,
     splits: [SplitWriter; 3],
+    /// Removes a previous run's shards (see [`OldShards`]); joined before
+    /// this sink closes a shard of its own, and when it is dropped.
+    clearing: Option<OldShards>,
 }
 
 /// Everything the sink carries from one cut to the next: the closed shards
@@ -196,7 +199,8 @@ impl Sink {
             .flat_map(|s| &s.shards)
             .filter_map(|s| s.path.strip_prefix("data/"))
             .collect();
-        let data_dir = prepare_data_dir(&opts.out_dir, &keep)?;
+        let (data_dir, old) = prepare_data_dir(&opts.out_dir, &keep)?;
+        let clearing = OldShards::remove(old)?;
         let props = writer_properties(columns, &opts)?;
         let format = Arc::new(ShardFormat::new(columns.schema.clone(), &props)?);
         let footer = FooterModel::new(columns, &format)?;
@@ -228,7 +232,14 @@ impl Sink {
                 releaser: Releaser::new(RELEASE_INTERVAL),
             },
             splits,
+            clearing,
         })
+    }
+
+    /// Waits until a previous run's shards are gone: before a shard of this
+    /// run takes one of their names.
+    fn wait_cleared(&mut self) -> Result<()> {
+        self.clearing.take().map_or(Ok(()), OldShards::join)
     }
 
     /// The state to resume from. Complete only right after a [`Sink::cut`].
@@ -278,6 +289,7 @@ impl Sink {
     /// [`Sink::cut`], with the splits other than the first finished on a
     /// second thread when `parallel`.
     fn cut_splits(&mut self, parallel: bool) -> Result<()> {
+        self.wait_cleared()?;
         let shared = &self.shared;
         let mut busy: Vec<&mut SplitWriter> = self
             .splits
@@ -408,7 +420,7 @@ impl Sink {
         if let Ok(dir) = File::open(&self.shared.data_dir) {
             let _ = dir.sync_all();
         }
-        let mut shards = self.shared.finished;
+        let mut shards = std::mem::take(&mut self.shared.finished);
         shards.sort_by_key(|s| (SPLITS.iter().position(|x| *x == s.split), s.path.clone()));
         Ok(shards)
     }
@@ -474,9 +486,51 @@ fn writer_properties(columns: &Columns, opts: &SinkOptions) -> Result<WriterProp
     Ok(b.build())
 }
 
+impl Drop for Sink {
+    fn drop(&mut self) {
+        // A failed run still leaves no shard of the previous one behind.
+        let _ = self.wait_cleared();
+    }
+}
+
+/// A previous run's shards, being removed on a thread of their own: the
+/// kernel drops their cached pages as it unlinks them (~10 ms for the main
+/// job's 32 MB), which delayed the writer's start, and with it the credits
+/// the workers wait for, while a core sat idle.
+struct OldShards(std::thread::JoinHandle<Result<()>>);
+
+impl OldShards {
+    fn remove(paths: Vec<PathBuf>) -> Result<Option<OldShards>> {
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        let remove = move || -> Result<()> {
+            for path in paths {
+                fs::remove_file(&path).with_context(|| {
+                    format!("cannot remove {} left by a previous run", path.display())
+                })?;
+            }
+            Ok(())
+        };
+        let thread = std::thread::Builder::new()
+            .name("pairpipe-clear".into())
+            .spawn(remove)
+            .context("cannot start a thread")?;
+        Ok(Some(OldShards(thread)))
+    }
+
+    fn join(self) -> Result<()> {
+        self.0
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    }
+}
+
 /// Creates OUT/data, checks it is writable, and clears a previous run's
-/// shards and temporary files, but for the shards named in `keep`.
-fn prepare_data_dir(out_dir: &Path, keep: &[&str]) -> Result<PathBuf> {
+/// temporary files; returns it and the previous run's shards but those
+/// named in `keep`, for the caller to remove ([`OldShards`]: no shard of
+/// this run has their names until the first closes).
+fn prepare_data_dir(out_dir: &Path, keep: &[&str]) -> Result<(PathBuf, Vec<PathBuf>)> {
     if out_dir.exists() && !out_dir.is_dir() {
         bail!(
             "output path {} exists and is not a directory",
@@ -492,6 +546,7 @@ fn prepare_data_dir(out_dir: &Path, keep: &[&str]) -> Result<PathBuf> {
     let _ = fs::remove_file(&probe);
     let entries = fs::read_dir(&data_dir)
         .with_context(|| format!("cannot list output directory {}", data_dir.display()))?;
+    let mut old = Vec::new();
     for entry in entries {
         let path = entry
             .with_context(|| format!("cannot list output directory {}", data_dir.display()))?
@@ -504,13 +559,16 @@ fn prepare_data_dir(out_dir: &Path, keep: &[&str]) -> Result<PathBuf> {
             .strip_prefix('.')
             .and_then(|n| n.strip_suffix(".tmp"))
             .is_some_and(is_shard_name);
-        if (is_shard_name(name) && !keep.contains(&name)) || tmp_of_shard {
+        if tmp_of_shard {
+            // Now: this run writes its shards under these names.
             fs::remove_file(&path).with_context(|| {
                 format!("cannot remove {} left by a previous run", path.display())
             })?;
+        } else if is_shard_name(name) && !keep.contains(&name) {
+            old.push(path);
         }
     }
-    Ok(data_dir)
+    Ok((data_dir, old))
 }
 
 /// `{split}-{NNNNN}.parquet`, the names this sink gives its shards.

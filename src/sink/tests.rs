@@ -514,6 +514,37 @@ fn a_failing_finish_is_an_error_from_either_thread() {
 }
 
 #[test]
+fn previous_shards_are_removed_in_the_background_and_failures_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    write(dir.path(), options(dir.path(), 16 << 10, 4 << 10), 500);
+    assert!(files_in(&data).len() > 3);
+    // One old shard name that unlinking cannot remove (a directory).
+    fs::create_dir(data.join("train-00042.parquet")).unwrap();
+    let mut sink = Sink::create(options(dir.path(), 1 << 30, 4 << 10)).unwrap();
+    for i in 0..20 {
+        sink.push(row(i, split_of(i), false, true)).unwrap();
+    }
+    let err = format!("{:#}", sink.finish().unwrap_err());
+    assert!(
+        err.contains("train-00042.parquet") && err.contains("left by a previous run"),
+        "{err}"
+    );
+    // The run's own shards never met the old ones: a clean run afterwards
+    // leaves exactly its own.
+    fs::remove_dir(data.join("train-00042.parquet")).unwrap();
+    write(dir.path(), options(dir.path(), 1 << 30, 4 << 10), 20);
+    assert_eq!(
+        files_in(&data),
+        [
+            "test-00000.parquet",
+            "train-00000.parquet",
+            "validation-00000.parquet"
+        ]
+    );
+}
+
+#[test]
 fn dropped_sink_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut sink = Sink::create(options(dir.path(), 1 << 30, 1 << 10)).unwrap();
