@@ -11,7 +11,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pairpipe::config::{Config, DedupLevel, TargetSpec};
 use pairpipe::dedup::{dedup_key, dedup_keys};
-use pairpipe::lang::parse_module;
+use pairpipe::lang::{ast::with_arena, parse_module};
 use pairpipe::lower::{Target, lower};
 use pairpipe::pipeline::{Outcome, WorkerContext, process};
 use pairpipe::sink::{Sink, SinkOptions};
@@ -46,7 +46,10 @@ fn stages(c: &mut Criterion) {
     g.bench_function("parse", |b| {
         b.iter(|| {
             for s in &srcs {
-                black_box(parse_module(s).unwrap());
+                // As the workers parse: into this thread's arena, emptied first.
+                with_arena(|arena| {
+                    black_box(parse_module(s, arena).unwrap());
+                });
             }
         })
     });

@@ -29,6 +29,9 @@ PY="$VENV/bin/python"
 step "Rust build and tests (release)"
 cargo build --release --locked
 cargo test --release --locked
+# The criterion benches build and run each measurement once (no timing), so
+# an API change cannot leave them broken.
+cargo bench --locked --bench stages -- --test
 BIN="$CARGO_TARGET_DIR/release/pairpipe"
 export PAIRPIPE_BIN="$BIN"
 
