@@ -105,6 +105,12 @@ enum Command {
         /// Which module to print: the C++ one (cpu) or the CUDA one (cuda).
         #[arg(long, value_enum)]
         target: TargetArg,
+        /// Lower every kernel that can be lowered and print the module of
+        /// those; each kernel that cannot is reported on stderr, one line
+        /// `FILE:LINE:COL: kernel 'NAME': message`, and the exit code is 2
+        /// if there was any.
+        #[arg(long)]
+        keep_going: bool,
     },
     /// Write synthesized kernels as Python files, DIR/{index:06}_{category}.py.
     ///
@@ -259,7 +265,11 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             print_stdout(&report::run(&dir, json)?)
         }
-        Command::Lower { file, target } => {
+        Command::Lower {
+            file,
+            target,
+            keep_going,
+        } => {
             let source = read_source(&file)?;
             let (cpu, cuda) = (
                 matches!(target, TargetArg::Cpu),
@@ -267,10 +277,34 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             );
             // warp prints the path a module was imported from in the comments
             // above @wp.func definitions; the path as given stands in for it.
-            let lowered = lower::lower_file(&source, &file.to_string_lossy(), cpu, cuda)
-                .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
+            let name = file.to_string_lossy();
+            let lowered = if keep_going {
+                lower::lower_file_keep_going(&source, &name, cpu, cuda)
+            } else {
+                lower::lower_file(&source, &name, cpu, cuda)
+            }
+            .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
             let module = if cpu { lowered.cpu } else { lowered.cuda };
-            print_stdout(&module.and_then(|m| m.module).unwrap_or_default())
+            print_stdout(&module.and_then(|m| m.module).unwrap_or_default())?;
+            if lowered.skipped.is_empty() {
+                return Ok(());
+            }
+            let mut err = std::io::stderr().lock();
+            for (kernel, e) in &lowered.skipped {
+                let _ = writeln!(
+                    err,
+                    "{}:{}:{}: kernel '{kernel}': {}",
+                    file.display(),
+                    e.line,
+                    e.col,
+                    e.message
+                );
+            }
+            Err(user_error(format!(
+                "{}: {} of the file's kernels could not be lowered",
+                file.display(),
+                lowered.skipped.len()
+            )))
         }
         Command::Synth {
             count,

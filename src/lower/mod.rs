@@ -187,6 +187,8 @@ pub struct Lowered {
     /// The largest launch dimension of the module's kernels (1 to 4: how
     /// many indices `wp.tid()` yields); 0 for a module without kernels.
     pub launch_dims: u32,
+    /// Kernels left out by a keep-going lowering, with why (definition order).
+    pub skipped: Vec<(String, LowerError)>,
 }
 
 /// A source position (1-based line and column) and what is wrong there.
@@ -207,7 +209,7 @@ impl std::error::Error for LowerError {}
 
 /// Lower every module-level `@wp.kernel` of `source` for the requested targets.
 pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError> {
-    module::lower_module(source, DEFAULT_FILENAME, cpu, cuda)
+    module::lower_module(source, DEFAULT_FILENAME, cpu, cuda, false)
 }
 
 /// Like [`lower`], from the tokens of `source` (`lang::tokenize`), for a
@@ -227,9 +229,8 @@ pub fn lower_tokens(
             module,
             arena,
             DEFAULT_FILENAME,
-            cpu,
-            cuda,
-            cuda_module,
+            (cpu, cuda, cuda_module),
+            false,
         )
     })
 }
@@ -246,5 +247,17 @@ pub fn lower_file(
     cpu: bool,
     cuda: bool,
 ) -> Result<Lowered, LowerError> {
-    module::lower_module(source, filename, cpu, cuda)
+    module::lower_module(source, filename, cpu, cuda, false)
+}
+
+/// Like [`lower_file`], but a kernel that cannot be lowered is left out of the
+/// module (listed in `Lowered::skipped`) instead of failing the whole file.
+/// Errors of the file as a whole (syntax) still fail it.
+pub fn lower_file_keep_going(
+    source: &str,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+) -> Result<Lowered, LowerError> {
+    module::lower_module(source, filename, cpu, cuda, true)
 }

@@ -233,6 +233,38 @@ impl<'a> Scope<'a> {
         if let Some(v) = self.value_type(expr) {
             return Ok(v.to_type());
         }
+        // The subscript spelling: `wp.array[float]`, `wp.array2d[wp.vec3]`, `wp.array[float, 2]`.
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
+                .iter()
+                .position(|a| self.names_warp(base, a))
+                .map(|k| k.max(1));
+            if let Some(default_ndim) = array_ndim {
+                let (dtype, ndim) = match &index.kind {
+                    ExprKind::Tuple(items) if items.len() == 2 && default_ndim == 1 => {
+                        match items[1].kind {
+                            ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
+                                (&items[0], n as usize)
+                            }
+                            _ => {
+                                return Err(err_at(
+                                    items[1].pos,
+                                    "array ndim must be an integer from 1 to 4",
+                                ));
+                            }
+                        }
+                    }
+                    _ => (index, default_ndim),
+                };
+                let value = self.value_type(dtype).ok_or_else(|| {
+                    err_at(
+                        dtype.pos,
+                        "arrays of this dtype are not supported by this version of the lowering",
+                    )
+                })?;
+                return Ok(Type::Array { dtype: value, ndim });
+            }
+        }
         if let ExprKind::Call(func, args, kwargs) = &expr.kind {
             let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
                 .iter()
@@ -341,14 +373,38 @@ fn split_lines(source: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A kernel found at module level, with its options.
+/// A kernel found at module level, with its options, or why its decorator
+/// cannot be honoured (kept per kernel, so `--keep-going` can pass over it).
 struct KernelDef<'m> {
     def: &'m FunctionDef<'m>,
     pos: Pos,
     enable_backward: bool,
+    option_error: Option<LowerError>,
 }
 
-fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> LResult<Vec<KernelDef<'m>>> {
+/// The options of a `@wp.kernel(...)` decorator.
+fn kernel_options(args: &[Expr], kwargs: &[Keyword]) -> LResult<bool> {
+    if let Some(a) = args.first() {
+        return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
+    }
+    let mut enable_backward = true;
+    for kw in kwargs.iter() {
+        match (kw.arg, &kw.value.kind) {
+            (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
+                enable_backward = *b
+            }
+            _ => {
+                return Err(err_at(
+                    kw.value.pos,
+                    "unsupported wp.kernel option (this version supports enable_backward=True/False)",
+                ));
+            }
+        }
+    }
+    Ok(enable_backward)
+}
+
+fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> Vec<KernelDef<'m>> {
     let mut out = Vec::new();
     for stmt in module.body {
         let StmtKind::FunctionDef(def) = &stmt.kind else {
@@ -357,39 +413,27 @@ fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> LResult<Vec<Ke
         let mut kernel = None;
         for d in def.decorators {
             if scope.names_warp(d, "kernel") {
-                kernel = Some(true);
+                kernel = Some(Ok(true));
             } else if let ExprKind::Call(func, args, kwargs) = &d.kind {
                 if scope.names_warp(func, "kernel") {
-                    if let Some(a) = args.first() {
-                        return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
-                    }
-                    let mut enable_backward = true;
-                    for kw in kwargs.iter() {
-                        match (kw.arg, &kw.value.kind) {
-                            (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
-                                enable_backward = *b
-                            }
-                            _ => {
-                                return Err(err_at(
-                                    kw.value.pos,
-                                    "unsupported wp.kernel option (this version supports enable_backward=True/False)",
-                                ));
-                            }
-                        }
-                    }
-                    kernel = Some(enable_backward);
+                    kernel = Some(kernel_options(args, kwargs));
                 }
             }
         }
-        if let Some(enable_backward) = kernel {
+        if let Some(options) = kernel {
+            let (enable_backward, option_error) = match options {
+                Ok(b) => (b, None),
+                Err(e) => (true, Some(e)),
+            };
             out.push(KernelDef {
                 def,
                 pos: stmt.pos,
                 enable_backward,
+                option_error,
             });
         }
     }
-    Ok(out)
+    out
 }
 
 /// A lowered kernel body, ready to be placed in either target's template.
@@ -406,16 +450,21 @@ fn mangle(source: &str, name: &str) -> String {
     format!("{}_{:08x}", native_identifier(name), h as u32)
 }
 
-pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LResult<Lowered> {
+pub fn lower_module(
+    source: &str,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+    keep_going: bool,
+) -> LResult<Lowered> {
     with_arena(|arena| {
         lower_parsed(
             source,
             parse_module(source, arena)?,
             arena,
             filename,
-            cpu,
-            cuda,
-            true,
+            (cpu, cuda, true),
+            keep_going,
         )
     })
 }
@@ -424,24 +473,43 @@ pub fn lower_module(source: &str, filename: &str, cpu: bool, cuda: bool) -> LRes
 /// always assembled (the CPU checks read its entry points); the CUDA one only
 /// when `cuda_module`, since its kernels are the whole of what the CUDA checks
 /// need and joining tens of KB per sample that nobody keeps is pure cost.
+///
+/// With `keep_going`, a kernel that fails is left out of the module and its
+/// error kept in `Lowered::skipped`; otherwise the first failure is the result.
 pub fn lower_parsed<'a>(
     source: &'a str,
     module: Module<'a>,
     arena: &'a bumpalo::Bump,
     filename: &str,
-    cpu: bool,
-    cuda: bool,
-    cuda_module: bool,
+    (cpu, cuda, cuda_module): (bool, bool, bool),
+    keep_going: bool,
 ) -> LResult<Lowered> {
     let scope = Scope::new(source, filename, &module, arena);
     let funcs = RefCell::new(FuncTable::default());
-    let kernel_defs = find_kernels(&scope, &module)?;
+    let kernel_defs = find_kernels(&scope, &module);
     let mut bodies = Vec::with_capacity(kernel_defs.len());
     let mut used_builtins = BTreeSet::new();
     let mut dtypes = BTreeSet::new();
+    let mut skipped = Vec::new();
     for k in &kernel_defs {
-        let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
-        adj.lower_function(k.def, k.pos)?;
+        let built_before = funcs.borrow().built.len();
+        let lowered = match &k.option_error {
+            Some(e) => Err(e.clone()),
+            None => Adjoint::new(&scope, &funcs, k.def, false).and_then(|mut adj| {
+                adj.lower_function(k.def, k.pos)?;
+                Ok(adj)
+            }),
+        };
+        let adj = match lowered {
+            Ok(adj) => adj,
+            Err(e) if keep_going => {
+                // The functions only this kernel reached go with it.
+                funcs.borrow_mut().built.truncate(built_before);
+                skipped.push((k.def.name.to_string(), e));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         used_builtins.extend(adj.builtins_used.iter().cloned());
         dtypes.extend(adj.dtypes());
         bodies.push(KernelBody {
@@ -464,6 +532,7 @@ pub fn lower_parsed<'a>(
             .map(|k| k.adj.kernel_dim as u32)
             .max()
             .unwrap_or(0),
+        skipped,
     })
 }
 
