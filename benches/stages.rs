@@ -12,7 +12,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pairpipe::config::{Config, DedupLevel, TargetSpec};
 use pairpipe::dedup::{dedup_key, dedup_keys};
 use pairpipe::lang::{ast::with_arena, parse_module};
-use pairpipe::lower::{Target, lower};
+use pairpipe::lower::{Target, lower, lower_file_keep_going};
 use pairpipe::pipeline::{Outcome, WorkerContext, process};
 use pairpipe::sink::{Sink, SinkOptions};
 use pairpipe::synth::{CATEGORIES, sample_rng, synthesize};
@@ -159,5 +159,77 @@ fn end_to_end(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, stages, parquet_encode, end_to_end);
+/// The real-world files: warp-lang's own tests and examples that define
+/// module-level kernels, from the installed package `PAIRPIPE_WARP_DIR` points
+/// at (tests/run_all.sh sets it). Real code nobody here wrote, so its figure
+/// says how fast the lowering is on Warp as people write it.
+fn realworld_files() -> Vec<(String, String)> {
+    let Some(dir) = std::env::var_os("PAIRPIPE_WARP_DIR") else {
+        return Vec::new();
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let mut paths = Vec::new();
+    let mut stack = vec![dir.join("examples")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                paths.push(p);
+            }
+        }
+    }
+    for e in std::fs::read_dir(dir.join("tests"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let p = e.path();
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("test_") && name.ends_with(".py") {
+            paths.push(p);
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            let has_kernel = text.lines().any(|l| l.starts_with("@wp.kernel"));
+            has_kernel.then(|| (p.to_string_lossy().into_owned(), text))
+        })
+        .collect()
+}
+
+/// Lowering warp-lang's own tests and examples on one core, both targets,
+/// every kernel that lowers (the others are skipped, as `lower --keep-going`).
+fn realworld(c: &mut Criterion) {
+    let files = realworld_files();
+    if files.is_empty() {
+        eprintln!("realworld: skipped (set PAIRPIPE_WARP_DIR to warp-lang's package folder)");
+        return;
+    }
+    let kernels: usize = files
+        .iter()
+        .filter_map(|(name, text)| lower_file_keep_going(text, name, true, true).ok())
+        .map(|l| l.cpu.map_or(0, |t| t.kernels.len()))
+        .sum();
+    let mut g = c.benchmark_group("realworld");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(kernels as u64));
+    g.bench_function(
+        format!("lower_both_{}_files_{kernels}_kernels", files.len()),
+        |b| {
+            b.iter(|| {
+                for (name, text) in &files {
+                    black_box(lower_file_keep_going(text, name, true, true).ok());
+                }
+            })
+        },
+    );
+    g.finish();
+}
+
+criterion_group!(benches, stages, parquet_encode, end_to_end, realworld);
 criterion_main!(benches);

@@ -5,8 +5,10 @@
 #   2. the Rust unit and integration tests (release profile, the same build as
 #      the binary), including the 100k-source lowering fuzz test;
 #   3. differential parity against warp-lang: the hand-written corpus, the
-#      kernels warp rejects, 500 synthesized kernels per category, and the IR
-#      columns of a real run;
+#      module-level kernels of warp-lang's own tests and examples (at least
+#      the floor in tests/realworld_floor.txt warp-exact), the kernels warp
+#      rejects, 500 synthesized kernels per category, and the IR columns of a
+#      real run;
 #   4. the Python loader tests (pandas, pyarrow, polars, datasets) and the
 #      notebook, executed headless.
 # Usage: bash tests/run_all.sh
@@ -25,6 +27,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
 PY="$VENV/bin/python"
+# warp-lang's installed package: its own tests and examples are real Warp code
+# nobody here wrote (the real-world parity step, the fuzz test's mutations and
+# the real-world lowering bench read them).
+PAIRPIPE_WARP_DIR="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("warp").origin))')"
+export PAIRPIPE_WARP_DIR
 
 step "Rust build and tests (release)"
 cargo build --release --locked
@@ -45,6 +52,9 @@ step "Parity with warp-lang: hand-written kernels"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" \
     "$ROOT/tests/kernels/scalar" "$ROOT/tests/kernels/funcs" "$ROOT/tests/kernels/vector" \
     "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions" "$ROOT/tests/kernels/tile")
+
+step "Parity with warp-lang: warp-lang's own tests and examples (floor in tests/realworld_floor.txt)"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_realworld.py" --pairpipe "$BIN" --floor "$ROOT/tests/realworld_floor.txt")
 
 step "Parity with warp-lang: kernels both must reject"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
