@@ -1875,6 +1875,69 @@ mod tests {
         assert!(parse_number("007").is_err());
     }
 
+    /// Python's limits, as CPython 3.11 applies them: 200 nested brackets,
+    /// 100 levels of indentation, a tree about 3,000 deep; flat lists of any
+    /// length (`and` chains, comparisons, arguments) are fine.
+    #[test]
+    fn python_nesting_limits() {
+        let kernel = |body: &str| format!("@wp.kernel\ndef k():\n{body}");
+        let message = |src: &str| parse(src).err().map(|e| (e.line, e.col, e.message));
+        let brackets = |n: usize| kernel(&format!("    x = {}1{}\n", "(".repeat(n), ")".repeat(n)));
+        assert_eq!(message(&brackets(200)), None);
+        let (line, col, m) = message(&brackets(201)).unwrap();
+        assert_eq!((line, col), (3, 9 + 200));
+        assert!(m.contains("too many nested parentheses"), "{m}");
+        let lists = format!("    x = {}1{}\n", "[".repeat(5000), "]".repeat(5000));
+        assert!(message(&kernel(&lists)).unwrap().2.contains("parentheses"));
+
+        let indented = |levels: usize| {
+            let mut body = String::new();
+            for l in 1..levels {
+                body += &format!("{}if x:\n", " ".repeat(l));
+            }
+            kernel(&(body + &" ".repeat(levels) + "pass\n"))
+        };
+        assert_eq!(message(&indented(99)), None);
+        let (line, col, m) = message(&indented(100)).unwrap();
+        assert_eq!((line, col), (102, 101));
+        assert!(m.contains("too many levels of indentation"), "{m}");
+
+        let deep = [
+            |n: usize| format!("    x = {}1\n", "-".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "not ".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "a ** ".repeat(n)),
+            |n: usize| format!("    x = {}\n", vec!["a"; n].join(" + ")),
+            |n: usize| format!("    x = a{}\n", ".b".repeat(n)),
+            |n: usize| format!("    x = a{}\n", "()".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "a if b else ".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "lambda: ".repeat(n)),
+            |n: usize| {
+                format!(
+                    "    if a:\n        pass\n{}",
+                    "    elif a:\n        pass\n".repeat(n)
+                )
+            },
+        ];
+        for (i, make) in deep.iter().enumerate() {
+            assert_eq!(message(&kernel(&make(2800))), None, "case {i}");
+            let (_, _, m) = message(&kernel(&make(3000))).unwrap();
+            assert!(m.contains("too many nested expressions"), "case {i}: {m}");
+        }
+        for flat in [
+            format!("    x = {}\n", vec!["a"; 20_000].join(" and ")),
+            format!("    x = {}\n", vec!["a"; 20_000].join(" < ")),
+            format!("    x = f({})\n", vec!["a"; 20_000].join(", ")),
+        ] {
+            assert_eq!(message(&kernel(&flat)), None);
+        }
+        // `yield` starts no operand (as in Python), so it cannot nest unbounded.
+        assert!(message(&kernel(&format!("    x = ({}1)\n", "yield ".repeat(5000)))).is_some());
+        assert_eq!(
+            message("@wp.func\ndef g():\n    yield x\n    y = yield\n    z = (yield a)\n"),
+            None
+        );
+    }
+
     #[test]
     fn syntax_errors_have_positions() {
         let e = parse("@wp.kernel\ndef k(a b):\n    pass\n").unwrap_err();
