@@ -37,6 +37,30 @@ pub struct Config {
     pub splits: Splits,
     #[serde(default)]
     pub shards: Shards,
+    #[serde(default)]
+    pub lower: Lower,
+}
+
+/// `[lower]`: bounds on what lowering one kernel may produce.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lower {
+    /// Bytes of code one kernel (or `@wp.func`) may generate; a kernel past
+    /// it is rejected (reason `too_large`) before it takes more memory.
+    #[serde(default = "default_max_generated")]
+    pub max_generated_bytes: Size,
+}
+
+fn default_max_generated() -> Size {
+    Size(crate::lower::DEFAULT_MAX_GENERATED_BYTES)
+}
+
+impl Default for Lower {
+    fn default() -> Lower {
+        Lower {
+            max_generated_bytes: default_max_generated(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -521,6 +545,9 @@ impl Config {
         }
         if self.splits.validation + self.splits.test >= 1.0 {
             return Err("splits: validation + test must be below 1 (the rest is train)".into());
+        }
+        if self.lower.max_generated_bytes.0 < 1 << 10 {
+            return Err("lower.max_generated_bytes: must be at least 1KiB".into());
         }
         if self.shards.max_bytes.0 < 1 << 16 {
             return Err("shards.max_bytes: must be at least 64KiB".into());

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use pairpipe::config::{Config, TargetSpec, UserError, user_error};
+use pairpipe::config::{Config, Size, TargetSpec, UserError, user_error};
 use pairpipe::pipeline::Part;
 use pairpipe::{lower, merge, pipeline, report, synth};
 
@@ -111,6 +111,12 @@ enum Command {
         /// if there was any.
         #[arg(long)]
         keep_going: bool,
+        /// Most code one kernel (or @wp.func), and the module's kernels
+        /// together, may generate: bytes, or a size like "16MiB". A kernel
+        /// past it fails with one line instead of filling memory (a few
+        /// nested loops that warp unrolls multiply a body 16 times each).
+        #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+        max_generated: Size,
     },
     /// Write synthesized kernels as Python files, DIR/{index:06}_{category}.py.
     ///
@@ -269,6 +275,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             file,
             target,
             keep_going,
+            max_generated,
         } => {
             let source = read_source(&file)?;
             let (cpu, cuda) = (
@@ -278,12 +285,9 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             // warp prints the path a module was imported from in the comments
             // above @wp.func definitions; the path as given stands in for it.
             let name = file.to_string_lossy();
-            let lowered = if keep_going {
-                lower::lower_file_keep_going(&source, &name, cpu, cuda)
-            } else {
-                lower::lower_file(&source, &name, cpu, cuda)
-            }
-            .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
+            let lowered =
+                lower::lower_file_with(&source, &name, cpu, cuda, keep_going, max_generated.0)
+                    .map_err(|e| user_error(format!("{}:{e}", file.display())))?;
             let module = if cpu { lowered.cpu } else { lowered.cuda };
             print_stdout(&module.and_then(|m| m.module).unwrap_or_default())?;
             if lowered.skipped.is_empty() {
@@ -312,6 +316,13 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             category,
             out,
         } => write_samples(count, seed, category.as_deref(), &out),
+    }
+}
+
+fn parse_size(text: &str) -> Result<Size, String> {
+    match Size::parse(text)? {
+        Size(n) if n < 1 << 10 => Err("must be at least 1KiB".into()),
+        size => Ok(size),
     }
 }
 

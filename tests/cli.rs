@@ -86,7 +86,17 @@ fn help_on_every_command() {
         ),
         ("merge", &["--output", "PARTS"]),
         ("report", &["--json", "DIR"]),
-        ("lower", &["--target", "cpu", "cuda", "FILE"]),
+        (
+            "lower",
+            &[
+                "--target",
+                "cpu",
+                "cuda",
+                "FILE",
+                "--max-generated",
+                "64MiB",
+            ],
+        ),
         (
             "synth",
             &["--count", "--seed", "--category", "--out", "arithmetic"],
@@ -163,6 +173,18 @@ fn config_errors_are_one_line_naming_file_and_key() {
         (
             good.replace("[dedup]", "loop_depth = 7\n\n[dedup]"),
             vec!["synth.loop_depth"],
+        ),
+        (
+            format!("{good}\n[lower]\nmax_generated_bytes = \"12 parsecs\"\n"),
+            vec!["lower.max_generated_bytes", "invalid size"],
+        ),
+        (
+            format!("{good}\n[lower]\nmax_generated_bytes = 100\n"),
+            vec!["lower.max_generated_bytes", "at least 1KiB"],
+        ),
+        (
+            format!("{good}\n[lower]\nmax_generated = \"1MiB\"\n"),
+            vec!["lower.max_generated", "unknown field"],
         ),
     ];
     for (text, needles) in cases {
@@ -421,4 +443,195 @@ fn report_of_a_missing_folder_is_a_user_error() {
         &pairpipe(&["report", "/nonexistent/pairpipe-run"]),
         &["/nonexistent/pairpipe-run"],
     );
+}
+
+/// A kernel file: `body` (indented by 4) after `i = wp.tid()`.
+fn kernel_file(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    let text = format!(
+        "import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n{body}"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `body` inside `depth` nested `for jN in range(16):` loops (warp unrolls each).
+fn nested_loops(depth: usize, body: &str) -> String {
+    let mut text = String::from("    s = float(0.0)\n");
+    for d in 0..depth {
+        text += &format!("{}for j{d} in range(16):\n", "    ".repeat(d + 1));
+    }
+    text += &format!("{}{body}\n    a[i] = s\n", "    ".repeat(depth + 1));
+    text
+}
+
+/// `pairpipe lower FILE --target cpu` and what it took.
+fn lower_timed(file: &Path, extra: &[&str]) -> (Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut args = vec!["lower", file.to_str().unwrap(), "--target", "cpu"];
+    args.extend_from_slice(extra);
+    let out = pairpipe(&args);
+    (out, started.elapsed())
+}
+
+/// Input that overflowed the stack or filled memory now stops with one
+/// line at a position and exit 2, quickly; what CPython accepts still lowers.
+#[test]
+fn lower_stops_hostile_input_with_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 5000;
+    let cases: Vec<(PathBuf, &str, &str)> = vec![
+        (
+            kernel_file(
+                d,
+                "parens.py",
+                &format!("    a[i] = {}1.0{}\n", "(".repeat(n), ")".repeat(n)),
+            ),
+            ":7:212: ",
+            "too many nested parentheses",
+        ),
+        (
+            kernel_file(
+                d,
+                "unary.py",
+                &format!("    a[i] = {}a[i]\n", "-".repeat(n)),
+            ),
+            ":7:",
+            "too many nested expressions",
+        ),
+        (
+            kernel_file(
+                d,
+                "chain.py",
+                &format!("    a[i] = {}\n", vec!["a[i]"; 10_000].join(" + ")),
+            ),
+            ":7:",
+            "too many nested expressions",
+        ),
+        (
+            kernel_file(d, "indent.py", &{
+                let mut body = String::new();
+                for level in 0..120 {
+                    body += &format!("{}if i > {level}:\n", " ".repeat(4 + level));
+                }
+                body + &" ".repeat(124) + "a[i] = 0.0\n"
+            }),
+            ":106:104: ",
+            "too many levels of indentation",
+        ),
+        (
+            kernel_file(d, "loops.py", &nested_loops(6, "s = s + a[i]")),
+            ":9:9: ",
+            "exceeds the limit of 64 MiB",
+        ),
+    ];
+    for (file, at, what) in &cases {
+        let (out, took) = lower_timed(file, &[]);
+        let located = format!("error: {}{at}", file.display());
+        assert_user_error(&out, &[&located, what]);
+        assert!(took.as_secs() < 10, "{}: took {took:?}", file.display());
+    }
+    // Deep, but within Python's limits: lowers (on a stack with room for it).
+    let deep = kernel_file(
+        d,
+        "deep.py",
+        &format!("    a[i] = {}a[i]\n", "-".repeat(2000)),
+    );
+    let (out, _) = lower_timed(&deep, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let deep = kernel_file(
+        d,
+        "deep_chain.py",
+        &format!("    a[i] = {}\n", vec!["a[i]"; 2500].join(" + ")),
+    );
+    let (out, _) = lower_timed(&deep, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // --keep-going: the kernel past the bound is reported, the other one lowered.
+    let both = d.join("both.py");
+    let loops = std::fs::read_to_string(&cases[4].0).unwrap();
+    std::fs::write(
+        &both,
+        format!(
+            "{loops}\n\n@wp.kernel\ndef fine(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n"
+        ),
+    )
+    .unwrap();
+    let (out, took) = lower_timed(&both, &["--keep-going"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(took.as_secs() < 10, "took {took:?}");
+    let first = err.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("{}:9:9: kernel 'k': ", both.display()))
+            && first.contains("exceeds the limit of 64 MiB"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("void fine_"));
+
+    // Not UTF-8: one line, exit 2.
+    let binary = d.join("binary.py");
+    std::fs::write(&binary, b"import warp as wp\n\xff\xfe\x00\n").unwrap();
+    let (out, _) = lower_timed(&binary, &[]);
+    assert_user_error(&out, &["binary.py", "UTF-8"]);
+}
+
+/// `--max-generated` sets the bound: a kernel within the default fails
+/// under a lower one, with the bound in its message.
+#[test]
+fn lower_max_generated_is_configurable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = kernel_file(dir.path(), "loops.py", &nested_loops(3, "s = s + a[i]"));
+    let (out, _) = lower_timed(&file, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let size = out.stdout.len();
+    assert!(size > 1 << 20, "three nested loops made only {size} bytes");
+    let (out, _) = lower_timed(&file, &["--max-generated", "256KiB"]);
+    assert_user_error(
+        &out,
+        &[
+            "loops.py:",
+            "exceeds the limit of 262144 bytes",
+            "--max-generated",
+        ],
+    );
+    let (out, _) = lower_timed(&file, &["--max-generated", "1GiB"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for bad in ["100", "lots"] {
+        let (out, _) = lower_timed(&file, &["--max-generated", bad]);
+        assert_eq!(out.status.code(), Some(2), "--max-generated {bad}");
+    }
+}
+
+/// In the pipeline a kernel past `[lower] max_generated_bytes` is a
+/// rejection counted by its reason, `too_large`, in the manifest.
+#[test]
+fn pipeline_rejects_kernels_past_the_generated_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let text = format!(
+        "{}\n[lower]\nmax_generated_bytes = \"8KiB\"\n",
+        config_text(&out_dir)
+    );
+    let path = write_config(dir.path(), &text);
+    let out = pairpipe(&["run", path.to_str().unwrap(), "--count", "50", "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("too_large"), "{}", stderr(&out));
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
+            .unwrap();
+    let counters = &manifest["counters"];
+    assert_eq!(counters["written"], 50);
+    let too_large = counters["rejected"]["too_large"].as_u64().unwrap_or(0);
+    assert!(too_large > 0, "{counters}");
+    let example = &counters["rejected_examples"]["too_large"][0]["message"];
+    assert!(
+        example
+            .as_str()
+            .unwrap()
+            .contains("exceeds the limit of 8192 bytes"),
+        "{example}"
+    );
+    assert_eq!(manifest["config"]["lower"]["max_generated_bytes"], 8192);
 }

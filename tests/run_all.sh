@@ -3,7 +3,8 @@
 #   1. the Python environment (warp-lang 1.19.0 as the oracle, pandas, pyarrow,
 #      polars, datasets, nbclient, pytest) in a venv outside the repository;
 #   2. the Rust unit and integration tests (release profile, the same build as
-#      the binary), including the 100k-source lowering fuzz test;
+#      the binary), including the 100k-source lowering fuzz test and its
+#      mutations of warp-lang's own tests and examples;
 #   3. differential parity against warp-lang: the hand-written corpus, the
 #      module-level kernels of warp-lang's own tests and examples (at least
 #      the floor in tests/realworld_floor.txt warp-exact), the kernels warp
@@ -34,6 +35,9 @@ PAIRPIPE_WARP_DIR="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(
 export PAIRPIPE_WARP_DIR
 
 step "Rust build and tests (release)"
+# The lowering fuzz test mutates warp-lang's own tests and examples too.
+PAIRPIPE_WARP_DIR="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("warp").origin))')"
+export PAIRPIPE_WARP_DIR
 cargo build --release --locked
 cargo test --release --locked
 # The criterion benches build and run each measurement once (no timing), so

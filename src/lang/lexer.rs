@@ -5,6 +5,11 @@
 
 use crate::lower::LowerError;
 
+/// CPython's tokenizer limits (`MAXLEVEL`, `MAXINDENT`): brackets open at
+/// once, and indentation levels (the base level not counted), at most.
+pub const MAX_BRACKET_DEPTH: usize = 200;
+pub const MAX_INDENT_LEVELS: usize = 99;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenKind {
     Name,
@@ -273,6 +278,13 @@ impl<'a> Lexer<'a> {
                     let col = self.col_of(p);
                     let top = *self.indents.last().unwrap_or(&0);
                     if width > top {
+                        if self.indents.len() > MAX_INDENT_LEVELS {
+                            return Err(err(
+                                self.line,
+                                col,
+                                "too many levels of indentation (Python's limit is 100)",
+                            ));
+                        }
                         self.indents.push(width);
                         self.push(TokenKind::Indent, p, p, self.line, col);
                     } else {
@@ -407,7 +419,16 @@ impl<'a> Lexer<'a> {
                         ));
                     };
                     match op.as_bytes()[0] {
-                        b'(' | b'[' | b'{' => self.depth += 1,
+                        b'(' | b'[' | b'{' => {
+                            if self.depth == MAX_BRACKET_DEPTH {
+                                return Err(err(
+                                    line,
+                                    self.col_of(start),
+                                    "too many nested parentheses (Python's limit is 200)",
+                                ));
+                            }
+                            self.depth += 1
+                        }
                         b')' | b']' | b'}' => {
                             if self.depth == 0 {
                                 return Err(err(

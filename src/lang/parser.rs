@@ -20,6 +20,25 @@ struct Parser<'t, 'a> {
     i: usize,
     /// Where the tree's nodes and lists go (see `ast::with_arena`).
     arena: &'a Bump,
+    /// Nested constructs the parser is inside of (see [`Parser::enter`]).
+    nest: usize,
+}
+
+/// The deepest syntax tree accepted: CPython's parser stops near this depth
+/// (`RecursionError: maximum recursion depth exceeded during ast
+/// construction`, about 3,000 less the frames of the code calling it), and
+/// the lowering's walks of a tree recurse as deep as it is.
+pub const MAX_TREE_DEPTH: usize = 2900;
+
+fn too_deep(line: usize, col: usize) -> LowerError {
+    LowerError {
+        line,
+        col,
+        message: format!(
+            "too many nested expressions and statements (more than {MAX_TREE_DEPTH} levels; \
+             Python stops with RecursionError: maximum recursion depth exceeded during ast construction)"
+        ),
+    }
 }
 
 const COMPOUND_KEYWORDS: &[&str] = &["if", "while", "for", "try", "with", "def", "class", "async"];
@@ -32,6 +51,26 @@ fn pos_of(t: &Token<'_>) -> Pos {
 }
 
 impl<'a> Parser<'_, 'a> {
+    /// Enters a construct the parser recurses into (a unary operand, an
+    /// `else` of a conditional expression, an `elif`, ...): these are what
+    /// can nest without brackets, which the lexer bounds. Paired with
+    /// [`Parser::leave`] on success; an error ends the parse (or the module
+    /// level resets the count).
+    #[inline(always)]
+    fn enter(&mut self) -> PResult<()> {
+        self.nest += 1;
+        if self.nest > MAX_TREE_DEPTH {
+            let t = self.peek();
+            return Err(too_deep(t.line, t.col));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn leave(&mut self) {
+        self.nest -= 1;
+    }
+
     fn alloc<T>(&self, value: T) -> &'a T {
         self.arena.alloc(value)
     }
@@ -160,6 +199,8 @@ impl<'a> Parser<'_, 'a> {
     fn module(&mut self) -> PResult<Module<'a>> {
         let mut body = self.vec();
         loop {
+            // A statement that failed and was passed over may have left its count.
+            self.nest = 0;
             match self.peek().kind {
                 TokenKind::EndMarker => break,
                 TokenKind::Newline => {
@@ -588,7 +629,9 @@ impl<'a> Parser<'_, 'a> {
         self.expect_op(":")?;
         let body = self.suite()?.into_bump_slice();
         let orelse = if self.is_kw("elif") {
+            self.enter()?;
             let elif = self.if_stmt()?;
+            self.leave();
             std::slice::from_ref(self.alloc(elif))
         } else {
             self.else_clause()?
@@ -664,7 +707,13 @@ impl<'a> Parser<'_, 'a> {
                 _ => {}
             }
         }
-        let first = self.testlist_star()?;
+        // `yield` starts an expression only here, after `=` and in brackets
+        // (as in Python): an operand never is one, so it cannot nest unbounded.
+        let first = if self.is_kw("yield") {
+            self.yield_expr()?
+        } else {
+            self.testlist_star()?
+        };
         if self.eat_op(":") {
             let annotation = self.test()?;
             let value = if self.eat_op("=") {
@@ -850,6 +899,13 @@ impl<'a> Parser<'_, 'a> {
         if self.lone_atom_ahead() {
             return self.atom();
         }
+        self.enter()?;
+        let e = self.test_inner();
+        self.leave();
+        e
+    }
+
+    fn test_inner(&mut self) -> PResult<Expr<'a>> {
         if self.is_kw("lambda") {
             let t = self.bump();
             // Parameters: names, defaults, stars — skipped up to the ':'.
@@ -955,7 +1011,9 @@ impl<'a> Parser<'_, 'a> {
     fn not_test(&mut self) -> PResult<Expr<'a>> {
         if self.is_kw("not") {
             let t = self.bump();
+            self.enter()?;
             let operand = self.not_test()?;
+            self.leave();
             return Ok(Expr {
                 kind: ExprKind::UnaryOp(UnaryOp::Not, self.alloc(operand)),
                 pos: pos_of(&t),
@@ -1055,7 +1113,9 @@ impl<'a> Parser<'_, 'a> {
             _ => return self.power(),
         };
         self.bump();
+        self.enter()?;
         let operand = self.factor()?;
+        self.leave();
         Ok(Expr {
             kind: ExprKind::UnaryOp(op, self.alloc(operand)),
             pos: pos_of(&t),
@@ -1073,7 +1133,9 @@ impl<'a> Parser<'_, 'a> {
         }
         let base = self.primary()?;
         if self.eat_op("**") {
+            self.enter()?;
             let exp = self.factor()?;
+            self.leave();
             let pos = base.pos;
             return Ok(Expr {
                 kind: ExprKind::BinOp(self.alloc([base, exp]), BinOp::Pow),
@@ -1240,12 +1302,10 @@ impl<'a> Parser<'_, 'a> {
                 const TRUE: u64 = word("True");
                 const FALSE: u64 = word("False");
                 const NONE: u64 = word("None");
-                const YIELD: u64 = word("yield");
                 let kind = match t.word {
                     TRUE => ExprKind::Constant(Constant::Bool(true)),
                     FALSE => ExprKind::Constant(Constant::Bool(false)),
                     NONE => ExprKind::Constant(Constant::None),
-                    YIELD => return self.yield_expr(),
                     w if is_keyword_word(w) => return Err(self.unexpected()),
                     _ => ExprKind::Name(t.text),
                 };
@@ -1551,7 +1611,114 @@ pub fn parse_module<'a>(src: &'a str, arena: &'a Bump) -> Result<Module<'a>, Low
 /// Parses tokens `tokenize` made (a caller that needs them for something
 /// else too tokenizes once) into a tree in `arena`.
 pub fn parse_tokens<'a>(toks: &[Token<'a>], arena: &'a Bump) -> Result<Module<'a>, LowerError> {
-    Parser { toks, i: 0, arena }.module()
+    crate::lower::with_stack(|| parse_tokens_here(toks, arena))
+}
+
+fn parse_tokens_here<'a>(toks: &[Token<'a>], arena: &'a Bump) -> Result<Module<'a>, LowerError> {
+    let module = Parser {
+        toks,
+        i: 0,
+        arena,
+        nest: 0,
+    }
+    .module()?;
+    // A node's tokens include its children's and at least one more, so a
+    // tree is no deeper than its tokens are many (plus the statement levels
+    // a `;` or a line's end may add): only a long source can be too deep.
+    if toks.len() + 200 > MAX_TREE_DEPTH {
+        check_depth(&module)?;
+    }
+    Ok(module)
+}
+
+/// Fails on the first node deeper than [`MAX_TREE_DEPTH`] (the module is
+/// depth 1, as in CPython). Walked with a stack of its own, not recursion:
+/// it is what keeps the recursive walks after it safe.
+fn check_depth<'a>(module: &Module<'a>) -> PResult<()> {
+    enum Node<'a> {
+        S(&'a Stmt<'a>),
+        E(&'a Expr<'a>),
+    }
+    let mut stack: Vec<(Node<'a>, usize)> = module.body.iter().map(|s| (Node::S(s), 2)).collect();
+    while let Some((node, depth)) = stack.pop() {
+        let (pos, d) = match &node {
+            Node::S(s) => (s.pos, depth),
+            Node::E(e) => (e.pos, depth),
+        };
+        if d > MAX_TREE_DEPTH {
+            return Err(too_deep(pos.line, pos.col));
+        }
+        let next = d + 1;
+        let e = move |x: &'a Expr<'a>| (Node::E(x), next);
+        match node {
+            Node::S(s) => match &s.kind {
+                StmtKind::Expr(x) | StmtKind::Return(Some(x)) => stack.push(e(x)),
+                StmtKind::Assign(targets, value) => {
+                    stack.extend(targets.iter().map(e));
+                    stack.push(e(value));
+                }
+                StmtKind::AugAssign(t, _, v) => {
+                    stack.push(e(t));
+                    stack.push(e(v));
+                }
+                StmtKind::AnnAssign(t, a, v) => {
+                    stack.push(e(t));
+                    stack.push(e(a));
+                    stack.extend(v.iter().map(e));
+                }
+                StmtKind::If(test, body, orelse) | StmtKind::While(test, body, orelse) => {
+                    stack.push(e(test));
+                    stack.extend(body.iter().chain(orelse.iter()).map(|s| (Node::S(s), next)));
+                }
+                StmtKind::For(target, iter, body, orelse) => {
+                    stack.push(e(target));
+                    stack.push(e(iter));
+                    stack.extend(body.iter().chain(orelse.iter()).map(|s| (Node::S(s), next)));
+                }
+                StmtKind::Assert(test, msg) => {
+                    stack.push(e(test));
+                    stack.extend(msg.iter().map(e));
+                }
+                StmtKind::FunctionDef(f) => {
+                    stack.extend(f.decorators.iter().map(e));
+                    stack.extend(f.args.iter().filter_map(|a| a.annotation.as_ref()).map(e));
+                    stack.extend(f.returns.iter().map(e));
+                    stack.extend(f.body.iter().map(|s| (Node::S(s), next)));
+                }
+                StmtKind::Return(None)
+                | StmtKind::Pass
+                | StmtKind::Break
+                | StmtKind::Continue
+                | StmtKind::Import(_)
+                | StmtKind::ImportFrom(..)
+                | StmtKind::Other(_) => {}
+            },
+            Node::E(x) => match &x.kind {
+                ExprKind::Name(_) | ExprKind::Constant(_) | ExprKind::Other(_) => {}
+                ExprKind::Attribute(v, _) | ExprKind::Starred(v) | ExprKind::UnaryOp(_, v) => {
+                    stack.push(e(v))
+                }
+                ExprKind::Subscript(vs) | ExprKind::BinOp(vs, _) => stack.extend(vs.iter().map(e)),
+                ExprKind::Slice(a, b, c) => {
+                    stack.extend([a, b, c].into_iter().flatten().map(|v| e(v)))
+                }
+                ExprKind::Call(f, args, keywords) => {
+                    stack.push(e(f));
+                    stack.extend(args.iter().map(e));
+                    stack.extend(keywords.iter().map(|k| e(&k.value)));
+                }
+                ExprKind::BoolOp(_, vs) | ExprKind::Tuple(vs) | ExprKind::List(vs) => {
+                    stack.extend(vs.iter().map(e))
+                }
+                ExprKind::Compare(left, comps) => {
+                    stack.push(e(left));
+                    stack.extend(comps.iter().map(|(_, v)| e(v)));
+                }
+                ExprKind::IfExp(a, b, c) => stack.extend([a, b, c].map(|v| e(v))),
+            },
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1706,6 +1873,69 @@ mod tests {
         assert_eq!(parse_number("3J").unwrap(), Constant::Other("complex"));
         assert_eq!(parse_number("2.5").unwrap(), Constant::Float(2.5));
         assert!(parse_number("007").is_err());
+    }
+
+    /// Python's limits, as CPython 3.11 applies them: 200 nested brackets,
+    /// 100 levels of indentation, a tree about 3,000 deep; flat lists of any
+    /// length (`and` chains, comparisons, arguments) are fine.
+    #[test]
+    fn python_nesting_limits() {
+        let kernel = |body: &str| format!("@wp.kernel\ndef k():\n{body}");
+        let message = |src: &str| parse(src).err().map(|e| (e.line, e.col, e.message));
+        let brackets = |n: usize| kernel(&format!("    x = {}1{}\n", "(".repeat(n), ")".repeat(n)));
+        assert_eq!(message(&brackets(200)), None);
+        let (line, col, m) = message(&brackets(201)).unwrap();
+        assert_eq!((line, col), (3, 9 + 200));
+        assert!(m.contains("too many nested parentheses"), "{m}");
+        let lists = format!("    x = {}1{}\n", "[".repeat(5000), "]".repeat(5000));
+        assert!(message(&kernel(&lists)).unwrap().2.contains("parentheses"));
+
+        let indented = |levels: usize| {
+            let mut body = String::new();
+            for l in 1..levels {
+                body += &format!("{}if x:\n", " ".repeat(l));
+            }
+            kernel(&(body + &" ".repeat(levels) + "pass\n"))
+        };
+        assert_eq!(message(&indented(99)), None);
+        let (line, col, m) = message(&indented(100)).unwrap();
+        assert_eq!((line, col), (102, 101));
+        assert!(m.contains("too many levels of indentation"), "{m}");
+
+        let deep = [
+            |n: usize| format!("    x = {}1\n", "-".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "not ".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "a ** ".repeat(n)),
+            |n: usize| format!("    x = {}\n", vec!["a"; n].join(" + ")),
+            |n: usize| format!("    x = a{}\n", ".b".repeat(n)),
+            |n: usize| format!("    x = a{}\n", "()".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "a if b else ".repeat(n)),
+            |n: usize| format!("    x = {}1\n", "lambda: ".repeat(n)),
+            |n: usize| {
+                format!(
+                    "    if a:\n        pass\n{}",
+                    "    elif a:\n        pass\n".repeat(n)
+                )
+            },
+        ];
+        for (i, make) in deep.iter().enumerate() {
+            assert_eq!(message(&kernel(&make(2800))), None, "case {i}");
+            let (_, _, m) = message(&kernel(&make(3000))).unwrap();
+            assert!(m.contains("too many nested expressions"), "case {i}: {m}");
+        }
+        for flat in [
+            format!("    x = {}\n", vec!["a"; 20_000].join(" and ")),
+            format!("    x = {}\n", vec!["a"; 20_000].join(" < ")),
+            format!("    x = f({})\n", vec!["a"; 20_000].join(", ")),
+        ] {
+            assert_eq!(message(&kernel(&flat)), None);
+        }
+        // `yield` starts no operand (as in Python), so it cannot nest unbounded.
+        assert!(message(&kernel(&format!("    x = ({}1)\n", "yield ".repeat(5000)))).is_some());
+        assert_eq!(
+            message("@wp.func\ndef g():\n    yield x\n    y = yield\n    z = (yield a)\n"),
+            None
+        );
     }
 
     #[test]

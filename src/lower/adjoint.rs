@@ -526,6 +526,35 @@ impl<'a> Adjoint<'a> {
         self.lineno = Some(rel);
     }
 
+    /// Bytes of code this body has generated: its statement lines (in every
+    /// open block, each once) and the declarations its variables will get.
+    /// A sum over the few open blocks, not a walk of the lines.
+    pub fn generated_bytes(&self) -> usize {
+        /// A variable's declarations (forward and backward) and its adjoint's, about.
+        const VAR_BYTES: usize = 64;
+        let lines: usize = self
+            .blocks
+            .iter()
+            .map(|b| b.forward.text_len() + b.replay.text_len() + b.reverse.text_len())
+            .sum();
+        lines + self.vars.len() * VAR_BYTES
+    }
+
+    /// Fails when the code generated so far, and `more` bytes expected to
+    /// follow, pass the bound (`Scope::max_generated`).
+    fn check_size(&self, more: usize) -> LResult<()> {
+        let limit = self.scope.max_generated;
+        if self.generated_bytes().saturating_add(more) > limit {
+            return Err(super::size_limit_error(
+                self.pos.line,
+                self.pos.col,
+                "generated code",
+                limit,
+            ));
+        }
+        Ok(())
+    }
+
     fn load(&mut self, id: VarId) -> LResult<VarId> {
         if self.ty(id).is_ref() {
             Ok(self.add_call("load", &[id])?.expect("load returns a value"))
@@ -700,6 +729,7 @@ impl<'a> Adjoint<'a> {
 
     fn stmt(&mut self, stmt: &Stmt<'a>) -> LResult<()> {
         self.set_lineno(stmt.pos);
+        self.check_size(0)?;
         match &stmt.kind {
             StmtKind::Expr(e) => {
                 if let ExprKind::Call(func, args, kwargs) = &e.kind {
@@ -986,6 +1016,9 @@ impl<'a> Adjoint<'a> {
     }
 
     fn begin_if(&mut self, cond: VarId, negate: &str) -> LResult<()> {
+        // Nested branches indent every line once more: their code grows as
+        // the square of their depth, even within one statement.
+        self.check_size(0)?;
         let c = self.load(cond)?;
         forward!(self, "if ({negate}{}) {{", self.emit(c));
         self.add_reverse("}");
@@ -1139,7 +1172,23 @@ impl<'a> Adjoint<'a> {
             lowered = lower_unrolled_continues(body, name, arena).0;
             active = Some(name);
         }
-        for &v in values {
+        let (before, loop_pos) = (self.generated_bytes(), self.pos);
+        for (k, &v) in values.iter().enumerate() {
+            if k == 1 {
+                // What the first iteration generated, the others will too:
+                // a loop that would pass the bound stops before repeating it.
+                let now = self.generated_bytes();
+                let limit = self.scope.max_generated;
+                let rest = (now - before).saturating_mul(values.len() - 1);
+                if now.saturating_add(rest) > limit {
+                    let what = format!(
+                        "generated code of this loop unrolled {} times",
+                        values.len()
+                    );
+                    let (line, col) = (loop_pos.line, loop_pos.col);
+                    return Err(super::size_limit_error(line, col, &what, limit));
+                }
+            }
             let c = self.add_constant(ConstVal::Int(v));
             self.set_symbol(target, c);
             if let Some(name) = active {
@@ -1408,11 +1457,13 @@ impl<'a> Adjoint<'a> {
             .user_function(name)
             .expect("resolve_callee checked it");
         self.funcs.borrow_mut().building.push(name.to_string());
-        let result = (|| {
+        // Each function called from a function lowers on a stack with room
+        // for its own deepest tree, however long the chain of calls.
+        let result = super::with_stack(|| {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
             adj.lower_function(def, pos)?;
             Ok(super::module::render_function(&adj, def, native))
-        })();
+        });
         self.funcs.borrow_mut().building.retain(|n| n != name);
         let built = result?;
         let mut table = self.funcs.borrow_mut();

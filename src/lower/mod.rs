@@ -207,9 +207,65 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+/// The default bound on the code one kernel (or `@wp.func`) generates, and on
+/// a module's kernels together: 15 times the largest module warp-lang 1.19.0
+/// generates for its own tests and examples (4.2 MB, `test_spatial.py` on
+/// the CPU), and still small for a laptop.
+pub const DEFAULT_MAX_GENERATED_BYTES: u64 = 64 << 20;
+
+/// What the message of a [`size_limit_error`] holds.
+const SIZE_LIMIT_MESSAGE: &str = " exceeds the limit of ";
+
+/// The error of a kernel or function whose generated code (`what`) would
+/// exceed `limit` bytes.
+pub(crate) fn size_limit_error(line: usize, col: usize, what: &str, limit: usize) -> LowerError {
+    let shown = if limit >= 1 << 20 && limit % (1 << 20) == 0 {
+        format!("{} MiB", limit >> 20)
+    } else {
+        format!("{limit} bytes")
+    };
+    LowerError {
+        line,
+        col,
+        message: format!(
+            "{what}{SIZE_LIMIT_MESSAGE}{shown} (set [lower] max_generated_bytes in a \
+             pipeline config, or --max-generated for `pairpipe lower`)"
+        ),
+    }
+}
+
+impl LowerError {
+    /// Whether this is the generated-size bound (not the language) refusing a kernel.
+    pub fn is_size_limit(&self) -> bool {
+        self.message.contains(SIZE_LIMIT_MESSAGE)
+    }
+}
+
+/// Stack a lowering needs at hand: the deepest syntax tree the parser
+/// accepts (`lang::parser::MAX_TREE_DEPTH`) takes about 2 MiB to parse and
+/// lower. A thread with less (the 2 MiB of a spawned thread, a low
+/// `ulimit -s`) lowers on a segment of [`STACK_SEGMENT`] allocated for it.
+pub const STACK_RED_ZONE: usize = 8 << 20;
+const STACK_SEGMENT: usize = 32 << 20;
+/// Stack size for threads that lower many kernels (pipeline workers): enough
+/// that [`with_stack`] never has to allocate a segment for them.
+pub const THREAD_STACK: usize = STACK_RED_ZONE + (8 << 20);
+
+/// Runs `f` where at least [`STACK_RED_ZONE`] of stack is left.
+pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+}
+
 /// Lower every module-level `@wp.kernel` of `source` for the requested targets.
 pub fn lower(source: &str, cpu: bool, cuda: bool) -> Result<Lowered, LowerError> {
-    module::lower_module(source, DEFAULT_FILENAME, cpu, cuda, false)
+    lower_file_with(
+        source,
+        DEFAULT_FILENAME,
+        cpu,
+        cuda,
+        false,
+        DEFAULT_MAX_GENERATED_BYTES,
+    )
 }
 
 /// Like [`lower`], from the tokens of `source` (`lang::tokenize`), for a
@@ -222,17 +278,41 @@ pub fn lower_tokens(
     cuda: bool,
     cuda_module: bool,
 ) -> Result<Lowered, LowerError> {
-    crate::lang::ast::with_arena(|arena| {
-        let module = crate::lang::parse_tokens(tokens, arena)?;
-        module::lower_parsed(
-            source,
-            module,
-            arena,
-            DEFAULT_FILENAME,
-            (cpu, cuda, cuda_module),
-            false,
-        )
+    lower_tokens_with(
+        source,
+        tokens,
+        (cpu, cuda, cuda_module),
+        DEFAULT_MAX_GENERATED_BYTES,
+    )
+}
+
+/// [`lower_tokens`] with a bound on the generated code: a kernel past
+/// `max_generated` bytes fails with an error for which
+/// [`LowerError::is_size_limit`] holds.
+pub fn lower_tokens_with(
+    source: &str,
+    tokens: &[crate::lang::Token<'_>],
+    (cpu, cuda, cuda_module): (bool, bool, bool),
+    max_generated: u64,
+) -> Result<Lowered, LowerError> {
+    with_stack(|| {
+        crate::lang::ast::with_arena(|arena| {
+            let module = crate::lang::parse_tokens(tokens, arena)?;
+            module::lower_parsed(
+                source,
+                module,
+                arena,
+                DEFAULT_FILENAME,
+                (cpu, cuda, cuda_module),
+                false,
+                bytes_limit(max_generated),
+            )
+        })
     })
+}
+
+fn bytes_limit(max_generated: u64) -> usize {
+    usize::try_from(max_generated).unwrap_or(usize::MAX)
 }
 
 /// The file name used in `// file:line` comments when the source has no file
@@ -247,7 +327,36 @@ pub fn lower_file(
     cpu: bool,
     cuda: bool,
 ) -> Result<Lowered, LowerError> {
-    module::lower_module(source, filename, cpu, cuda, false)
+    lower_file_with(
+        source,
+        filename,
+        cpu,
+        cuda,
+        false,
+        DEFAULT_MAX_GENERATED_BYTES,
+    )
+}
+
+/// [`lower_file`] or, with `keep_going`, [`lower_file_keep_going`], with a
+/// bound on the generated code (see [`lower_tokens_with`]).
+pub fn lower_file_with(
+    source: &str,
+    filename: &str,
+    cpu: bool,
+    cuda: bool,
+    keep_going: bool,
+    max_generated: u64,
+) -> Result<Lowered, LowerError> {
+    with_stack(|| {
+        module::lower_module(
+            source,
+            filename,
+            cpu,
+            cuda,
+            keep_going,
+            bytes_limit(max_generated),
+        )
+    })
 }
 
 /// Like [`lower_file`], but a kernel that cannot be lowered is left out of the
@@ -259,5 +368,12 @@ pub fn lower_file_keep_going(
     cpu: bool,
     cuda: bool,
 ) -> Result<Lowered, LowerError> {
-    module::lower_module(source, filename, cpu, cuda, true)
+    lower_file_with(
+        source,
+        filename,
+        cpu,
+        cuda,
+        true,
+        DEFAULT_MAX_GENERATED_BYTES,
+    )
 }

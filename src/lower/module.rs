@@ -31,6 +31,8 @@ pub struct Scope<'a> {
     warp_imports: Vec<(String, String)>,
     /// Module-level constants (`TILE = wp.constant(16)`, `N = 8`): the last assignment wins.
     constants: Vec<(String, ConstVal)>,
+    /// Bytes of code a kernel or function may generate, and the module's kernels together.
+    pub max_generated: usize,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -77,6 +79,7 @@ impl<'a> Scope<'a> {
             warp_aliases,
             warp_imports,
             constants: Vec::new(),
+            max_generated: usize::MAX,
         };
         for stmt in module.body {
             if let StmtKind::Assign(targets, value) = &stmt.kind {
@@ -456,6 +459,7 @@ pub fn lower_module(
     cpu: bool,
     cuda: bool,
     keep_going: bool,
+    max_generated: usize,
 ) -> LResult<Lowered> {
     with_arena(|arena| {
         lower_parsed(
@@ -465,6 +469,7 @@ pub fn lower_module(
             filename,
             (cpu, cuda, true),
             keep_going,
+            max_generated,
         )
     })
 }
@@ -476,6 +481,8 @@ pub fn lower_module(
 ///
 /// With `keep_going`, a kernel that fails is left out of the module and its
 /// error kept in `Lowered::skipped`; otherwise the first failure is the result.
+/// A kernel whose code, or whose code with the kernels before it, passes
+/// `max_generated` bytes fails (see `Adjoint::check_size`).
 pub fn lower_parsed<'a>(
     source: &'a str,
     module: Module<'a>,
@@ -483,8 +490,13 @@ pub fn lower_parsed<'a>(
     filename: &str,
     (cpu, cuda, cuda_module): (bool, bool, bool),
     keep_going: bool,
+    max_generated: usize,
 ) -> LResult<Lowered> {
-    let scope = Scope::new(source, filename, &module, arena);
+    let mut scope = Scope::new(source, filename, &module, arena);
+    scope.max_generated = max_generated;
+    let scope = scope;
+    // Code the module's kernels and functions have generated so far.
+    let mut module_bytes = 0usize;
     let funcs = RefCell::new(FuncTable::default());
     let kernel_defs = find_kernels(&scope, &module);
     let mut bodies = Vec::with_capacity(kernel_defs.len());
@@ -497,6 +509,20 @@ pub fn lower_parsed<'a>(
             Some(e) => Err(e.clone()),
             None => Adjoint::new(&scope, &funcs, k.def, false).and_then(|mut adj| {
                 adj.lower_function(k.def, k.pos)?;
+                let bytes = adj.generated_bytes()
+                    + funcs.borrow().built[built_before..]
+                        .iter()
+                        .map(|(_, f)| f.forward_body.len() + f.reverse_body.len())
+                        .sum::<usize>();
+                if module_bytes.saturating_add(bytes) > max_generated {
+                    return Err(super::size_limit_error(
+                        k.pos.line,
+                        k.pos.col,
+                        "generated code of the module's kernels up to this one",
+                        max_generated,
+                    ));
+                }
+                module_bytes += bytes;
                 Ok(adj)
             }),
         };

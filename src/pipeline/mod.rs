@@ -348,6 +348,9 @@ where
 {
     std::thread::Builder::new()
         .name(name)
+        // Room for the deepest kernel to lower in place (no stack segment
+        // allocated per sample; see `lower::with_stack`).
+        .stack_size(crate::lower::THREAD_STACK)
         .spawn_scoped(s, f)
         .context("cannot start a thread")
 }

@@ -36,6 +36,8 @@ pub struct WorkerContext {
     pub modules: bool,
     pub level: DedupLevel,
     pub splits: Splits,
+    /// `[lower] max_generated_bytes`.
+    pub max_generated: u64,
 }
 
 impl WorkerContext {
@@ -49,6 +51,7 @@ impl WorkerContext {
             modules: config.ir.modules,
             level: config.dedup.level,
             splits: config.splits.clone(),
+            max_generated: config.lower.max_generated_bytes.0,
         }
     }
 }
@@ -119,15 +122,21 @@ fn build_row(
         Ok(t) => t,
         Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
     };
-    let lowered = match lower::lower_tokens(
+    let lowered = match lower::lower_tokens_with(
         &sample.python_source,
         &tokens,
-        ctx.cpu,
-        ctx.cuda,
-        ctx.modules,
+        (ctx.cpu, ctx.cuda, ctx.modules),
+        ctx.max_generated,
     ) {
         Ok(l) => l,
-        Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
+        Err(e) => {
+            let reason = if e.is_size_limit() {
+                "too_large"
+            } else {
+                "lower_error"
+            };
+            return reject(reason, e.to_string(), sample.python_source.clone());
+        }
     };
     let keys = dedup_keys_of_tokens(&sample.python_source, &tokens, scratch);
     let dedup_key = keys.at(ctx.level);
