@@ -233,6 +233,8 @@ pub struct Adjoint<'a> {
     loop_const_iter_symbols: Vec<&'a str>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
     pub kernel_dim: usize,
+    /// The module's `max_unroll`: constant loops up to this many iterations are unrolled.
+    pub max_unroll: usize,
     indentation: String,
     label_count: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
@@ -276,6 +278,7 @@ impl<'a> Adjoint<'a> {
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
             kernel_dim: tid_dimension(def.body),
+            max_unroll: MAX_UNROLL,
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -1090,7 +1093,7 @@ impl<'a> Adjoint<'a> {
             let count = range_len(start, stop, step)
                 .ok_or_else(|| self.err("range() bounds are too large"))?;
             let has_break = contains_loop_control(body, true, false);
-            if count <= MAX_UNROLL as i128 && !has_break {
+            if count <= self.max_unroll as i128 && !has_break {
                 let values = (0..count)
                     .map(|k| start.wrapping_add(k.wrapping_mul(step)))
                     .collect();
@@ -1410,6 +1413,7 @@ impl<'a> Adjoint<'a> {
         self.funcs.borrow_mut().building.push(name.to_string());
         let result = (|| {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
+            adj.max_unroll = self.max_unroll;
             adj.lower_function(def, pos)?;
             Ok(super::module::render_function(&adj, def, native))
         })();
@@ -1492,7 +1496,11 @@ impl<'a> Adjoint<'a> {
                         self.set_symbol(name, v);
                         Ok(v)
                     }
-                    None => Err(self.err(format!("referencing undefined symbol: {name}"))),
+                    None => Err(self.err(
+                        self.scope
+                            .module_value_problem(name)
+                            .unwrap_or_else(|| format!("referencing undefined symbol: {name}")),
+                    )),
                 },
             },
             ExprKind::Constant(c) => {
