@@ -186,6 +186,8 @@ pub struct BuiltFunc {
     pub native: String,
     pub params: Vec<Type>,
     pub ret: Option<Type>,
+    /// The types of a function returning several values (through `ret_i` references).
+    pub outputs: Vec<Type>,
     /// Indices (in `FuncTable::built`) of the user functions it calls.
     pub callees: Vec<usize>,
     /// Reached from a kernel that has a backward pass: its adjoint body is generated.
@@ -683,7 +685,8 @@ impl<'a> Adjoint<'a> {
         {
             self.add_forward("return {};", None, true);
         }
-        if let (Some(annotation), true) = (&def.returns, self.is_function) {
+        let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
+        if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
             let actual = self
                 .return_var
@@ -1366,9 +1369,8 @@ impl<'a> Adjoint<'a> {
         if !self.is_function {
             return Err(self.err("a kernel cannot return a value"));
         }
-        if matches!(value.kind, ExprKind::Tuple(_)) {
-            return Err(self
-                .err("returning several values is not supported by this version of the lowering"));
+        if let ExprKind::Tuple(elts) = &value.kind {
+            return self.return_values(elts);
         }
         let mut v = self.expr(value)?;
         if let Some(prev) = &self.return_var {
@@ -1392,45 +1394,92 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    /// Index of user function `name` in the module's table, lowering it first if needed.
-    fn ensure_built(&mut self, name: &str) -> LResult<usize> {
+    /// `return a, b`: each value goes out through a `ret_i` reference.
+    fn return_values(&mut self, elts: &[Expr<'a>]) -> LResult<()> {
+        let mut vals = Vec::with_capacity(elts.len());
+        for e in elts {
+            vals.push(self.expr(e)?);
+        }
+        if let Some(prev) = &self.return_var {
+            let old: Vec<String> = prev
+                .iter()
+                .map(|v| self.ty(*v).ctype(true).into_owned())
+                .collect();
+            let new: Vec<String> = vals
+                .iter()
+                .map(|v| self.ty(*v).ctype(true).into_owned())
+                .collect();
+            if old != new {
+                return Err(self.err(format!(
+                    "function returned different types, previous: [{}], new [{}]",
+                    old.join(", "),
+                    new.join(", ")
+                )));
+            }
+        }
+        let mut rets = Vec::with_capacity(vals.len());
+        for v in vals {
+            rets.push(if self.ty(v).is_ref() {
+                self.add_value_call("copy", &[v])?
+            } else {
+                v
+            });
+        }
+        if rets.len() == 1 {
+            let v = rets[0];
+            self.return_var = Some(rets);
+            let label = self.label_count;
+            let s = format!("return {};", self.emit(v));
+            self.add_forward(&s, Some(&format!("goto label{label};")), false);
+            reverse!(self, "{} += adj_ret;", self.var(v).adj());
+        } else {
+            for (i, &v) in rets.iter().enumerate() {
+                let s = format!("ret_{i} = {};", self.emit(v));
+                self.add_forward(&s, None, false);
+                reverse!(self, "{} += adj_ret_{i};", self.var(v).adj());
+            }
+            let label = self.label_count;
+            self.add_forward("return;", Some(&format!("goto label{label};")), false);
+            self.return_var = Some(rets);
+        }
+        let label = self.label_count;
+        reverse!(self, "label{label}:;");
+        self.label_count += 1;
+        Ok(())
+    }
+
+    /// Index of a user function (`native` names the overload) in the module's
+    /// table, lowering it first if needed.
+    fn ensure_built(&mut self, def: &'a FunctionDef<'a>, pos: Pos, native: &str) -> LResult<usize> {
         if let Some(i) = self
             .funcs
             .borrow()
             .built
             .iter()
-            .position(|(n, _)| n == name)
+            .position(|(n, _)| n == native)
         {
             return Ok(i);
         }
-        if self.funcs.borrow().building.iter().any(|n| n == name) {
-            return Err(self.err(format!("recursive call of '{name}' is not supported")));
+        if self.funcs.borrow().building.iter().any(|n| n == native) {
+            return Err(self.err(format!("recursive call of '{}' is not supported", def.name)));
         }
-        let (def, pos, native) = self
-            .scope
-            .user_function(name)
-            .expect("resolve_callee checked it");
-        self.funcs.borrow_mut().building.push(name.to_string());
+        self.funcs.borrow_mut().building.push(native.to_string());
         let result = (|| {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
             adj.max_unroll = self.max_unroll;
             adj.lower_function(def, pos)?;
             Ok(super::module::render_function(&adj, def, native))
         })();
-        self.funcs.borrow_mut().building.retain(|n| n != name);
+        self.funcs.borrow_mut().building.retain(|n| n != native);
         let built = result?;
         let mut table = self.funcs.borrow_mut();
-        table.built.push((name.to_string(), built));
+        table.built.push((native.to_string(), built));
         Ok(table.built.len() - 1)
     }
 
-    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
-        let idx = self.ensure_built(name)?;
-        let (native, params, ret) = {
-            let t = self.funcs.borrow();
-            let f = &t.built[idx].1;
-            (f.native.clone(), f.params.clone(), f.ret.clone())
-        };
+    /// Calls user function `name` (the overload whose parameter types match
+    /// the arguments'); a function of several values gives one variable each.
+    fn call_user_outputs(&mut self, name: &str, args: &[VarId]) -> LResult<Vec<VarId>> {
         // Argument types on the stack: calls rarely take more than a few arguments.
         let mut inline = [Type::BOOL; 8];
         let spilled: Vec<Type>;
@@ -1442,6 +1491,21 @@ impl<'a> Adjoint<'a> {
         } else {
             spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
             &spilled
+        };
+        let (def, pos, native) = self
+            .scope
+            .user_overload(name, types)
+            .expect("resolve_callee checked it");
+        let idx = self.ensure_built(def, pos, native)?;
+        let (native, params, ret, outputs) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (
+                f.native.clone(),
+                f.params.clone(),
+                f.ret.clone(),
+                f.outputs.clone(),
+            )
         };
         if types != params {
             let show = |ts: &[Type]| {
@@ -1460,11 +1524,13 @@ impl<'a> Adjoint<'a> {
             self.called.push(idx);
         }
         let output = ret.map(|t| self.add_var(t, None));
+        let outs: Vec<VarId> = outputs.into_iter().map(|t| self.add_var(t, None)).collect();
         let mut fwd = Vec::with_capacity(args.len());
         for &a in args {
             fwd.push(self.load(a)?);
         }
-        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        let mut fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        fwd_s.extend(outs.iter().map(|o| self.emit(*o).to_string()));
         let call = format!("{native}({})", fwd_s.join(", "));
         let forward = match output {
             Some(o) => format!("{} = {call};", self.emit(o)),
@@ -1477,9 +1543,25 @@ impl<'a> Adjoint<'a> {
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
+            parts.extend(outs.iter().map(|o| self.emit_adj(*o)));
             reverse!(self, "adj_{native}({});", parts.join(", "));
         }
-        Ok(output)
+        Ok(match output {
+            Some(o) => vec![o],
+            None => outs,
+        })
+    }
+
+    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let outs = self.call_user_outputs(name, args)?;
+        match outs[..] {
+            [] => Ok(None),
+            [o] => Ok(Some(o)),
+            _ => Err(self.err(format!(
+                "'{name}' returns {} values: unpack them (a, b = {name}(...))",
+                outs.len()
+            ))),
+        }
     }
 
     // --------------------------------------------------------- expressions
@@ -1544,6 +1626,11 @@ impl<'a> Adjoint<'a> {
             }
             ExprKind::Attribute(base, attr) => {
                 if let ExprKind::Name(m) = &base.kind {
+                    if self.symbol(m).is_none() {
+                        if let Some(c) = self.scope.module_attribute_constant(m, attr) {
+                            return Ok(self.add_constant(c));
+                        }
+                    }
                     if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
                         return Err(self.err(format!(
                             "{m}.{attr} is not supported as a value by this version of the lowering"
@@ -1844,7 +1931,21 @@ impl<'a> Adjoint<'a> {
         n: usize,
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
-            Callee::Builtin(name) | Callee::User(name) => name,
+            Callee::User(name) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let outs = self.call_user_outputs(&name, &vals)?;
+                if outs.len() != n {
+                    return Err(self.err(format!("'{name}' does not return {n} values")));
+                }
+                return Ok(outs);
+            }
+            Callee::Builtin(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
         };
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {

@@ -96,6 +96,7 @@ impl ModOptions {
                         "module option '{k}' (debug line information) is not supported by this version of the lowering"
                     ))
                 }
+                ("deterministic", PyVal::Str(m)) if m == "DeterministicMode.NOT_GUARANTEED" => {}
                 ("deterministic", _) => {
                     self.error = Some(
                         "module option 'deterministic' is not supported by this version of the lowering"
@@ -269,6 +270,28 @@ impl<'a> Scope<'a> {
                             continue;
                         }
                     }
+                    if let [target] = &targets[..] {
+                        // `wp.get_module(NAME).options["option"] = value`
+                        if let Some((module, key)) = self.module_option_target(target) {
+                            let items = match (key, self.eval(value)) {
+                                (Some(k), Some(v)) => vec![(PyVal::Str(k), v)],
+                                _ => vec![(PyVal::Str("deterministic".into()), PyVal::None)],
+                            };
+                            let opts = match module {
+                                None => main.get_or_insert_with(|| ModOptions::new(&config)),
+                                Some(n) => {
+                                    if !named.iter().any(|(k, _)| *k == n) {
+                                        named.push((n.clone(), ModOptions::new(&config)));
+                                    }
+                                    &mut named.iter_mut().find(|(k, _)| *k == n).unwrap().1
+                                }
+                            };
+                            if let Err(e) = opts.apply(&items, false) {
+                                opts.error = Some(e);
+                            }
+                            continue;
+                        }
+                    }
                     let v = self.eval(value);
                     for t in targets.iter() {
                         self.bind(t, v.clone());
@@ -408,6 +431,32 @@ impl<'a> Scope<'a> {
                 options,
             });
         }
+    }
+
+    /// `wp.get_module(M).options["key"]` as an assignment target: the module
+    /// (`None` for the file's own) and the key, when it is a string.
+    fn module_option_target(&self, target: &Expr<'a>) -> Option<(Option<String>, Option<String>)> {
+        let ExprKind::Subscript([base, key]) = &target.kind else {
+            return None;
+        };
+        let ExprKind::Attribute(obj, "options") = &base.kind else {
+            return None;
+        };
+        let ExprKind::Call(func, args, _) = &obj.kind else {
+            return None;
+        };
+        if !self.names_warp(func, "get_module") {
+            return None;
+        }
+        let module = match args.first() {
+            None => None,
+            Some(a) => self.module_name(a),
+        };
+        let key = match self.eval(key) {
+            Some(PyVal::Str(k)) => Some(k),
+            _ => None,
+        };
+        Some((module, key))
     }
 
     /// `wp.config.NAME` as an assignment target: the NAME.
@@ -618,6 +667,11 @@ impl<'a> Scope<'a> {
                 }
             }
             ExprKind::Attribute(base, attr) => {
+                if let ExprKind::Attribute(inner, "DeterministicMode") = &base.kind {
+                    if matches!(&inner.kind, ExprKind::Name(m) if self.is_warp_module(m)) {
+                        return Some(PyVal::Str(format!("DeterministicMode.{attr}")));
+                    }
+                }
                 if let ExprKind::Name(m) = &base.kind {
                     if self.is_warp_module(m) && !self.values.iter().any(|(k, _)| k == m) {
                         return self.warp_constant(attr);
@@ -746,6 +800,20 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// `wp.pi`, `math.pi`, `np.e`: a constant attribute of the warp, math or numpy module.
+    pub fn module_attribute_constant(&self, module: &str, attr: &str) -> Option<ConstVal> {
+        if self.values.iter().any(|(k, _)| k == module) {
+            return None;
+        }
+        if self.is_warp_module(module) {
+            return self.warp_constant(attr)?.const_val();
+        }
+        if self.py_modules.iter().any(|(l, _)| l == module) {
+            return pyconst::math_constant(attr)?.const_val();
+        }
+        None
+    }
+
     /// A constant of the warp module (`wp.pi`, ...).
     fn warp_constant(&self, name: &str) -> Option<PyVal> {
         Some(PyVal::Float(match name {
@@ -763,6 +831,47 @@ impl<'a> Scope<'a> {
             "sqrt2" => std::f64::consts::SQRT_2,
             _ => return None,
         }))
+    }
+
+    /// The overload of `@wp.func` `name` that takes arguments of `types`:
+    /// definitions with the same parameter names and types replace one another
+    /// (keeping the first one's place, like warp's overload dict); the first
+    /// whose annotated types match wins, else the last definition (whose
+    /// mismatch the caller reports).
+    pub fn user_overload(
+        &self,
+        name: &str,
+        types: &[Type],
+    ) -> Option<(&'a FunctionDef<'a>, Pos, &str)> {
+        let mut candidates = self.functions.iter().filter(|(d, _, _)| d.name == name);
+        let first = candidates.next()?;
+        let Some(second) = candidates.next() else {
+            return Some((first.0, first.1, first.2.as_str()));
+        };
+        let signature = |d: &FunctionDef<'a>| -> Option<Vec<(&'a str, Type)>> {
+            d.args
+                .iter()
+                .map(|a| Some((a.name, self.annotation_type(a.annotation.as_ref()?).ok()?)))
+                .collect()
+        };
+        let mut set: Vec<(
+            Option<Vec<(&'a str, Type)>>,
+            &(&'a FunctionDef<'a>, Pos, String),
+        )> = Vec::new();
+        for f in [first, second].into_iter().chain(candidates) {
+            let sig = signature(f.0);
+            match set.iter_mut().find(|(s, _)| sig.is_some() && *s == sig) {
+                Some(entry) => entry.1 = f,
+                None => set.push((sig, f)),
+            }
+        }
+        let matching = set.iter().find(|(sig, _)| {
+            sig.as_ref().is_some_and(|s| {
+                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a == b)
+            })
+        });
+        let (_, f) = matching.or(set.last())?;
+        Some((f.0, f.1, f.2.as_str()))
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
@@ -1202,6 +1311,14 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
             )
         })
         .collect();
+    let outputs: Vec<Type> = match &adj.return_var {
+        Some(r) if r.len() > 1 => r.iter().map(|v| adj.var(*v).ty.clone()).collect(),
+        _ => Vec::new(),
+    };
+    let mut forward_args = forward_args;
+    for (i, t) in outputs.iter().enumerate() {
+        forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
+    }
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
@@ -1210,10 +1327,14 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     if let Some(r) = &ret {
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
     }
+    for (i, t) in outputs.iter().enumerate() {
+        reverse_args.push(format!("{} & adj_ret_{i}", t.ctype(false)));
+    }
     BuiltFunc {
         native: native.to_string(),
         params,
         ret,
+        outputs,
         callees: adj.called.clone(),
         used_by_backward: false,
         forward_args,
