@@ -1096,7 +1096,16 @@ impl<'a> Adjoint<'a> {
             let count = range_len(start, stop, step)
                 .ok_or_else(|| self.err("range() bounds are too large"))?;
             let has_break = contains_loop_control(body, true, false);
-            if count <= self.max_unroll as i128 && !has_break {
+            // A loop with wp.static() in it is always unrolled.
+            let forced = || {
+                let iter_stmt = Stmt {
+                    kind: StmtKind::Expr(iter.clone()),
+                    pos: iter.pos,
+                };
+                contains_static_call(self.scope, std::slice::from_ref(&iter_stmt))
+                    || contains_static_call(self.scope, body)
+            };
+            if (count <= self.max_unroll as i128 && !has_break) || forced() {
                 let values = (0..count)
                     .map(|k| start.wrapping_add(k.wrapping_mul(step)))
                     .collect();
@@ -1958,12 +1967,54 @@ impl<'a> Adjoint<'a> {
         Ok(outs)
     }
 
+    /// `wp.static(expr)`: evaluated when the code is generated, from module
+    /// values and the iteration values of enclosing unrolled loops; the value
+    /// becomes a constant.
+    fn static_expr(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let [arg] = args else {
+            return Err(self.err("wp.static() takes exactly one argument"));
+        };
+        if !kwargs.is_empty() {
+            return Err(self.err("wp.static() takes exactly one argument"));
+        }
+        let local = |name: &str| -> Option<super::pyconst::PyVal> {
+            if !self.loop_const_iter_symbols.contains(&name) {
+                return None;
+            }
+            let c = self.var(self.symbol(name)?).constant?;
+            Some(super::pyconst::PyVal::from_const(c))
+        };
+        // A name bound in the kernel (not a loop constant) cannot be read statically.
+        let mut names = BTreeSet::new();
+        collect_names_expr(arg, &mut names);
+        if let Some(n) = names
+            .iter()
+            .find(|n| self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n))
+        {
+            return Err(self.err(format!(
+                "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
+            )));
+        }
+        let value = self.scope.eval_with(arg, &local).ok_or_else(|| {
+            self.err(
+                "this wp.static() expression cannot be evaluated by this version of the lowering",
+            )
+        })?;
+        let c = value.const_val().ok_or_else(|| {
+            self.err("wp.static() values other than int, float and bool are not supported by this version of the lowering")
+        })?;
+        Ok(self.add_constant(c))
+    }
+
     fn call(
         &mut self,
         func: &Expr<'a>,
         args: &[Expr<'a>],
         kwargs: &[Keyword<'a>],
     ) -> LResult<Option<VarId>> {
+        if self.scope.names_warp(func, "static") {
+            return self.static_expr(args, kwargs).map(Some);
+        }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 if !kwargs.is_empty() {
@@ -2158,6 +2209,59 @@ fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
 }
 
 /// Every name appearing in the statements (any context).
+/// The names an expression reads.
+fn collect_names_expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
+    let stmt = Stmt {
+        kind: StmtKind::Expr(e.clone()),
+        pos: e.pos,
+    };
+    collect_names_stmts(std::slice::from_ref(&stmt), out);
+}
+
+/// Whether statements call `wp.static(...)` (warp unrolls such loops whatever their length).
+fn contains_static_call(scope: &Scope<'_>, body: &[Stmt]) -> bool {
+    fn expr(scope: &Scope<'_>, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Call(f, args, kwargs) => {
+                scope.names_warp(f, "static")
+                    || expr(scope, f)
+                    || args.iter().any(|a| expr(scope, a))
+                    || kwargs.iter().any(|k| expr(scope, &k.value))
+            }
+            ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+                expr(scope, b)
+            }
+            ExprKind::Subscript(v) | ExprKind::BinOp(v, _) => v.iter().any(|x| expr(scope, x)),
+            ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+                v.iter().any(|x| expr(scope, x))
+            }
+            ExprKind::Compare(l, c) => expr(scope, l) || c.iter().any(|(_, x)| expr(scope, x)),
+            ExprKind::IfExp(a, b, c) => expr(scope, a) || expr(scope, b) || expr(scope, c),
+            ExprKind::Slice(a, b, c) => [a, b, c].iter().any(|x| x.is_some_and(|x| expr(scope, x))),
+            ExprKind::Name(_) | ExprKind::Constant(_) | ExprKind::Other(_) => false,
+        }
+    }
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(scope, e),
+        StmtKind::Assign(t, v) => t.iter().any(|x| expr(scope, x)) || expr(scope, v),
+        StmtKind::AugAssign(t, _, v) => expr(scope, t) || expr(scope, v),
+        StmtKind::AnnAssign(t, a, v) => {
+            expr(scope, t) || expr(scope, a) || v.as_ref().is_some_and(|v| expr(scope, v))
+        }
+        StmtKind::If(c, b, o) | StmtKind::While(c, b, o) => {
+            expr(scope, c) || contains_static_call(scope, b) || contains_static_call(scope, o)
+        }
+        StmtKind::For(t, i, b, o) => {
+            expr(scope, t)
+                || expr(scope, i)
+                || contains_static_call(scope, b)
+                || contains_static_call(scope, o)
+        }
+        StmtKind::Assert(a, b) => expr(scope, a) || b.as_ref().is_some_and(|b| expr(scope, b)),
+        _ => false,
+    })
+}
+
 fn collect_names_stmts<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
     fn expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
         match &e.kind {

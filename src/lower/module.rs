@@ -925,7 +925,7 @@ impl<'a> Scope<'a> {
     }
 
     /// `expr` names warp attribute `attr` (`wp.kernel`, or `kernel` imported from warp).
-    fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
+    pub(super) fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
         match &expr.kind {
             ExprKind::Attribute(base, a) => {
                 *a == attr && matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m))
