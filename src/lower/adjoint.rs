@@ -225,6 +225,8 @@ pub struct Adjoint<'a> {
     pub locals: Vec<VarId>,
     /// Python names bound to variables; `Rc` because branches and loops snapshot them.
     symbols: Vec<(&'a str, VarId)>,
+    /// Locals bound to a `@wp.func` (`f = some_func`): the function's name.
+    func_aliases: Vec<(&'a str, String)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
     blocks: Vec<Block>,
     /// Labels of the enclosing loops' condition blocks (for break/continue).
@@ -273,6 +275,7 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::with_capacity(256),
             symbols: Vec::new(),
+            func_aliases: Vec::new(),
             blocks: vec![Block::for_lines(
                 def.end_line.saturating_sub(def.first_line),
             )],
@@ -765,6 +768,21 @@ impl<'a> Adjoint<'a> {
         let lhs = &targets[0];
         match &lhs.kind {
             ExprKind::Name(name) => {
+                if let Some(f) = self.function_value(value)? {
+                    if self.symbol(name).is_some() {
+                        return Err(self.err(format!(
+                            "rebinding the variable '{name}' to a function is not supported"
+                        )));
+                    }
+                    self.func_aliases.retain(|(n, _)| n != name);
+                    self.func_aliases.push((name, f));
+                    return Ok(());
+                }
+                if self.func_aliases.iter().any(|(n, _)| n == name) {
+                    return Err(self.err(format!(
+                        "rebinding function-valued local '{name}' is not supported"
+                    )));
+                }
                 let rhs = self.expr(value)?;
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
@@ -1888,7 +1906,45 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// The `@wp.func` an expression names, when it names one: a function, a
+    /// local or module-level name bound to one, or `wp.static(...)` of one.
+    fn function_value(&self, value: &Expr<'a>) -> LResult<Option<String>> {
+        match &value.kind {
+            ExprKind::Name(n) => {
+                if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == n) {
+                    return Ok(Some(f.clone()));
+                }
+                if self.symbol(n).is_some() {
+                    return Ok(None);
+                }
+                if self.scope.user_function(n).is_some() {
+                    return Ok(Some(n.to_string()));
+                }
+                Ok(self.scope.module_function_alias(n))
+            }
+            ExprKind::Call(f, args, _) if self.scope.names_warp(f, "static") => {
+                match args.first().and_then(|a| self.scope.eval(a)) {
+                    Some(super::pyconst::PyVal::Function(f)) => Ok(Some(f)),
+                    _ => Ok(None),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
+        if let ExprKind::Name(name) = &func.kind {
+            if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == name) {
+                return Ok(Callee::User(f.as_str().into()));
+            }
+            if self.symbol(name).is_none() && self.scope.user_function(name).is_none() {
+                if let Some(f) = self.scope.module_function_alias(name) {
+                    if self.scope.user_function(&f).is_some() {
+                        return Ok(Callee::User(f.as_str().into()));
+                    }
+                }
+            }
+        }
         match &func.kind {
             ExprKind::Attribute(base, attr) => match &base.kind {
                 ExprKind::Name(module)

@@ -214,7 +214,6 @@ impl<'a> Scope<'a> {
             kernels: Vec::new(),
             block_dim: 256,
         };
-        scope.run_module(module);
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
         let mut counts: Vec<(String, usize)> = Vec::new();
@@ -237,6 +236,7 @@ impl<'a> Scope<'a> {
                 }
             }
         }
+        scope.run_module(module);
         scope
     }
 
@@ -657,6 +657,9 @@ impl<'a> Scope<'a> {
                 if let Some(v) = self.values.iter().find(|(k, _)| k == n) {
                     return v.1.clone();
                 }
+                if self.functions.iter().any(|(d, _, _)| d.name == *n) {
+                    return Some(PyVal::Function(n.to_string()));
+                }
                 if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == n) {
                     return pyconst::math_constant(m);
                 }
@@ -881,6 +884,14 @@ impl<'a> Scope<'a> {
             .rev()
             .find(|(d, _, _)| d.name == name)
             .map(|(d, p, n)| (*d, *p, n.as_str()))
+    }
+
+    /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
+    pub fn module_function_alias(&self, name: &str) -> Option<String> {
+        match self.values.iter().find(|(n, _)| n == name)? {
+            (_, Some(PyVal::Function(f))) => Some(f.clone()),
+            _ => None,
+        }
     }
 
     /// A module-level int, float or bool referenced by name inside a kernel.

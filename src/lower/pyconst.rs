@@ -20,6 +20,8 @@ pub enum PyVal {
     /// A `wp.Module(...)` / `wp.get_module(...)` object, named by its first argument
     /// (or the name it is bound to).
     WarpModule(String),
+    /// A module-level `@wp.func`, by name.
+    Function(String),
 }
 
 impl PyVal {
@@ -50,7 +52,7 @@ impl PyVal {
             PyVal::Str(s) => !s.is_empty(),
             PyVal::Tuple(v) => !v.is_empty(),
             PyVal::Dict(v) => !v.is_empty(),
-            PyVal::WarpModule(_) => true,
+            PyVal::WarpModule(_) | PyVal::Function(_) => true,
         }
     }
 
