@@ -188,6 +188,8 @@ pub struct BuiltFunc {
     pub ret: Option<Type>,
     /// The types of a function returning several values (through `ret_i` references).
     pub outputs: Vec<Type>,
+    /// `WP_NOINLINE ` / `WP_FORCEINLINE ` from `@wp.func(inline=False/True)`.
+    pub inline_attr: &'static str,
     /// Indices (in `FuncTable::built`) of the user functions it calls.
     pub callees: Vec<usize>,
     /// Reached from a kernel that has a backward pass: its adjoint body is generated.
@@ -1495,7 +1497,9 @@ impl<'a> Adjoint<'a> {
             let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
             adj.max_unroll = self.max_unroll;
             adj.lower_function(def, pos)?;
-            Ok(super::module::render_function(&adj, def, native))
+            let mut built = super::module::render_function(&adj, def, native);
+            built.inline_attr = self.scope.inline_attr(def);
+            Ok(built)
         })();
         self.funcs.borrow_mut().building.retain(|n| n != native);
         let built = result?;

@@ -219,7 +219,7 @@ impl<'a> Scope<'a> {
         let mut counts: Vec<(String, usize)> = Vec::new();
         for stmt in module.body {
             if let StmtKind::FunctionDef(def) = &stmt.kind {
-                if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
+                if def.decorators.iter().any(|d| scope.is_func_decorator(d)) {
                     let key = native_identifier(def.name);
                     let n = match counts.iter_mut().find(|(k, _)| *k == key) {
                         Some(entry) => {
@@ -886,6 +886,34 @@ impl<'a> Scope<'a> {
             .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
+    /// `@wp.func` or `@wp.func(...)`.
+    fn is_func_decorator(&self, d: &Expr) -> bool {
+        match &d.kind {
+            ExprKind::Call(f, args, _) => args.is_empty() && self.names_warp(f, "func"),
+            _ => self.names_warp(d, "func"),
+        }
+    }
+
+    /// The attribute `@wp.func(inline=...)` puts before a function's C++ definitions.
+    pub fn inline_attr(&self, def: &FunctionDef) -> &'static str {
+        for d in def.decorators {
+            if let ExprKind::Call(f, _, kwargs) = &d.kind {
+                if self.names_warp(f, "func") {
+                    for k in kwargs.iter() {
+                        if k.arg == Some("inline") {
+                            return match self.eval(&k.value) {
+                                Some(PyVal::Bool(true)) => "WP_FORCEINLINE ",
+                                Some(PyVal::Bool(false)) => "WP_NOINLINE ",
+                                _ => "",
+                            };
+                        }
+                    }
+                }
+            }
+        }
+        ""
+    }
+
     /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
     pub fn module_function_alias(&self, name: &str) -> Option<String> {
         match self.values.iter().find(|(n, _)| n == name)? {
@@ -1346,6 +1374,7 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         params,
         ret,
         outputs,
+        inline_attr: "",
         callees: adj.called.clone(),
         used_by_backward: false,
         forward_args,
@@ -1388,9 +1417,10 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         )
     };
     format!(
-        "\n// {}:{}\nstatic {callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        "\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
         scope.filename,
         f.first_line,
+        f.inline_attr,
         args.join(",\n    ")
     )
 }
