@@ -190,6 +190,10 @@ pub struct BuiltFunc {
     pub outputs: Vec<Type>,
     /// `WP_NOINLINE ` / `WP_FORCEINLINE ` from `@wp.func(inline=False/True)`.
     pub inline_attr: &'static str,
+    /// A `@wp.func_replay` function: no adjoint is generated.
+    pub forward_only: bool,
+    /// The C++ name of its `@wp.func_replay` function, called in the replay pass.
+    pub replay: Option<String>,
     /// Indices (in `FuncTable::built`) of the user functions it calls.
     pub callees: Vec<usize>,
     /// Reached from a kernel that has a backward pass: its adjoint body is generated.
@@ -207,6 +211,9 @@ pub struct BuiltFunc {
 pub struct FuncTable {
     pub built: Vec<(String, BuiltFunc)>,
     building: Vec<String>,
+    /// `@wp.func_replay` functions of built functions, built after the kernels
+    /// (warp's deferred functions): (index of the function they replay, C++ name).
+    pub deferred: Vec<(usize, String)>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -1492,20 +1499,12 @@ impl<'a> Adjoint<'a> {
         if self.funcs.borrow().building.iter().any(|n| n == native) {
             return Err(self.err(format!("recursive call of '{}' is not supported", def.name)));
         }
-        self.funcs.borrow_mut().building.push(native.to_string());
-        let result = (|| {
-            let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
-            adj.max_unroll = self.max_unroll;
-            adj.lower_function(def, pos)?;
-            let mut built = super::module::render_function(&adj, def, native);
-            built.inline_attr = self.scope.inline_attr(def);
-            Ok(built)
-        })();
-        self.funcs.borrow_mut().building.retain(|n| n != native);
-        let built = result?;
-        let mut table = self.funcs.borrow_mut();
-        table.built.push((native.to_string(), built));
-        Ok(table.built.len() - 1)
+        let (idx, replay) =
+            build_function(self.scope, self.funcs, def, pos, native, self.max_unroll)?;
+        if let Some(r) = replay {
+            self.funcs.borrow_mut().deferred.push((idx, r));
+        }
+        Ok(idx)
     }
 
     /// Calls user function `name` (the overload whose parameter types match
@@ -1567,7 +1566,18 @@ impl<'a> Adjoint<'a> {
             Some(o) => format!("{} = {call};", self.emit(o)),
             None => format!("{call};"),
         };
-        self.add_forward_plain(&forward);
+        let replay_native = self.funcs.borrow().built[idx].1.replay.clone();
+        match replay_native {
+            Some(r) if outs.is_empty() => {
+                let call = format!("{r}({})", fwd_s.join(", "));
+                let replay = match output {
+                    Some(o) => format!("{} = {call};", self.emit(o)),
+                    None => format!("{call};"),
+                };
+                self.add_forward(&forward, Some(&replay), false);
+            }
+            _ => self.add_forward_plain(&forward),
+        }
         if !args.is_empty() {
             let mut parts = fwd_s;
             parts.extend(args.iter().map(|a| self.emit_adj(*a)));
@@ -2269,6 +2279,34 @@ fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
 }
 
 /// Every name appearing in the statements (any context).
+/// Lowers a user function into the table (`native` names the overload);
+/// returns its index and the C++ name of its replay function, if it has one.
+pub fn build_function<'a>(
+    scope: &'a Scope<'a>,
+    funcs: &'a RefCell<FuncTable>,
+    def: &'a FunctionDef<'a>,
+    pos: Pos,
+    native: &str,
+    max_unroll: usize,
+) -> LResult<(usize, Option<String>)> {
+    funcs.borrow_mut().building.push(native.to_string());
+    let replay = scope.replay_function(def, native);
+    let result = (|| {
+        let mut adj = Adjoint::new(scope, funcs, def, true)?;
+        adj.max_unroll = max_unroll;
+        adj.lower_function(def, pos)?;
+        let mut built = super::module::render_function(&adj, def, native);
+        built.inline_attr = scope.inline_attr(def);
+        built.replay = replay.map(|(_, _, _, n)| n.clone());
+        Ok(built)
+    })();
+    funcs.borrow_mut().building.retain(|n| n != native);
+    let built = result?;
+    let mut table = funcs.borrow_mut();
+    table.built.push((native.to_string(), built));
+    Ok((table.built.len() - 1, replay.map(|(_, _, _, n)| n.clone())))
+}
+
 /// The names an expression reads.
 fn collect_names_expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
     let stmt = Stmt {

@@ -41,6 +41,8 @@ pub struct Scope<'a> {
     kernels: Vec<KernelDef<'a>>,
     /// `block_dim` of the file's own warp module (`#define WP_TILE_BLOCK_DIM`).
     pub block_dim: i128,
+    /// `@wp.func_replay(f)` definitions: (f's name, the replay def, its position, its C++ name).
+    replays: Vec<(String, &'a FunctionDef<'a>, Pos, String)>,
 }
 
 /// The `warp.config` settings that change generated code, as the file sets them.
@@ -213,6 +215,7 @@ impl<'a> Scope<'a> {
             values: Vec::new(),
             kernels: Vec::new(),
             block_dim: 256,
+            replays: Vec::new(),
         };
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
@@ -233,6 +236,37 @@ impl<'a> Scope<'a> {
                         }
                     };
                     scope.functions.push((def, stmt.pos, format!("{key}_{n}")));
+                }
+            }
+        }
+        for stmt in module.body {
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                for d in def.decorators {
+                    if let ExprKind::Call(f, args, _) = &d.kind {
+                        if let (
+                            true,
+                            [
+                                Expr {
+                                    kind: ExprKind::Name(target),
+                                    ..
+                                },
+                            ],
+                        ) = (scope.names_warp(f, "func_replay"), &args[..])
+                        {
+                            // warp keys it `replay_<key>`, numbered like any function.
+                            let key = format!("replay_{}", native_identifier(target));
+                            let n = counts
+                                .iter()
+                                .find(|(k, _)| *k == key)
+                                .map_or(0, |e| e.1 + 1);
+                            scope.replays.push((
+                                target.to_string(),
+                                def,
+                                stmt.pos,
+                                format!("{key}_{n}"),
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -886,6 +920,36 @@ impl<'a> Scope<'a> {
             .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
+    /// The `@wp.func_replay` of the function built as `native` (only when the
+    /// function's name has a single definition: overloads are matched by warp
+    /// on their signature, which this version does not do).
+    pub fn replay_function(
+        &self,
+        def: &FunctionDef,
+        _native: &str,
+    ) -> Option<&(String, &'a FunctionDef<'a>, Pos, String)> {
+        let single = self
+            .functions
+            .iter()
+            .filter(|(d, _, _)| d.name == def.name)
+            .count()
+            == 1;
+        if !single {
+            return None;
+        }
+        self.replays.iter().rev().find(|(t, _, _, _)| t == def.name)
+    }
+
+    /// The replay definition whose C++ name is `native`.
+    fn replay_of(&self, forward_native: &str) -> Option<(&'a FunctionDef<'a>, Pos, String)> {
+        let (def, _, _) = self
+            .functions
+            .iter()
+            .find(|(_, _, n)| n == forward_native)?;
+        self.replay_function(def, forward_native)
+            .map(|(_, d, p, n)| (*d, *p, n.clone()))
+    }
+
     /// `@wp.func` or `@wp.func(...)`.
     fn is_func_decorator(&self, d: &Expr) -> bool {
         match &d.kind {
@@ -1298,6 +1362,25 @@ pub fn lower_parsed<'a>(
             adj,
         });
     }
+    // warp builds the replay functions of the functions it built after the kernels.
+    let deferred = std::mem::take(&mut funcs.borrow_mut().deferred);
+    for (idx, native) in deferred {
+        let Some(forward) = funcs.borrow().built.get(idx).map(|(n, _)| n.clone()) else {
+            continue;
+        };
+        let Some((def, pos, _)) = scope.replay_of(&forward) else {
+            continue;
+        };
+        if funcs.borrow().built.iter().any(|(n, _)| *n == native) {
+            continue;
+        }
+        let max_unroll = 16;
+        if let Ok((i, _)) =
+            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll)
+        {
+            funcs.borrow_mut().built[i].1.forward_only = true;
+        }
+    }
     mark_backward_use(&mut funcs.borrow_mut(), &bodies);
     let table = funcs.borrow();
     let generate = |target, module| assemble(target, &scope, &table, &bodies, module);
@@ -1375,6 +1458,8 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         ret,
         outputs,
         inline_attr: "",
+        forward_only: false,
+        replay: None,
         callees: adj.called.clone(),
         used_by_backward: false,
         forward_args,
@@ -1469,6 +1554,7 @@ fn module_source(
             funcs
                 .built
                 .iter()
+                .filter(move |(_, f)| !(adjoint && f.forward_only))
                 .map(move |(_, f)| function_source(target, scope, f, adjoint))
         })
         .collect();
