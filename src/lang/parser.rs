@@ -224,10 +224,11 @@ impl<'a> Parser<'_, 'a> {
                             }
                         }
                     } else if self.peek().kind == TokenKind::Name
-                        && self.peek_at(1).kind == TokenKind::Op
-                        && self.peek_at(1).text == "="
+                        && !COMPOUND_KEYWORDS.contains(&self.peek().text)
+                        && !matches!(self.peek().text, "import" | "from")
                     {
-                        // `NAME = value` at module level: kernels may read it as a constant.
+                        // Simple statements at module level: `NAME = value` (kernels may read
+                        // it as a constant), `wp.config.x = ...`, `wp.set_module_options(...)`.
                         let start = self.i;
                         let len = body.len();
                         if self.simple_statements(&mut body).is_err() {

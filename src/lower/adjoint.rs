@@ -186,6 +186,14 @@ pub struct BuiltFunc {
     pub native: String,
     pub params: Vec<Type>,
     pub ret: Option<Type>,
+    /// The types of a function returning several values (through `ret_i` references).
+    pub outputs: Vec<Type>,
+    /// `WP_NOINLINE ` / `WP_FORCEINLINE ` from `@wp.func(inline=False/True)`.
+    pub inline_attr: &'static str,
+    /// A `@wp.func_replay` function: no adjoint is generated.
+    pub forward_only: bool,
+    /// The C++ name of its `@wp.func_replay` function, called in the replay pass.
+    pub replay: Option<String>,
     /// Indices (in `FuncTable::built`) of the user functions it calls.
     pub callees: Vec<usize>,
     /// Reached from a kernel that has a backward pass: its adjoint body is generated.
@@ -203,6 +211,9 @@ pub struct BuiltFunc {
 pub struct FuncTable {
     pub built: Vec<(String, BuiltFunc)>,
     building: Vec<String>,
+    /// `@wp.func_replay` functions of built functions, built after the kernels
+    /// (warp's deferred functions): (index of the function they replay, C++ name).
+    pub deferred: Vec<(usize, String)>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -223,6 +234,8 @@ pub struct Adjoint<'a> {
     pub locals: Vec<VarId>,
     /// Python names bound to variables; `Rc` because branches and loops snapshot them.
     symbols: Vec<(&'a str, VarId)>,
+    /// Locals bound to a `@wp.func` (`f = some_func`): the function's name.
+    func_aliases: Vec<(&'a str, String)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
     blocks: Vec<Block>,
     /// Labels of the enclosing loops' condition blocks (for break/continue).
@@ -233,6 +246,8 @@ pub struct Adjoint<'a> {
     loop_const_iter_symbols: Vec<&'a str>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
     pub kernel_dim: usize,
+    /// The module's `max_unroll`: constant loops up to this many iterations are unrolled.
+    pub max_unroll: usize,
     indentation: String,
     label_count: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
@@ -269,6 +284,7 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::with_capacity(256),
             symbols: Vec::new(),
+            func_aliases: Vec::new(),
             blocks: vec![Block::for_lines(
                 def.end_line.saturating_sub(def.first_line),
             )],
@@ -276,6 +292,7 @@ impl<'a> Adjoint<'a> {
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
             kernel_dim: tid_dimension(def.body),
+            max_unroll: MAX_UNROLL,
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -709,7 +726,8 @@ impl<'a> Adjoint<'a> {
         {
             self.add_forward("return {};", None, true);
         }
-        if let (Some(annotation), true) = (&def.returns, self.is_function) {
+        let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
+        if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
             let actual = self
                 .return_var
@@ -789,6 +807,21 @@ impl<'a> Adjoint<'a> {
         let lhs = &targets[0];
         match &lhs.kind {
             ExprKind::Name(name) => {
+                if let Some(f) = self.function_value(value)? {
+                    if self.symbol(name).is_some() {
+                        return Err(self.err(format!(
+                            "rebinding the variable '{name}' to a function is not supported"
+                        )));
+                    }
+                    self.func_aliases.retain(|(n, _)| n != name);
+                    self.func_aliases.push((name, f));
+                    return Ok(());
+                }
+                if self.func_aliases.iter().any(|(n, _)| n == name) {
+                    return Err(self.err(format!(
+                        "rebinding function-valued local '{name}' is not supported"
+                    )));
+                }
                 let rhs = self.expr(value)?;
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
@@ -1123,7 +1156,16 @@ impl<'a> Adjoint<'a> {
             let count = range_len(start, stop, step)
                 .ok_or_else(|| self.err("range() bounds are too large"))?;
             let has_break = contains_loop_control(body, true, false);
-            if count <= MAX_UNROLL as i128 && !has_break {
+            // A loop with wp.static() in it is always unrolled.
+            let forced = || {
+                let iter_stmt = Stmt {
+                    kind: StmtKind::Expr(iter.clone()),
+                    pos: iter.pos,
+                };
+                contains_static_call(self.scope, std::slice::from_ref(&iter_stmt))
+                    || contains_static_call(self.scope, body)
+            };
+            if (count <= self.max_unroll as i128 && !has_break) || forced() {
                 let values = (0..count)
                     .map(|k| start.wrapping_add(k.wrapping_mul(step)))
                     .collect();
@@ -1412,9 +1454,8 @@ impl<'a> Adjoint<'a> {
         if !self.is_function {
             return Err(self.err("a kernel cannot return a value"));
         }
-        if matches!(value.kind, ExprKind::Tuple(_)) {
-            return Err(self
-                .err("returning several values is not supported by this version of the lowering"));
+        if let ExprKind::Tuple(elts) = &value.kind {
+            return self.return_values(elts);
         }
         let mut v = self.expr(value)?;
         if let Some(prev) = &self.return_var {
@@ -1438,46 +1479,89 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    /// Index of user function `name` in the module's table, lowering it first if needed.
-    fn ensure_built(&mut self, name: &str) -> LResult<usize> {
+    /// `return a, b`: each value goes out through a `ret_i` reference.
+    fn return_values(&mut self, elts: &[Expr<'a>]) -> LResult<()> {
+        let mut vals = Vec::with_capacity(elts.len());
+        for e in elts {
+            vals.push(self.expr(e)?);
+        }
+        if let Some(prev) = &self.return_var {
+            let old: Vec<String> = prev
+                .iter()
+                .map(|v| self.ty(*v).ctype(true).into_owned())
+                .collect();
+            let new: Vec<String> = vals
+                .iter()
+                .map(|v| self.ty(*v).ctype(true).into_owned())
+                .collect();
+            if old != new {
+                return Err(self.err(format!(
+                    "function returned different types, previous: [{}], new [{}]",
+                    old.join(", "),
+                    new.join(", ")
+                )));
+            }
+        }
+        let mut rets = Vec::with_capacity(vals.len());
+        for v in vals {
+            rets.push(if self.ty(v).is_ref() {
+                self.add_value_call("copy", &[v])?
+            } else {
+                v
+            });
+        }
+        if rets.len() == 1 {
+            let v = rets[0];
+            self.return_var = Some(rets);
+            let label = self.label_count;
+            let s = format!("return {};", self.emit(v));
+            self.add_forward(&s, Some(&format!("goto label{label};")), false);
+            reverse!(self, "{} += adj_ret;", self.var(v).adj());
+        } else {
+            for (i, &v) in rets.iter().enumerate() {
+                let s = format!("ret_{i} = {};", self.emit(v));
+                self.add_forward(&s, None, false);
+                reverse!(self, "{} += adj_ret_{i};", self.var(v).adj());
+            }
+            let label = self.label_count;
+            self.add_forward("return;", Some(&format!("goto label{label};")), false);
+            self.return_var = Some(rets);
+        }
+        let label = self.label_count;
+        reverse!(self, "label{label}:;");
+        self.label_count += 1;
+        Ok(())
+    }
+
+    /// Index of a user function (`native` names the overload) in the module's
+    /// table, lowering it first if needed.
+    fn ensure_built(&mut self, def: &'a FunctionDef<'a>, pos: Pos, native: &str) -> LResult<usize> {
         if let Some(i) = self
             .funcs
             .borrow()
             .built
             .iter()
-            .position(|(n, _)| n == name)
+            .position(|(n, _)| n == native)
         {
             return Ok(i);
         }
-        if self.funcs.borrow().building.iter().any(|n| n == name) {
-            return Err(self.err(format!("recursive call of '{name}' is not supported")));
+        if self.funcs.borrow().building.iter().any(|n| n == native) {
+            return Err(self.err(format!("recursive call of '{}' is not supported", def.name)));
         }
-        let (def, pos, native) = self
-            .scope
-            .user_function(name)
-            .expect("resolve_callee checked it");
-        self.funcs.borrow_mut().building.push(name.to_string());
         // Each function called from a function lowers on a stack with room
         // for its own deepest tree, however long the chain of calls.
-        let result = super::with_stack(|| {
-            let mut adj = Adjoint::new(self.scope, self.funcs, def, true)?;
-            adj.lower_function(def, pos)?;
-            Ok(super::module::render_function(&adj, def, native))
-        });
-        self.funcs.borrow_mut().building.retain(|n| n != name);
-        let built = result?;
-        let mut table = self.funcs.borrow_mut();
-        table.built.push((name.to_string(), built));
-        Ok(table.built.len() - 1)
+        let (idx, replay) = super::with_stack(|| {
+            build_function(self.scope, self.funcs, def, pos, native, self.max_unroll)
+        })?;
+        if let Some(r) = replay {
+            self.funcs.borrow_mut().deferred.push((idx, r));
+        }
+        Ok(idx)
     }
 
-    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
-        let idx = self.ensure_built(name)?;
-        let (native, params, ret) = {
-            let t = self.funcs.borrow();
-            let f = &t.built[idx].1;
-            (f.native.clone(), f.params.clone(), f.ret.clone())
-        };
+    /// Calls user function `name` (the overload whose parameter types match
+    /// the arguments'); a function of several values gives one variable each.
+    fn call_user_outputs(&mut self, name: &str, args: &[VarId]) -> LResult<Vec<VarId>> {
         // Argument types on the stack: calls rarely take more than a few arguments.
         let mut inline = [Type::BOOL; 8];
         let spilled: Vec<Type>;
@@ -1489,6 +1573,21 @@ impl<'a> Adjoint<'a> {
         } else {
             spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
             &spilled
+        };
+        let (def, pos, native) = self
+            .scope
+            .user_overload(name, types)
+            .expect("resolve_callee checked it");
+        let idx = self.ensure_built(def, pos, native)?;
+        let (native, params, ret, outputs) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (
+                f.native.clone(),
+                f.params.clone(),
+                f.ret.clone(),
+                f.outputs.clone(),
+            )
         };
         if types != params {
             let show = |ts: &[Type]| {
@@ -1507,26 +1606,55 @@ impl<'a> Adjoint<'a> {
             self.called.push(idx);
         }
         let output = ret.map(|t| self.add_var(t, None));
+        let outs: Vec<VarId> = outputs.into_iter().map(|t| self.add_var(t, None)).collect();
         let mut fwd = Vec::with_capacity(args.len());
         for &a in args {
             fwd.push(self.load(a)?);
         }
-        let fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        let mut fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        fwd_s.extend(outs.iter().map(|o| self.emit(*o).to_string()));
         let call = format!("{native}({})", fwd_s.join(", "));
         let forward = match output {
             Some(o) => format!("{} = {call};", self.emit(o)),
             None => format!("{call};"),
         };
-        self.add_forward_plain(&forward);
+        let replay_native = self.funcs.borrow().built[idx].1.replay.clone();
+        match replay_native {
+            Some(r) if outs.is_empty() => {
+                let call = format!("{r}({})", fwd_s.join(", "));
+                let replay = match output {
+                    Some(o) => format!("{} = {call};", self.emit(o)),
+                    None => format!("{call};"),
+                };
+                self.add_forward(&forward, Some(&replay), false);
+            }
+            _ => self.add_forward_plain(&forward),
+        }
         if !args.is_empty() {
             let mut parts = fwd_s;
             parts.extend(args.iter().map(|a| self.emit_adj(*a)));
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
+            parts.extend(outs.iter().map(|o| self.emit_adj(*o)));
             reverse!(self, "adj_{native}({});", parts.join(", "));
         }
-        Ok(output)
+        Ok(match output {
+            Some(o) => vec![o],
+            None => outs,
+        })
+    }
+
+    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
+        let outs = self.call_user_outputs(name, args)?;
+        match outs[..] {
+            [] => Ok(None),
+            [o] => Ok(Some(o)),
+            _ => Err(self.err(format!(
+                "'{name}' returns {} values: unpack them (a, b = {name}(...))",
+                outs.len()
+            ))),
+        }
     }
 
     // --------------------------------------------------------- expressions
@@ -1543,7 +1671,11 @@ impl<'a> Adjoint<'a> {
                         self.set_symbol(name, v);
                         Ok(v)
                     }
-                    None => Err(self.err(format!("referencing undefined symbol: {name}"))),
+                    None => Err(self.err(
+                        self.scope
+                            .module_value_problem(name)
+                            .unwrap_or_else(|| format!("referencing undefined symbol: {name}")),
+                    )),
                 },
             },
             ExprKind::Constant(c) => {
@@ -1587,6 +1719,11 @@ impl<'a> Adjoint<'a> {
             }
             ExprKind::Attribute(base, attr) => {
                 if let ExprKind::Name(m) = &base.kind {
+                    if self.symbol(m).is_none() {
+                        if let Some(c) = self.scope.module_attribute_constant(m, attr) {
+                            return Ok(self.add_constant(c));
+                        }
+                    }
                     if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
                         return Err(self.err(format!(
                             "{m}.{attr} is not supported as a value by this version of the lowering"
@@ -1835,7 +1972,45 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// The `@wp.func` an expression names, when it names one: a function, a
+    /// local or module-level name bound to one, or `wp.static(...)` of one.
+    fn function_value(&self, value: &Expr<'a>) -> LResult<Option<String>> {
+        match &value.kind {
+            ExprKind::Name(n) => {
+                if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == n) {
+                    return Ok(Some(f.clone()));
+                }
+                if self.symbol(n).is_some() {
+                    return Ok(None);
+                }
+                if self.scope.user_function(n).is_some() {
+                    return Ok(Some(n.to_string()));
+                }
+                Ok(self.scope.module_function_alias(n))
+            }
+            ExprKind::Call(f, args, _) if self.scope.names_warp(f, "static") => {
+                match args.first().and_then(|a| self.scope.eval(a)) {
+                    Some(super::pyconst::PyVal::Function(f)) => Ok(Some(f)),
+                    _ => Ok(None),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
+        if let ExprKind::Name(name) = &func.kind {
+            if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == name) {
+                return Ok(Callee::User(f.as_str().into()));
+            }
+            if self.symbol(name).is_none() && self.scope.user_function(name).is_none() {
+                if let Some(f) = self.scope.module_function_alias(name) {
+                    if self.scope.user_function(&f).is_some() {
+                        return Ok(Callee::User(f.as_str().into()));
+                    }
+                }
+            }
+        }
         match &func.kind {
             ExprKind::Attribute(base, attr) => match &base.kind {
                 ExprKind::Name(module)
@@ -1887,7 +2062,21 @@ impl<'a> Adjoint<'a> {
         n: usize,
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
-            Callee::Builtin(name) | Callee::User(name) => name,
+            Callee::User(name) => {
+                if !kwargs.is_empty() {
+                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let outs = self.call_user_outputs(&name, &vals)?;
+                if outs.len() != n {
+                    return Err(self.err(format!("'{name}' does not return {n} values")));
+                }
+                return Ok(outs);
+            }
+            Callee::Builtin(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
         };
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
@@ -1900,12 +2089,54 @@ impl<'a> Adjoint<'a> {
         Ok(outs)
     }
 
+    /// `wp.static(expr)`: evaluated when the code is generated, from module
+    /// values and the iteration values of enclosing unrolled loops; the value
+    /// becomes a constant.
+    fn static_expr(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let [arg] = args else {
+            return Err(self.err("wp.static() takes exactly one argument"));
+        };
+        if !kwargs.is_empty() {
+            return Err(self.err("wp.static() takes exactly one argument"));
+        }
+        let local = |name: &str| -> Option<super::pyconst::PyVal> {
+            if !self.loop_const_iter_symbols.contains(&name) {
+                return None;
+            }
+            let c = self.var(self.symbol(name)?).constant?;
+            Some(super::pyconst::PyVal::from_const(c))
+        };
+        // A name bound in the kernel (not a loop constant) cannot be read statically.
+        let mut names = BTreeSet::new();
+        collect_names_expr(arg, &mut names);
+        if let Some(n) = names
+            .iter()
+            .find(|n| self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n))
+        {
+            return Err(self.err(format!(
+                "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
+            )));
+        }
+        let value = self.scope.eval_with(arg, &local).ok_or_else(|| {
+            self.err(
+                "this wp.static() expression cannot be evaluated by this version of the lowering",
+            )
+        })?;
+        let c = value.const_val().ok_or_else(|| {
+            self.err("wp.static() values other than int, float and bool are not supported by this version of the lowering")
+        })?;
+        Ok(self.add_constant(c))
+    }
+
     fn call(
         &mut self,
         func: &Expr<'a>,
         args: &[Expr<'a>],
         kwargs: &[Keyword<'a>],
     ) -> LResult<Option<VarId>> {
+        if self.scope.names_warp(func, "static") {
+            return self.static_expr(args, kwargs).map(Some);
+        }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 if !kwargs.is_empty() {
@@ -2100,6 +2331,87 @@ fn contains_loop_control(body: &[Stmt], brk: bool, cont: bool) -> bool {
 }
 
 /// Every name appearing in the statements (any context).
+/// Lowers a user function into the table (`native` names the overload);
+/// returns its index and the C++ name of its replay function, if it has one.
+pub fn build_function<'a>(
+    scope: &'a Scope<'a>,
+    funcs: &'a RefCell<FuncTable>,
+    def: &'a FunctionDef<'a>,
+    pos: Pos,
+    native: &str,
+    max_unroll: usize,
+) -> LResult<(usize, Option<String>)> {
+    funcs.borrow_mut().building.push(native.to_string());
+    let replay = scope.replay_function(def, native);
+    let result = (|| {
+        let mut adj = Adjoint::new(scope, funcs, def, true)?;
+        adj.max_unroll = max_unroll;
+        adj.lower_function(def, pos)?;
+        let mut built = super::module::render_function(&adj, def, native);
+        built.inline_attr = scope.inline_attr(def);
+        built.replay = replay.map(|(_, _, _, n)| n.clone());
+        Ok(built)
+    })();
+    funcs.borrow_mut().building.retain(|n| n != native);
+    let built = result?;
+    let mut table = funcs.borrow_mut();
+    table.built.push((native.to_string(), built));
+    Ok((table.built.len() - 1, replay.map(|(_, _, _, n)| n.clone())))
+}
+
+/// The names an expression reads.
+fn collect_names_expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
+    let stmt = Stmt {
+        kind: StmtKind::Expr(e.clone()),
+        pos: e.pos,
+    };
+    collect_names_stmts(std::slice::from_ref(&stmt), out);
+}
+
+/// Whether statements call `wp.static(...)` (warp unrolls such loops whatever their length).
+fn contains_static_call(scope: &Scope<'_>, body: &[Stmt]) -> bool {
+    fn expr(scope: &Scope<'_>, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Call(f, args, kwargs) => {
+                scope.names_warp(f, "static")
+                    || expr(scope, f)
+                    || args.iter().any(|a| expr(scope, a))
+                    || kwargs.iter().any(|k| expr(scope, &k.value))
+            }
+            ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+                expr(scope, b)
+            }
+            ExprKind::Subscript(v) | ExprKind::BinOp(v, _) => v.iter().any(|x| expr(scope, x)),
+            ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+                v.iter().any(|x| expr(scope, x))
+            }
+            ExprKind::Compare(l, c) => expr(scope, l) || c.iter().any(|(_, x)| expr(scope, x)),
+            ExprKind::IfExp(a, b, c) => expr(scope, a) || expr(scope, b) || expr(scope, c),
+            ExprKind::Slice(a, b, c) => [a, b, c].iter().any(|x| x.is_some_and(|x| expr(scope, x))),
+            ExprKind::Name(_) | ExprKind::Constant(_) | ExprKind::Other(_) => false,
+        }
+    }
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(scope, e),
+        StmtKind::Assign(t, v) => t.iter().any(|x| expr(scope, x)) || expr(scope, v),
+        StmtKind::AugAssign(t, _, v) => expr(scope, t) || expr(scope, v),
+        StmtKind::AnnAssign(t, a, v) => {
+            expr(scope, t) || expr(scope, a) || v.as_ref().is_some_and(|v| expr(scope, v))
+        }
+        StmtKind::If(c, b, o) | StmtKind::While(c, b, o) => {
+            expr(scope, c) || contains_static_call(scope, b) || contains_static_call(scope, o)
+        }
+        StmtKind::For(t, i, b, o) => {
+            expr(scope, t)
+                || expr(scope, i)
+                || contains_static_call(scope, b)
+                || contains_static_call(scope, o)
+        }
+        StmtKind::Assert(a, b) => expr(scope, a) || b.as_ref().is_some_and(|b| expr(scope, b)),
+        _ => false,
+    })
+}
+
 fn collect_names_stmts<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
     fn expr<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
         match &e.kind {

@@ -10,6 +10,7 @@ mod adjoint;
 pub mod builtins;
 mod lines;
 mod module;
+mod pyconst;
 mod templates;
 pub mod types;
 

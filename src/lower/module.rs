@@ -9,6 +9,7 @@ use std::cell::RefCell;
 
 use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::lines::Lines;
+use super::pyconst::{self, PyVal};
 use super::templates::*;
 use super::types::{ConstVal, Scalar, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
@@ -29,10 +30,130 @@ pub struct Scope<'a> {
     warp_aliases: Vec<String>,
     /// (local name, warp name) from `from warp import x as y`.
     warp_imports: Vec<(String, String)>,
-    /// Module-level constants (`TILE = wp.constant(16)`, `N = 8`): the last assignment wins.
-    constants: Vec<(String, ConstVal)>,
+    /// (local name, module) of `import math`, `import numpy as np`.
+    py_modules: Vec<(String, &'static str)>,
+    /// (local name, name in math/numpy) from `from math import pi as PI`.
+    py_imports: Vec<(String, String)>,
+    /// Module-level names and their values at the end of the import (`None`:
+    /// assigned, but not statically computable): the last assignment wins.
+    values: Vec<(String, Option<PyVal>)>,
+    /// The kernels of the module, with the options warp builds each with.
+    kernels: Vec<KernelDef<'a>>,
+    /// `block_dim` of the file's own warp module (`#define WP_TILE_BLOCK_DIM`).
+    pub block_dim: i128,
+    /// `@wp.func_replay(f)` definitions: (f's name, the replay def, its position, its C++ name).
+    replays: Vec<(String, &'a FunctionDef<'a>, Pos, String)>,
     /// Bytes of code a kernel or function may generate, and the module's kernels together.
     pub max_generated: usize,
+}
+
+/// The `warp.config` settings that change generated code, as the file sets them.
+#[derive(Clone, Copy, Debug)]
+struct Config {
+    enable_backward: bool,
+    max_unroll: i128,
+    default_grid_stride: bool,
+    /// A setting whose effect on the output this version does not reproduce.
+    unsupported: Option<&'static str>,
+}
+
+/// The options of one warp module that change generated code.
+#[derive(Clone, Debug)]
+struct ModOptions {
+    enable_backward: bool,
+    max_unroll: i128,
+    block_dim: i128,
+    default_grid_stride: Option<bool>,
+    error: Option<String>,
+}
+
+impl ModOptions {
+    /// A new module takes `max_unroll` and `enable_backward` from the config of the moment.
+    fn new(c: &Config) -> Self {
+        ModOptions {
+            enable_backward: c.enable_backward,
+            max_unroll: c.max_unroll,
+            block_dim: 256,
+            default_grid_stride: None,
+            error: None,
+        }
+    }
+
+    /// Applies `{"option": value, ...}`; `strict` (a kernel's `module_options`)
+    /// rejects unknown names as warp does.
+    fn apply(&mut self, items: &[(PyVal, PyVal)], strict: bool) -> Result<(), String> {
+        for (k, v) in items {
+            let PyVal::Str(k) = k else {
+                return Err("module option names must be strings".into());
+            };
+            let bad = || format!("unsupported value for module option '{k}'");
+            match (k.as_str(), v) {
+                ("enable_backward", v) => self.enable_backward = v.truthy(),
+                ("max_unroll", PyVal::Int(n)) => self.max_unroll = *n,
+                ("block_dim", PyVal::Int(n)) => self.block_dim = *n,
+                ("default_grid_stride", PyVal::None) => self.default_grid_stride = None,
+                ("default_grid_stride", v) => self.default_grid_stride = Some(v.truthy()),
+                ("mode", PyVal::Str(m)) if m == "release" => {}
+                ("mode", PyVal::None) => {}
+                ("mode", _) | ("lineinfo", PyVal::Bool(true)) => {
+                    self.error = Some(format!(
+                        "module option '{k}' (debug line information) is not supported by this version of the lowering"
+                    ))
+                }
+                ("deterministic", PyVal::Str(m)) if m == "DeterministicMode.NOT_GUARANTEED" => {}
+                ("deterministic", _) => {
+                    self.error = Some(
+                        "module option 'deterministic' is not supported by this version of the lowering"
+                            .into(),
+                    )
+                }
+                ("max_unroll" | "block_dim", _) => return Err(bad()),
+                (
+                    "fast_math"
+                    | "fuse_fp"
+                    | "lineinfo"
+                    | "cuda_output"
+                    | "optimization_level"
+                    | "cpu_compiler_flags"
+                    | "compile_time_trace"
+                    | "strip_hash"
+                    | "enable_mathdx_gemm"
+                    | "enable_mathdx_solver"
+                    | "enable_mathdx_fft"
+                    | "deterministic_max_records"
+                    | "extra_build_options",
+                    _,
+                ) => {}
+                _ if strict => return Err(format!("unknown module option '{k}'")),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Which warp module a kernel is registered in.
+#[derive(Clone, Debug)]
+enum ModuleRef {
+    /// The file's own module.
+    Main,
+    /// `module="unique"`: a module of its own, with these options.
+    Unique(ModOptions),
+    /// A module named by a string or a `wp.Module` object.
+    Named(String),
+}
+
+/// The options a kernel is generated with.
+#[derive(Clone, Debug)]
+pub struct KernelOptions {
+    pub enable_backward: bool,
+    /// CUDA kernels loop over a grid stride (warp's default), or return past the end.
+    pub grid_stride: bool,
+    pub max_unroll: usize,
+    /// `__launch_bounds__(...) ` and `WP_CLUSTER_DIMS(...) `, before `__global__`.
+    pub cuda_attrs: String,
+    /// `WP_MAXNREG(n) `, after `void`.
+    pub cuda_regs: String,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -54,6 +175,8 @@ impl<'a> Scope<'a> {
     ) -> Self {
         let mut warp_aliases = Vec::new();
         let mut warp_imports = Vec::new();
+        let mut py_modules = Vec::new();
+        let mut py_imports = Vec::new();
         for stmt in module.body {
             match &stmt.kind {
                 StmtKind::Import(names) => {
@@ -61,11 +184,22 @@ impl<'a> Scope<'a> {
                         if *m == "warp" {
                             warp_aliases.push(alias.unwrap_or("warp").to_string());
                         }
+                        let known = match *m {
+                            "math" => "math",
+                            "numpy" => "numpy",
+                            _ => continue,
+                        };
+                        py_modules.push((alias.unwrap_or(m).to_string(), known));
                     }
                 }
                 StmtKind::ImportFrom(m, names) if *m == "warp" => {
                     for (n, alias) in names.iter() {
                         warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
+                    }
+                }
+                StmtKind::ImportFrom(m, names) if *m == "math" || *m == "numpy" => {
+                    for (n, alias) in names.iter() {
+                        py_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
                 _ => {}
@@ -78,31 +212,20 @@ impl<'a> Scope<'a> {
             functions: Vec::new(),
             warp_aliases,
             warp_imports,
-            constants: Vec::new(),
+            py_modules,
+            py_imports,
+            values: Vec::new(),
+            kernels: Vec::new(),
+            block_dim: 256,
+            replays: Vec::new(),
             max_generated: usize::MAX,
         };
-        for stmt in module.body {
-            if let StmtKind::Assign(targets, value) = &stmt.kind {
-                if let [
-                    Expr {
-                        kind: ExprKind::Name(name),
-                        ..
-                    },
-                ] = targets[..]
-                {
-                    scope.constants.retain(|(n, _)| n != name);
-                    if let Some(c) = scope.module_constant_value(value) {
-                        scope.constants.push((name.to_string(), c));
-                    }
-                }
-            }
-        }
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
         let mut counts: Vec<(String, usize)> = Vec::new();
         for stmt in module.body {
             if let StmtKind::FunctionDef(def) = &stmt.kind {
-                if def.decorators.iter().any(|d| scope.names_warp(d, "func")) {
+                if def.decorators.iter().any(|d| scope.is_func_decorator(d)) {
                     let key = native_identifier(def.name);
                     let n = match counts.iter_mut().find(|(k, _)| *k == key) {
                         Some(entry) => {
@@ -119,7 +242,676 @@ impl<'a> Scope<'a> {
                 }
             }
         }
+        for stmt in module.body {
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                for d in def.decorators {
+                    if let ExprKind::Call(f, args, _) = &d.kind {
+                        if let (
+                            true,
+                            [
+                                Expr {
+                                    kind: ExprKind::Name(target),
+                                    ..
+                                },
+                            ],
+                        ) = (scope.names_warp(f, "func_replay"), &args[..])
+                        {
+                            // warp keys it `replay_<key>`, numbered like any function.
+                            let key = format!("replay_{}", native_identifier(target));
+                            let n = counts
+                                .iter()
+                                .find(|(k, _)| *k == key)
+                                .map_or(0, |e| e.1 + 1);
+                            scope.replays.push((
+                                target.to_string(),
+                                def,
+                                stmt.pos,
+                                format!("{key}_{n}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        scope.run_module(module);
         scope
+    }
+
+    /// Runs the module-level statements in order, as the import does: the
+    /// values of names, `wp.config` settings, module options, and each
+    /// kernel with the options it is built with.
+    fn run_module(&mut self, module: &'a Module<'a>) {
+        let mut config = Config {
+            enable_backward: true,
+            max_unroll: 16,
+            default_grid_stride: true,
+            unsupported: None,
+        };
+        let mut main: Option<ModOptions> = None;
+        let mut named: Vec<(String, ModOptions)> = Vec::new();
+        let mut main_error: Option<String> = None;
+        struct Pending<'m> {
+            def: &'m FunctionDef<'m>,
+            pos: Pos,
+            module: ModuleRef,
+            options: Result<KernelDecorator, LowerError>,
+        }
+        let mut pending: Vec<Pending<'a>> = Vec::new();
+        for stmt in module.body {
+            match &stmt.kind {
+                StmtKind::Assign(targets, value) => {
+                    if let [target] = &targets[..] {
+                        if let Some(field) = self.config_field(target) {
+                            let v = self.eval(value);
+                            apply_config(&mut config, field, v.as_ref());
+                            continue;
+                        }
+                    }
+                    if let [target] = &targets[..] {
+                        // `wp.get_module(NAME).options["option"] = value`
+                        if let Some((module, key)) = self.module_option_target(target) {
+                            let items = match (key, self.eval(value)) {
+                                (Some(k), Some(v)) => vec![(PyVal::Str(k), v)],
+                                _ => vec![(PyVal::Str("deterministic".into()), PyVal::None)],
+                            };
+                            let opts = match module {
+                                None => main.get_or_insert_with(|| ModOptions::new(&config)),
+                                Some(n) => {
+                                    if !named.iter().any(|(k, _)| *k == n) {
+                                        named.push((n.clone(), ModOptions::new(&config)));
+                                    }
+                                    &mut named.iter_mut().find(|(k, _)| *k == n).unwrap().1
+                                }
+                            };
+                            if let Err(e) = opts.apply(&items, false) {
+                                opts.error = Some(e);
+                            }
+                            continue;
+                        }
+                    }
+                    let v = self.eval(value);
+                    for t in targets.iter() {
+                        self.bind(t, v.clone());
+                    }
+                }
+                StmtKind::AnnAssign(target, _, Some(value)) => {
+                    let v = self.eval(value);
+                    self.bind(target, v);
+                }
+                StmtKind::AugAssign(target, op, value) => {
+                    if let ExprKind::Name(n) = target.kind {
+                        let v = match (self.value(n), self.eval(value)) {
+                            (Some(a), Some(b)) => pyconst::binop(*op, &a, &b),
+                            _ => None,
+                        };
+                        self.set_value(n, v);
+                    }
+                }
+                StmtKind::Expr(Expr {
+                    kind: ExprKind::Call(func, args, kwargs),
+                    ..
+                }) if self.names_warp(func, "set_module_options") => {
+                    let target = kwargs
+                        .iter()
+                        .find(|k| k.arg == Some("module"))
+                        .map(|k| self.module_name(&k.value));
+                    let items = args.first().and_then(|a| self.eval_dict(a));
+                    let opts = match &target {
+                        None => main.get_or_insert_with(|| ModOptions::new(&config)),
+                        Some(Some(n)) => {
+                            if !named.iter().any(|(k, _)| k == n) {
+                                named.push((n.clone(), ModOptions::new(&config)));
+                            }
+                            &mut named.iter_mut().find(|(k, _)| k == n).unwrap().1
+                        }
+                        // Another module's options: not this file's kernels.
+                        Some(None) => continue,
+                    };
+                    match items {
+                        Some(items) => {
+                            if let Err(e) = opts.apply(&items, false) {
+                                opts.error = Some(e);
+                            }
+                        }
+                        None if target.is_none() => main_error = Some(
+                            "the wp.set_module_options() argument cannot be evaluated statically"
+                                .into(),
+                        ),
+                        None => {}
+                    }
+                }
+                StmtKind::FunctionDef(def) => {
+                    let mut kernel = None;
+                    let mut warp_decorated = false;
+                    for d in def.decorators {
+                        if self.names_warp(d, "kernel") {
+                            kernel = Some((ModuleRef::Main, Ok(KernelDecorator::default())));
+                        } else if let ExprKind::Call(func, args, kwargs) = &d.kind {
+                            if self.names_warp(func, "kernel") {
+                                kernel = Some(self.kernel_decorator(args, kwargs, &config));
+                            } else if ["func", "func_native", "func_grad", "func_replay", "struct"]
+                                .iter()
+                                .any(|a| self.names_warp(func, a))
+                            {
+                                warp_decorated = true;
+                            }
+                        } else if ["func", "struct"].iter().any(|a| self.names_warp(d, a)) {
+                            warp_decorated = true;
+                        }
+                    }
+                    if let Some((module, options)) = kernel {
+                        match &module {
+                            ModuleRef::Main => {
+                                main.get_or_insert_with(|| ModOptions::new(&config));
+                            }
+                            ModuleRef::Named(n) => {
+                                if !named.iter().any(|(k, _)| k == n) {
+                                    named.push((n.clone(), ModOptions::new(&config)));
+                                }
+                            }
+                            ModuleRef::Unique(_) => {}
+                        }
+                        pending.push(Pending {
+                            def,
+                            pos: stmt.pos,
+                            module,
+                            options,
+                        });
+                    } else if warp_decorated {
+                        main.get_or_insert_with(|| ModOptions::new(&config));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let main = main.unwrap_or_else(|| ModOptions::new(&config));
+        self.block_dim = main.block_dim;
+        for p in pending {
+            let opts = match &p.module {
+                ModuleRef::Main => &main,
+                ModuleRef::Unique(o) => o,
+                ModuleRef::Named(n) => &named.iter().find(|(k, _)| k == n).unwrap().1,
+            };
+            let options = p.options.and_then(|k| {
+                let fail = |m: &str| Err(err_at(p.pos, m));
+                if let Some(e) = &opts.error {
+                    return fail(e);
+                }
+                if matches!(p.module, ModuleRef::Main) {
+                    if let Some(e) = &main_error {
+                        return fail(e);
+                    }
+                }
+                if let Some(e) = config.unsupported {
+                    return fail(e);
+                }
+                if opts.block_dim == 1 {
+                    return fail(
+                        "block_dim=1 modules are not supported by this version of the lowering",
+                    );
+                }
+                Ok(KernelOptions {
+                    enable_backward: k.enable_backward.unwrap_or(opts.enable_backward),
+                    grid_stride: k.grid_stride.unwrap_or(
+                        opts.default_grid_stride
+                            .unwrap_or(config.default_grid_stride),
+                    ),
+                    max_unroll: opts.max_unroll.clamp(0, 1 << 20) as usize,
+                    cuda_attrs: k.cuda_attrs,
+                    cuda_regs: k.cuda_regs,
+                })
+            });
+            self.kernels.push(KernelDef {
+                def: p.def,
+                pos: p.pos,
+                name: None,
+                options,
+            });
+        }
+    }
+
+    /// `wp.get_module(M).options["key"]` as an assignment target: the module
+    /// (`None` for the file's own) and the key, when it is a string.
+    fn module_option_target(&self, target: &Expr<'a>) -> Option<(Option<String>, Option<String>)> {
+        let ExprKind::Subscript([base, key]) = &target.kind else {
+            return None;
+        };
+        let ExprKind::Attribute(obj, "options") = &base.kind else {
+            return None;
+        };
+        let ExprKind::Call(func, args, _) = &obj.kind else {
+            return None;
+        };
+        if !self.names_warp(func, "get_module") {
+            return None;
+        }
+        let module = match args.first() {
+            None => None,
+            Some(a) => self.module_name(a),
+        };
+        let key = match self.eval(key) {
+            Some(PyVal::Str(k)) => Some(k),
+            _ => None,
+        };
+        Some((module, key))
+    }
+
+    /// `wp.config.NAME` as an assignment target: the NAME.
+    fn config_field(&self, target: &Expr<'a>) -> Option<&'a str> {
+        match &target.kind {
+            ExprKind::Attribute(base, field) if self.names_warp(base, "config") => Some(field),
+            _ => None,
+        }
+    }
+
+    /// Binds an assignment target at module level.
+    fn bind(&mut self, target: &Expr<'a>, v: Option<PyVal>) {
+        match &target.kind {
+            ExprKind::Name(n) => self.set_value(n, v),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                let parts = match v {
+                    Some(PyVal::Tuple(vs)) if vs.len() == items.len() => {
+                        vs.into_iter().map(Some).collect()
+                    }
+                    _ => vec![None; items.len()],
+                };
+                for (t, v) in items.iter().zip(parts) {
+                    self.bind(t, v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn set_value(&mut self, name: &str, v: Option<PyVal>) {
+        match self.values.iter_mut().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = v,
+            None => self.values.push((name.to_string(), v)),
+        }
+    }
+
+    fn value(&self, name: &str) -> Option<PyVal> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.clone())
+    }
+
+    /// The warp module a `module=` argument names: `None` for the file's own
+    /// module (`__name__`), else its name.
+    fn module_name(&self, e: &Expr<'a>) -> Option<String> {
+        match &e.kind {
+            ExprKind::Name("__name__") => None,
+            ExprKind::Name(n) => match self.value(n) {
+                Some(PyVal::Str(s)) | Some(PyVal::WarpModule(s)) => Some(s),
+                _ => Some(format!("<{n}>")),
+            },
+            _ => match self.eval(e) {
+                Some(PyVal::Str(s)) | Some(PyVal::WarpModule(s)) => Some(s),
+                _ => Some("<expression>".to_string()),
+            },
+        }
+    }
+
+    /// A dict argument: a literal, or a name bound to one.
+    fn eval_dict(&self, e: &Expr<'a>) -> Option<Vec<(PyVal, PyVal)>> {
+        match self.eval(e)? {
+            PyVal::Dict(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The options of a `@wp.kernel(...)` decorator, and the module it names.
+    fn kernel_decorator(
+        &self,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+        config: &Config,
+    ) -> (ModuleRef, LResult<KernelDecorator>) {
+        let mut module = ModuleRef::Main;
+        let mut out = KernelDecorator::default();
+        let mut module_options = None;
+        let mut launch_bounds = String::new();
+        let mut cluster = String::new();
+        let result = (|| {
+            if let Some(a) = args.first() {
+                return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
+            }
+            for kw in kwargs.iter() {
+                let value = &kw.value;
+                let v = self.eval(value);
+                let bad = |what: &str| {
+                    Err(err_at(
+                        value.pos,
+                        format!("unsupported wp.kernel option value for {what}"),
+                    ))
+                };
+                match (kw.arg, v) {
+                    (Some("enable_backward"), Some(PyVal::None)) => {}
+                    (Some("enable_backward"), Some(v)) => out.enable_backward = Some(v.truthy()),
+                    (Some("grid_stride"), Some(PyVal::None)) => {}
+                    (Some("grid_stride"), Some(v)) => out.grid_stride = Some(v.truthy()),
+                    (Some("module"), Some(PyVal::None)) => {}
+                    (Some("module"), Some(PyVal::Str(s))) if s == "unique" => {
+                        module = ModuleRef::Unique(ModOptions::new(config))
+                    }
+                    (Some("module"), _) => {
+                        module = match self.module_name(value) {
+                            None => ModuleRef::Main,
+                            Some(n) => ModuleRef::Named(n),
+                        }
+                    }
+                    (Some("module_options"), Some(PyVal::None)) => {}
+                    (Some("module_options"), Some(PyVal::Dict(items))) => {
+                        module_options = Some((items, value.pos))
+                    }
+                    (Some("module_options"), _) => return bad("module_options"),
+                    (Some("launch_bounds"), Some(PyVal::None)) => {}
+                    (Some("launch_bounds"), Some(PyVal::Int(n))) => {
+                        launch_bounds = format!("__launch_bounds__({n}) ")
+                    }
+                    (Some("launch_bounds"), Some(PyVal::Tuple(t))) => {
+                        launch_bounds = match &t[..] {
+                            [PyVal::Int(a)] => format!("__launch_bounds__({a}) "),
+                            [PyVal::Int(a), PyVal::Int(b)] => {
+                                format!("__launch_bounds__({a}, {b}) ")
+                            }
+                            _ => return bad("launch_bounds"),
+                        }
+                    }
+                    (Some("cuda_max_registers"), Some(PyVal::None)) => {}
+                    (Some("cuda_max_registers"), Some(PyVal::Int(n))) if n > 0 => {
+                        out.cuda_regs = format!("WP_MAXNREG({n}) ")
+                    }
+                    (Some("cluster_dim"), Some(PyVal::None)) => {}
+                    (Some("cluster_dim"), Some(PyVal::Int(n))) if (1..=16).contains(&n) => {
+                        if n != 1 {
+                            cluster = format!("WP_CLUSTER_DIMS({n}, 1, 1) ");
+                        }
+                    }
+                    (Some("entry_point_abi"), Some(PyVal::None)) => {}
+                    (Some("entry_point_abi"), Some(PyVal::Str(s))) if s == "warp" => {}
+                    (Some("enable_cuda_smem_spilling"), Some(v)) if !v.truthy() => {}
+                    (Some("name"), _) => {
+                        return Err(err_at(
+                            value.pos,
+                            "wp.kernel(name=...) is not supported by this version of the lowering",
+                        ));
+                    }
+                    (Some(k), _) => {
+                        return Err(err_at(
+                            value.pos,
+                            format!(
+                                "unsupported wp.kernel option '{k}' (or value) in this version of the lowering"
+                            ),
+                        ));
+                    }
+                    (None, _) => return Err(err_at(value.pos, "unsupported wp.kernel option")),
+                }
+            }
+            Ok(())
+        })();
+        if let Some((items, pos)) = module_options {
+            match &mut module {
+                ModuleRef::Unique(o) => {
+                    if let Err(e) = o.apply(&items, true) {
+                        return (module, Err(err_at(pos, e)));
+                    }
+                }
+                _ => {
+                    return (
+                        module,
+                        Err(err_at(pos, "module_options requires module=\"unique\"")),
+                    );
+                }
+            }
+        }
+        out.cuda_attrs = launch_bounds + &cluster;
+        (module, result.map(|_| out))
+    }
+
+    /// The Python value of a module-level expression, when it can be computed statically.
+    pub fn eval(&self, e: &Expr<'a>) -> Option<PyVal> {
+        self.eval_with(e, &|_| None)
+    }
+
+    /// [`Scope::eval`], with `local` giving values for names it knows first.
+    pub fn eval_with(&self, e: &Expr<'a>, local: &dyn Fn(&str) -> Option<PyVal>) -> Option<PyVal> {
+        let ev = |x: &Expr<'a>| self.eval_with(x, local);
+        match &e.kind {
+            ExprKind::Constant(c) => match c {
+                Constant::Int(v) => Some(PyVal::Int(*v)),
+                Constant::Float(v) => Some(PyVal::Float(*v)),
+                Constant::Bool(b) => Some(PyVal::Bool(*b)),
+                Constant::Str(s) => Some(PyVal::Str(s.to_string())),
+                Constant::None => Some(PyVal::None),
+                _ => None,
+            },
+            ExprKind::Name(n) => {
+                if let Some(v) = local(n) {
+                    return Some(v);
+                }
+                if let Some(v) = self.values.iter().find(|(k, _)| k == n) {
+                    return v.1.clone();
+                }
+                if self.functions.iter().any(|(d, _, _)| d.name == *n) {
+                    return Some(PyVal::Function(n.to_string()));
+                }
+                if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == n) {
+                    return pyconst::math_constant(m);
+                }
+                match *n {
+                    "True" => Some(PyVal::Bool(true)),
+                    "False" => Some(PyVal::Bool(false)),
+                    _ => self.imported_builtin(n).and_then(|w| self.warp_constant(w)),
+                }
+            }
+            ExprKind::Attribute(base, attr) => {
+                if let ExprKind::Attribute(inner, "DeterministicMode") = &base.kind {
+                    if matches!(&inner.kind, ExprKind::Name(m) if self.is_warp_module(m)) {
+                        return Some(PyVal::Str(format!("DeterministicMode.{attr}")));
+                    }
+                }
+                if let ExprKind::Name(m) = &base.kind {
+                    if self.is_warp_module(m) && !self.values.iter().any(|(k, _)| k == m) {
+                        return self.warp_constant(attr);
+                    }
+                    if self.py_modules.iter().any(|(l, _)| l == m) {
+                        return pyconst::math_constant(attr);
+                    }
+                }
+                None
+            }
+            ExprKind::BinOp(lr, op) => pyconst::binop(*op, &ev(&lr[0])?, &ev(&lr[1])?),
+            ExprKind::UnaryOp(op, x) => pyconst::unaryop(*op, &ev(x)?),
+            ExprKind::BoolOp(is_and, values) => {
+                let mut last = None;
+                for v in values.iter() {
+                    let x = ev(v)?;
+                    let t = x.truthy();
+                    last = Some(x);
+                    if t != *is_and {
+                        break;
+                    }
+                }
+                last
+            }
+            ExprKind::Compare(left, comps) => {
+                let mut l = ev(left)?;
+                for (op, r) in comps.iter() {
+                    let r = ev(r)?;
+                    if !pyconst::compare(*op, &l, &r)? {
+                        return Some(PyVal::Bool(false));
+                    }
+                    l = r;
+                }
+                Some(PyVal::Bool(true))
+            }
+            ExprKind::IfExp(test, body, orelse) => {
+                if ev(test)?.truthy() {
+                    ev(body)
+                } else {
+                    ev(orelse)
+                }
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => items
+                .iter()
+                .map(ev)
+                .collect::<Option<Vec<_>>>()
+                .map(PyVal::Tuple),
+            ExprKind::Subscript([base, index]) => match (ev(base)?, ev(index)?) {
+                (PyVal::Tuple(items), PyVal::Int(i)) => {
+                    let n = items.len() as i128;
+                    let i = if i < 0 { i + n } else { i };
+                    items.get(usize::try_from(i).ok()?).cloned()
+                }
+                (PyVal::Dict(items), k) => items.into_iter().find(|(x, _)| *x == k).map(|(_, v)| v),
+                _ => None,
+            },
+            ExprKind::Other("Dict") => pyconst::dict_literal(&self.lines, e.pos).map(PyVal::Dict),
+            ExprKind::Call(func, args, kwargs) => {
+                if !kwargs.is_empty() {
+                    return None;
+                }
+                let vals = args.iter().map(ev).collect::<Option<Vec<_>>>();
+                let name: &str = match &func.kind {
+                    ExprKind::Attribute(base, attr) => match &base.kind {
+                        ExprKind::Name(m) if self.is_warp_module(m) => {
+                            return match (*attr, &vals?[..]) {
+                                ("constant", [v]) => Some(v.clone()),
+                                ("Module" | "get_module", [PyVal::Str(s), ..]) => {
+                                    Some(PyVal::WarpModule(s.clone()))
+                                }
+                                _ => None,
+                            };
+                        }
+                        ExprKind::Name(m) if self.py_modules.iter().any(|(l, _)| l == m) => {
+                            return pyconst::math_call(attr, &vals?);
+                        }
+                        _ => return None,
+                    },
+                    ExprKind::Name(n) => n,
+                    _ => return None,
+                };
+                let vals = vals?;
+                if self.imported_builtin(name) == Some("constant") {
+                    return vals.into_iter().next();
+                }
+                if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == name) {
+                    return pyconst::math_call(m, &vals);
+                }
+                if self.values.iter().any(|(k, _)| k == name) {
+                    return None;
+                }
+                let num = |v: &PyVal| match *v {
+                    PyVal::Int(i) => Some(i as f64),
+                    PyVal::Bool(b) => Some(b as i32 as f64),
+                    PyVal::Float(f) => Some(f),
+                    _ => None,
+                };
+                match (name, &vals[..]) {
+                    ("int", [PyVal::Float(f)]) if f.is_finite() => {
+                        Some(PyVal::Int(f.trunc() as i128))
+                    }
+                    ("int", [PyVal::Int(i)]) => Some(PyVal::Int(*i)),
+                    ("int", [PyVal::Bool(b)]) => Some(PyVal::Int(*b as i128)),
+                    ("float", [v]) => num(v).map(PyVal::Float),
+                    ("bool", [v]) => Some(PyVal::Bool(v.truthy())),
+                    ("abs", [PyVal::Int(i)]) => Some(PyVal::Int(i.abs())),
+                    ("abs", [PyVal::Float(f)]) => Some(PyVal::Float(f.abs())),
+                    ("round", [PyVal::Float(f)]) => pyconst::py_round(*f).map(PyVal::Int),
+                    ("round", [PyVal::Int(i)]) => Some(PyVal::Int(*i)),
+                    ("min" | "max", vs) if vs.len() >= 2 => {
+                        let mut best = vs[0].clone();
+                        for v in &vs[1..] {
+                            let less = pyconst::compare(CmpOp::Lt, v, &best)?;
+                            let greater = pyconst::compare(CmpOp::Gt, v, &best)?;
+                            if (name == "min" && less) || (name == "max" && greater) {
+                                best = v.clone();
+                            }
+                        }
+                        Some(best)
+                    }
+                    ("len", [PyVal::Tuple(t)]) => Some(PyVal::Int(t.len() as i128)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `wp.pi`, `math.pi`, `np.e`: a constant attribute of the warp, math or numpy module.
+    pub fn module_attribute_constant(&self, module: &str, attr: &str) -> Option<ConstVal> {
+        if self.values.iter().any(|(k, _)| k == module) {
+            return None;
+        }
+        if self.is_warp_module(module) {
+            return self.warp_constant(attr)?.const_val();
+        }
+        if self.py_modules.iter().any(|(l, _)| l == module) {
+            return pyconst::math_constant(attr)?.const_val();
+        }
+        None
+    }
+
+    /// A constant of the warp module (`wp.pi`, ...).
+    fn warp_constant(&self, name: &str) -> Option<PyVal> {
+        Some(PyVal::Float(match name {
+            "pi" => std::f64::consts::PI,
+            "e" => std::f64::consts::E,
+            "tau" => std::f64::consts::TAU,
+            "inf" => f64::INFINITY,
+            "nan" => f64::NAN,
+            "half_pi" => std::f64::consts::FRAC_PI_2,
+            "ln2" => std::f64::consts::LN_2,
+            "ln10" => std::f64::consts::LN_10,
+            "log2e" => std::f64::consts::LOG2_E,
+            "log10e" => std::f64::consts::LOG10_E,
+            "phi" => 1.618_033_988_749_895,
+            "sqrt2" => std::f64::consts::SQRT_2,
+            _ => return None,
+        }))
+    }
+
+    /// The overload of `@wp.func` `name` that takes arguments of `types`:
+    /// definitions with the same parameter names and types replace one another
+    /// (keeping the first one's place, like warp's overload dict); the first
+    /// whose annotated types match wins, else the last definition (whose
+    /// mismatch the caller reports).
+    pub fn user_overload(
+        &self,
+        name: &str,
+        types: &[Type],
+    ) -> Option<(&'a FunctionDef<'a>, Pos, &str)> {
+        let mut candidates = self.functions.iter().filter(|(d, _, _)| d.name == name);
+        let first = candidates.next()?;
+        let Some(second) = candidates.next() else {
+            return Some((first.0, first.1, first.2.as_str()));
+        };
+        let signature = |d: &FunctionDef<'a>| -> Option<Vec<(&'a str, Type)>> {
+            d.args
+                .iter()
+                .map(|a| Some((a.name, self.annotation_type(a.annotation.as_ref()?).ok()?)))
+                .collect()
+        };
+        let mut set: Vec<(
+            Option<Vec<(&'a str, Type)>>,
+            &(&'a FunctionDef<'a>, Pos, String),
+        )> = Vec::new();
+        for f in [first, second].into_iter().chain(candidates) {
+            let sig = signature(f.0);
+            match set.iter_mut().find(|(s, _)| sig.is_some() && *s == sig) {
+                Some(entry) => entry.1 = f,
+                None => set.push((sig, f)),
+            }
+        }
+        let matching = set.iter().find(|(sig, _)| {
+            sig.as_ref().is_some_and(|s| {
+                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a == b)
+            })
+        });
+        let (_, f) = matching.or(set.last())?;
+        Some((f.0, f.1, f.2.as_str()))
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
@@ -131,36 +923,89 @@ impl<'a> Scope<'a> {
             .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
-    /// The value of a literal, or of `wp.constant(literal)`, at module level.
-    fn module_constant_value(&self, value: &Expr) -> Option<ConstVal> {
-        let literal = |e: &Expr| match &e.kind {
-            ExprKind::Constant(Constant::Int(v)) => Some(ConstVal::Int(*v)),
-            ExprKind::Constant(Constant::Float(v)) => Some(ConstVal::Float(*v)),
-            ExprKind::UnaryOp(UnaryOp::Neg, inner) => match inner.kind {
-                ExprKind::Constant(Constant::Int(v)) => Some(ConstVal::Int(-v)),
-                ExprKind::Constant(Constant::Float(v)) => Some(ConstVal::Float(-v)),
-                _ => None,
-            },
-            _ => None,
-        };
-        match &value.kind {
-            ExprKind::Call(func, args, kwargs) if kwargs.is_empty() && args.len() == 1 => {
-                if self.names_warp(func, "constant") {
-                    literal(&args[0])
-                } else {
-                    None
-                }
-            }
-            _ => literal(value),
+    /// The `@wp.func_replay` of the function built as `native` (only when the
+    /// function's name has a single definition: overloads are matched by warp
+    /// on their signature, which this version does not do).
+    pub fn replay_function(
+        &self,
+        def: &FunctionDef,
+        _native: &str,
+    ) -> Option<&(String, &'a FunctionDef<'a>, Pos, String)> {
+        let single = self
+            .functions
+            .iter()
+            .filter(|(d, _, _)| d.name == def.name)
+            .count()
+            == 1;
+        if !single {
+            return None;
+        }
+        self.replays.iter().rev().find(|(t, _, _, _)| t == def.name)
+    }
+
+    /// The replay definition whose C++ name is `native`.
+    fn replay_of(&self, forward_native: &str) -> Option<(&'a FunctionDef<'a>, Pos, String)> {
+        let (def, _, _) = self
+            .functions
+            .iter()
+            .find(|(_, _, n)| n == forward_native)?;
+        self.replay_function(def, forward_native)
+            .map(|(_, d, p, n)| (*d, *p, n.clone()))
+    }
+
+    /// `@wp.func` or `@wp.func(...)`.
+    fn is_func_decorator(&self, d: &Expr) -> bool {
+        match &d.kind {
+            ExprKind::Call(f, args, _) => args.is_empty() && self.names_warp(f, "func"),
+            _ => self.names_warp(d, "func"),
         }
     }
 
-    /// A module-level int or float constant referenced by name inside a kernel.
+    /// The attribute `@wp.func(inline=...)` puts before a function's C++ definitions.
+    pub fn inline_attr(&self, def: &FunctionDef) -> &'static str {
+        for d in def.decorators {
+            if let ExprKind::Call(f, _, kwargs) = &d.kind {
+                if self.names_warp(f, "func") {
+                    for k in kwargs.iter() {
+                        if k.arg == Some("inline") {
+                            return match self.eval(&k.value) {
+                                Some(PyVal::Bool(true)) => "WP_FORCEINLINE ",
+                                Some(PyVal::Bool(false)) => "WP_NOINLINE ",
+                                _ => "",
+                            };
+                        }
+                    }
+                }
+            }
+        }
+        ""
+    }
+
+    /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
+    pub fn module_function_alias(&self, name: &str) -> Option<String> {
+        match self.values.iter().find(|(n, _)| n == name)? {
+            (_, Some(PyVal::Function(f))) => Some(f.clone()),
+            _ => None,
+        }
+    }
+
+    /// A module-level int, float or bool referenced by name inside a kernel.
     pub fn module_constant(&self, name: &str) -> Option<ConstVal> {
-        self.constants
+        self.values
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, c)| *c)
+            .and_then(|(_, v)| v.as_ref()?.const_val())
+    }
+
+    /// Why a module-level name cannot be used as a constant in a kernel, when it is one.
+    pub fn module_value_problem(&self, name: &str) -> Option<String> {
+        let (_, v) = self.values.iter().find(|(n, _)| n == name)?;
+        Some(match v {
+            None => format!(
+                "the module-level value of '{name}' cannot be computed statically by this version of the lowering"
+            ),
+            Some(v) => format!("'{name}' ({v:?}) is not a constant value a kernel can use"),
+        })
     }
 
     /// The C++ template spelling and element type of a `dtype=` argument:
@@ -186,7 +1031,7 @@ impl<'a> Scope<'a> {
     }
 
     /// `expr` names warp attribute `attr` (`wp.kernel`, or `kernel` imported from warp).
-    fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
+    pub(super) fn names_warp(&self, expr: &Expr, attr: &str) -> bool {
         match &expr.kind {
             ExprKind::Attribute(base, a) => {
                 *a == attr && matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m))
@@ -378,65 +1223,61 @@ fn split_lines(source: &str) -> Vec<&str> {
 
 /// A kernel found at module level, with its options, or why its decorator
 /// cannot be honoured (kept per kernel, so `--keep-going` can pass over it).
+#[derive(Clone)]
 struct KernelDef<'m> {
     def: &'m FunctionDef<'m>,
     pos: Pos,
-    enable_backward: bool,
-    option_error: Option<LowerError>,
+    /// The kernel's key when `name=` sets it.
+    name: Option<String>,
+    options: LResult<KernelOptions>,
 }
 
-/// The options of a `@wp.kernel(...)` decorator.
-fn kernel_options(args: &[Expr], kwargs: &[Keyword]) -> LResult<bool> {
-    if let Some(a) = args.first() {
-        return Err(err_at(a.pos, "unexpected positional argument to wp.kernel"));
-    }
-    let mut enable_backward = true;
-    for kw in kwargs.iter() {
-        match (kw.arg, &kw.value.kind) {
-            (Some("enable_backward"), ExprKind::Constant(Constant::Bool(b))) => {
-                enable_backward = *b
-            }
-            _ => {
-                return Err(err_at(
-                    kw.value.pos,
-                    "unsupported wp.kernel option (this version supports enable_backward=True/False)",
-                ));
-            }
-        }
-    }
-    Ok(enable_backward)
+/// What a `@wp.kernel(...)` decorator sets for the kernel itself.
+#[derive(Clone, Debug, Default)]
+struct KernelDecorator {
+    enable_backward: Option<bool>,
+    grid_stride: Option<bool>,
+    cuda_attrs: String,
+    cuda_regs: String,
 }
 
-fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> Vec<KernelDef<'m>> {
-    let mut out = Vec::new();
-    for stmt in module.body {
-        let StmtKind::FunctionDef(def) = &stmt.kind else {
-            continue;
-        };
-        let mut kernel = None;
-        for d in def.decorators {
-            if scope.names_warp(d, "kernel") {
-                kernel = Some(Ok(true));
-            } else if let ExprKind::Call(func, args, kwargs) = &d.kind {
-                if scope.names_warp(func, "kernel") {
-                    kernel = Some(kernel_options(args, kwargs));
-                }
-            }
+/// Applies `wp.config.FIELD = v`.
+fn apply_config(config: &mut Config, field: &str, v: Option<&PyVal>) {
+    match (field, v) {
+        ("enable_backward", Some(v)) => config.enable_backward = v.truthy(),
+        ("max_unroll", Some(PyVal::Int(n))) => config.max_unroll = *n,
+        ("default_grid_stride", Some(v)) => config.default_grid_stride = v.truthy(),
+        ("mode", Some(PyVal::Str(m))) if m == "release" => {}
+        (
+            "lineinfo"
+            | "verify_fp"
+            | "verify_autograd_array_access"
+            | "enable_vector_component_overwrites"
+            | "llvm_cuda"
+            | "legacy_scalar_return_types",
+            Some(v),
+        ) if !v.truthy() => {}
+        ("line_directives", _) => {}
+        (
+            "enable_backward"
+            | "max_unroll"
+            | "default_grid_stride"
+            | "mode"
+            | "lineinfo"
+            | "verify_fp"
+            | "verify_autograd_array_access"
+            | "enable_vector_component_overwrites"
+            | "llvm_cuda"
+            | "legacy_scalar_return_types"
+            | "deterministic",
+            _,
+        ) => {
+            config.unsupported = Some(
+                "this wp.config setting (or a value not computable statically) is not supported by this version of the lowering",
+            )
         }
-        if let Some(options) = kernel {
-            let (enable_backward, option_error) = match options {
-                Ok(b) => (b, None),
-                Err(e) => (true, Some(e)),
-            };
-            out.push(KernelDef {
-                def,
-                pos: stmt.pos,
-                enable_backward,
-                option_error,
-            });
-        }
+        _ => {}
     }
-    out
 }
 
 /// A lowered kernel body, ready to be placed in either target's template.
@@ -444,6 +1285,7 @@ struct KernelBody<'s> {
     name: String,
     mangled: String,
     enable_backward: bool,
+    options: KernelOptions,
     adj: Adjoint<'s>,
 }
 
@@ -498,36 +1340,35 @@ pub fn lower_parsed<'a>(
     // Code the module's kernels and functions have generated so far.
     let mut module_bytes = 0usize;
     let funcs = RefCell::new(FuncTable::default());
-    let kernel_defs = find_kernels(&scope, &module);
+    let kernel_defs = scope.kernels.clone();
     let mut bodies = Vec::with_capacity(kernel_defs.len());
     let mut used_builtins = BTreeSet::new();
     let mut dtypes = BTreeSet::new();
     let mut skipped = Vec::new();
     for k in &kernel_defs {
         let built_before = funcs.borrow().built.len();
-        let lowered = match &k.option_error {
-            Some(e) => Err(e.clone()),
-            None => Adjoint::new(&scope, &funcs, k.def, false).and_then(|mut adj| {
-                adj.lower_function(k.def, k.pos)?;
-                let bytes = adj.generated_bytes()
-                    + funcs.borrow().built[built_before..]
-                        .iter()
-                        .map(|(_, f)| f.forward_body.len() + f.reverse_body.len())
-                        .sum::<usize>();
-                if module_bytes.saturating_add(bytes) > max_generated {
-                    return Err(super::size_limit_error(
-                        k.pos.line,
-                        k.pos.col,
-                        "generated code of the module's kernels up to this one",
-                        max_generated,
-                    ));
-                }
-                module_bytes += bytes;
-                Ok(adj)
-            }),
-        };
-        let adj = match lowered {
-            Ok(adj) => adj,
+        let lowered = k.options.clone().and_then(|options| {
+            let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
+            adj.max_unroll = options.max_unroll;
+            adj.lower_function(k.def, k.pos)?;
+            let bytes = adj.generated_bytes()
+                + funcs.borrow().built[built_before..]
+                    .iter()
+                    .map(|(_, f)| f.forward_body.len() + f.reverse_body.len())
+                    .sum::<usize>();
+            if module_bytes.saturating_add(bytes) > max_generated {
+                return Err(super::size_limit_error(
+                    k.pos.line,
+                    k.pos.col,
+                    "generated code of the module's kernels up to this one",
+                    max_generated,
+                ));
+            }
+            module_bytes += bytes;
+            Ok((adj, options))
+        });
+        let (adj, options) = match lowered {
+            Ok(lowered) => lowered,
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
                 funcs.borrow_mut().built.truncate(built_before);
@@ -538,12 +1379,33 @@ pub fn lower_parsed<'a>(
         };
         used_builtins.extend(adj.builtins_used.iter().cloned());
         dtypes.extend(adj.dtypes());
+        let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
-            name: k.def.name.to_string(),
-            mangled: mangle(source, k.def.name),
-            enable_backward: k.enable_backward,
+            mangled: mangle(source, &name),
+            name,
+            enable_backward: options.enable_backward,
+            options,
             adj,
         });
+    }
+    // warp builds the replay functions of the functions it built after the kernels.
+    let deferred = std::mem::take(&mut funcs.borrow_mut().deferred);
+    for (idx, native) in deferred {
+        let Some(forward) = funcs.borrow().built.get(idx).map(|(n, _)| n.clone()) else {
+            continue;
+        };
+        let Some((def, pos, _)) = scope.replay_of(&forward) else {
+            continue;
+        };
+        if funcs.borrow().built.iter().any(|(n, _)| *n == native) {
+            continue;
+        }
+        let max_unroll = 16;
+        if let Ok((i, _)) =
+            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll)
+        {
+            funcs.borrow_mut().built[i].1.forward_only = true;
+        }
     }
     mark_backward_use(&mut funcs.borrow_mut(), &bodies);
     let table = funcs.borrow();
@@ -597,6 +1459,14 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
             )
         })
         .collect();
+    let outputs: Vec<Type> = match &adj.return_var {
+        Some(r) if r.len() > 1 => r.iter().map(|v| adj.var(*v).ty.clone()).collect(),
+        _ => Vec::new(),
+    };
+    let mut forward_args = forward_args;
+    for (i, t) in outputs.iter().enumerate() {
+        forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
+    }
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
@@ -605,10 +1475,17 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     if let Some(r) = &ret {
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
     }
+    for (i, t) in outputs.iter().enumerate() {
+        reverse_args.push(format!("{} & adj_ret_{i}", t.ctype(false)));
+    }
     BuiltFunc {
         native: native.to_string(),
         params,
         ret,
+        outputs,
+        inline_attr: "",
+        forward_only: false,
+        replay: None,
         callees: adj.called.clone(),
         used_by_backward: false,
         forward_args,
@@ -651,9 +1528,10 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         )
     };
     format!(
-        "\n// {}:{}\nstatic {callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        "\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
         scope.filename,
         f.first_line,
+        f.inline_attr,
         args.join(",\n    ")
     )
 }
@@ -702,6 +1580,7 @@ fn module_source(
             funcs
                 .built
                 .iter()
+                .filter(move |(_, f)| !(adjoint && f.forward_only))
                 .map(move |(_, f)| function_source(target, scope, f, adjoint))
         })
         .collect();
@@ -741,6 +1620,16 @@ fn module_source(
     static BFLOAT16: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new("bfloat16"));
     let bfloat16 = pieces.iter().any(|p| BFLOAT16.find(p.as_bytes()).is_some());
+    let custom_header;
+    let header = if scope.block_dim == 256 {
+        header
+    } else {
+        custom_header = header.replace(
+            "#define WP_TILE_BLOCK_DIM 256\n",
+            &format!("#define WP_TILE_BLOCK_DIM {}\n", scope.block_dim),
+        );
+        &custom_header
+    };
     let prefix = [if bfloat16 { "" } else { NO_BFLOAT16 }, header, CAST_MACROS];
     let len = prefix.iter().chain(&pieces).map(|p| p.len()).sum();
     let mut module = String::with_capacity(len);
@@ -1000,12 +1889,28 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         "> dim",
     ]);
     params(&mut fwd_args, "var_");
+    let grid_stride = k.options.grid_stride;
+    let (template, close, body_kind) = if grid_stride {
+        (CUDA_KERNEL_OPEN, CUDA_KERNEL_CLOSE, Body::CudaKernel)
+    } else {
+        // Without the loop a body leaves with `return;`, as a function's does.
+        (
+            CUDA_LEAN_KERNEL_OPEN,
+            CUDA_LEAN_KERNEL_CLOSE,
+            Body::Function,
+        )
+    };
     let open = |name: &str, args: &str, room: usize| {
-        let mut s = String::with_capacity(CUDA_KERNEL_OPEN.len() + args.len() + room);
+        let mut s = String::with_capacity(template.len() + args.len() + room);
         fill_template(
             &mut s,
-            CUDA_KERNEL_OPEN,
-            &[("@NAME@", &[&k.mangled, name]), ("@ARGS@", &[args])],
+            template,
+            &[
+                ("@NAME@", &[&k.mangled, name]),
+                ("@ARGS@", &[args]),
+                ("@ATTRS@", &[&k.options.cuda_attrs]),
+                ("@REGS@", &[&k.options.cuda_regs]),
+            ],
         );
         s
     };
@@ -1014,15 +1919,15 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         &fwd_args,
         body_estimate(&k.adj, false),
     );
-    let primal = push_forward_body(&mut forward, &k.adj, Body::CudaKernel, indent);
-    forward.put(CUDA_KERNEL_CLOSE);
+    let primal = push_forward_body(&mut forward, &k.adj, body_kind, indent);
+    forward.put(close);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
         let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &k.adj, Body::CudaKernel, indent, primal);
-        b.put(CUDA_KERNEL_CLOSE);
+        push_reverse_body(&mut b, &k.adj, body_kind, indent, primal);
+        b.put(close);
         b
     });
     (forward, backward)

@@ -76,8 +76,9 @@ pub const CAST_MACROS: &str = r#"
 
 "#;
 
-/// Opening of a grid-stride CUDA kernel, up to its body; `@ARGS@` is the parameter list.
-pub const CUDA_KERNEL_OPEN: &str = r#"extern "C" __global__ void @NAME@(
+/// Opening of a grid-stride CUDA kernel, up to its body; `@ARGS@` is the parameter list,
+/// `@ATTRS@` the launch bounds / cluster attributes and `@REGS@` the register cap.
+pub const CUDA_KERNEL_OPEN: &str = r#"extern "C" @ATTRS@__global__ void @REGS@@NAME@(
     @ARGS@)
 {
     wp::tile_shared_storage_t tile_mem;
@@ -92,6 +93,22 @@ pub const CUDA_KERNEL_OPEN: &str = r#"extern "C" __global__ void @NAME@(
 "#;
 
 pub const CUDA_KERNEL_CLOSE: &str = "    }\n}";
+
+/// Opening of a CUDA kernel without the grid-stride loop (`grid_stride=False`):
+/// a thread past the launch returns.
+pub const CUDA_LEAN_KERNEL_OPEN: &str = r#"extern "C" @ATTRS@__global__ void @REGS@@NAME@(
+    @ARGS@)
+{
+    wp::tile_shared_storage_t tile_mem;
+
+    const size_t _idx = static_cast<size_t>(blockIdx.z * gridDim.y + blockIdx.y) * static_cast<size_t>(gridDim.x * blockDim.x) + static_cast<size_t>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (_idx >= dim.size) return;
+            // reset shared memory allocator
+    wp::tile_shared_storage_t::init();
+
+"#;
+
+pub const CUDA_LEAN_KERNEL_CLOSE: &str = "}";
 
 /// Opening of a CPU kernel function; `@KIND@` is forward/backward and `@ARGS@`
 /// the parameters before the argument structs.

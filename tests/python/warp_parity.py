@@ -75,7 +75,8 @@ def normalize(source: str, kernel_names: list[str]) -> str:
 
 
 _KERNEL_START = re.compile(
-    r'^(struct wp_args_\w+ \{|extern "C" __global__ void \w+_cuda_kernel_forward\(|// .+:\d+)$', re.M
+    r'^(struct wp_args_\w+ \{|extern "C" (?:\w+\([^)]*\) )*__global__ void (?:\w+\([^)]*\) )?\w+_cuda_kernel_forward\(|// .+:\d+)$',
+    re.M
 )
 
 
