@@ -497,6 +497,9 @@ pub fn lower_parsed<'a>(
             Some(e) => Err(e.clone()),
             None => Adjoint::new(&scope, &funcs, k.def, false).and_then(|mut adj| {
                 adj.lower_function(k.def, k.pos)?;
+                if let (true, Some(e)) = (k.enable_backward, adj.slot_augassign_error.take()) {
+                    return Err(e);
+                }
                 Ok(adj)
             }),
         };
