@@ -404,7 +404,62 @@ fn kernel_options(args: &[Expr], kwargs: &[Keyword]) -> LResult<bool> {
     Ok(enable_backward)
 }
 
+/// The module's own `enable_backward` default, where it sets one at module
+/// level: `wp.config.enable_backward = False` or
+/// `wp.set_module_options({"enable_backward": False})` (the last one wins;
+/// both apply to the whole module, as warp reads them when it builds it).
+fn module_enable_backward(scope: &Scope<'_>, module: &Module<'_>) -> Option<bool> {
+    // Module-level statements other than `NAME = value` are not parsed:
+    // both forms are read from the statement's source text.
+    let mut config = None;
+    let mut options = None;
+    for stmt in module.body {
+        let Some(line) = scope.lines.get(stmt.pos.line.wrapping_sub(1)) else {
+            continue;
+        };
+        let text = line.trim();
+        let Some((module_name, rest)) = text.split_once('.') else {
+            continue;
+        };
+        if !scope.is_warp_module(module_name) {
+            continue;
+        }
+        if let Some(value) = rest.strip_prefix("config.enable_backward") {
+            match value.trim_start().strip_prefix('=').map(str::trim) {
+                Some(v) if v.starts_with("False") => config = Some(false),
+                Some(v) if v.starts_with("True") => config = Some(true),
+                _ => {}
+            }
+        } else if rest.starts_with("set_module_options(") {
+            // The call, up to its closing parenthesis (it may span lines).
+            let mut call = String::new();
+            let mut depth = 0i32;
+            for line in scope.lines.iter().skip(stmt.pos.line - 1) {
+                call.push_str(line);
+                call.push(' ');
+                depth += line.matches(['(', '[', '{']).count() as i32;
+                depth -= line.matches([')', ']', '}']).count() as i32;
+                if depth <= 0 {
+                    break;
+                }
+            }
+            for quote in ['"', '\''] {
+                let key = format!("{quote}enable_backward{quote}");
+                let Some(at) = call.find(&key) else { continue };
+                let rest = call[at + key.len()..].trim_start();
+                match rest.strip_prefix(':').map(str::trim_start) {
+                    Some(v) if v.starts_with("False") => options = Some(false),
+                    Some(v) if v.starts_with("True") => options = Some(true),
+                    _ => {}
+                }
+            }
+        }
+    }
+    options.or(config)
+}
+
 fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> Vec<KernelDef<'m>> {
+    let module_backward = module_enable_backward(scope, module);
     let mut out = Vec::new();
     for stmt in module.body {
         let StmtKind::FunctionDef(def) = &stmt.kind else {
@@ -421,10 +476,18 @@ fn find_kernels<'m>(scope: &Scope<'_>, module: &'m Module<'m>) -> Vec<KernelDef<
             }
         }
         if let Some(options) = kernel {
-            let (enable_backward, option_error) = match options {
+            // A kernel's own option wins over the module's.
+            let explicit = def.decorators.iter().any(|d| {
+                matches!(&d.kind, ExprKind::Call(_, _, kwargs)
+                    if kwargs.iter().any(|k| k.arg == Some("enable_backward")))
+            });
+            let (mut enable_backward, option_error) = match options {
                 Ok(b) => (b, None),
                 Err(e) => (true, Some(e)),
             };
+            if let (false, Some(b)) = (explicit, module_backward) {
+                enable_backward = b;
+            }
             out.push(KernelDef {
                 def,
                 pos: stmt.pos,
