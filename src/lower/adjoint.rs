@@ -762,9 +762,7 @@ impl<'a> Adjoint<'a> {
                 forward!(self, "goto {which}_{label};");
                 Ok(())
             }
-            StmtKind::Assert(..) => {
-                Err(self.err("assert is not supported by this version of the lowering"))
-            }
+            StmtKind::Assert(test, _) => self.assert_stmt(stmt.pos, test),
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
             }
@@ -775,6 +773,26 @@ impl<'a> Adjoint<'a> {
                 Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
             }
         }
+    }
+
+    /// warp's `emit_Assert`: the condition, then a C `assert` that carries
+    /// the statement's source text (quotes escaped).
+    fn assert_stmt(&mut self, pos: Pos, test: &Expr<'a>) -> LResult<()> {
+        let cond = self.expr(test)?;
+        let cond = self.load(cond)?;
+        let line = self.scope.lines.get(pos.line - 1).copied().unwrap_or("");
+        let start = line
+            .char_indices()
+            .nth(pos.col.saturating_sub(1))
+            .map_or(line.len(), |(b, _)| b);
+        let segment = statement_segment(&line[start..]).ok_or_else(|| {
+            self.err(
+                "an assert spanning several lines is not supported by this version of the lowering",
+            )
+        })?;
+        let escaped = segment.replace('"', "\\\"");
+        forward!(self, "assert(((void)\"{escaped}\",{}));", self.emit(cond));
+        Ok(())
     }
 
     fn assign(&mut self, targets: &[Expr<'a>], value: &Expr<'a>) -> LResult<()> {
@@ -1074,6 +1092,19 @@ impl<'a> Adjoint<'a> {
 
     /// Decides whether `for _ in iter` is unrolled, counted or iterated (warp's `get_unroll_range`).
     fn loop_range(&mut self, iter: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<LoopRange> {
+        if let ExprKind::Call(func, args, kwargs) = &iter.kind {
+            if matches!(&func.kind, ExprKind::Name("reversed"))
+                && self.symbol("reversed").is_none()
+                && args.len() == 1
+                && kwargs.is_empty()
+            {
+                // Not unrolled: the range is built, then reversed, at run time.
+                let range = self.expr(&args[0])?;
+                return Ok(LoopRange::Dynamic(
+                    self.add_value_call("reversed", &[range])?,
+                ));
+            }
+        }
         let ExprKind::Call(func, args, kwargs) = &iter.kind else {
             return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
         };
@@ -2163,7 +2194,8 @@ impl<'a> Adjoint<'a> {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
                 match *name {
-                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
+                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" | "range"
+                    | "len" => {
                         Ok(Callee::Builtin((*name).into()))
                     }
                     _ => Err(self.err(format!(
@@ -2549,6 +2581,44 @@ fn lower_unrolled_continues<'a>(
         }
     }
     (result.into_bump_slice(), false)
+}
+
+/// The source text of the simple statement `text` starts with, up to a
+/// comment, a `;` or the end of the line (None if it goes on to the next line).
+fn statement_segment(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    let mut end = bytes.len();
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' {
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'"' | b'\'' => quote = Some(b),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                b'#' | b';' => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    let segment = text[..end].trim_end();
+    if depth > 0 || quote.is_some() || segment.ends_with('\\') {
+        return None;
+    }
+    Some(segment)
 }
 
 /// Element types warp updates without atomics (`int8`, `uint8`, `int16`, `uint16`).

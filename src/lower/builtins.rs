@@ -429,6 +429,16 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             Some(Type::Range)
         }
         ("iter_next", [Type::Range]) => Some(Type::I32),
+        ("len", [T::Array { .. }]) => {
+            let mut o = overload("len", Some(Type::I32));
+            o.differentiable = false;
+            return Ok(o);
+        }
+        ("reversed", [Type::Range]) => {
+            let mut o = overload("iter_reverse", Some(Type::Range));
+            o.differentiable = false;
+            return Ok(o);
+        }
         (n, [T::Array { dtype, ndim }, rest @ ..]) if ATOMICS.contains(&n) => {
             let ok = rest.len() == ndim + 1
                 && rest[..*ndim].iter().all(is_int_index)
