@@ -1614,6 +1614,18 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
+                if let (Type::Array { .. }, "shape") = (self.ty(agg), *attr) {
+                    // The descriptor's field, by address (warp's struct attribute read).
+                    let r = self.add_var(Type::Shape(true), None);
+                    forward!(self, "{} = &({}.shape);", self.emit(r), self.emit(agg));
+                    reverse!(
+                        self,
+                        "{}.shape = {};",
+                        self.var(agg).adj(),
+                        self.var(r).adj()
+                    );
+                    return Ok(r);
+                }
                 let idx = self.component_index(agg, attr)?;
                 self.add_value_call("extract", &[agg, idx])
             }
@@ -1708,7 +1720,7 @@ impl<'a> Adjoint<'a> {
                 }
                 n > 0
             }
-            Type::Vector(..) | Type::Quat(_) => n == 1,
+            Type::Vector(..) | Type::Quat(_) | Type::Shape(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -2362,7 +2374,7 @@ impl<'a> Adjoint<'a> {
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
-                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => continue,
+                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) | Type::Shape(_) => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,
             };

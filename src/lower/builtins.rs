@@ -429,6 +429,11 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             Some(Type::Range)
         }
         ("iter_next", [Type::Range]) => Some(Type::I32),
+        ("extract", [T::Shape(_), i]) if is_int_index(i) => {
+            let mut o = overload("extract", Some(Type::I32));
+            o.differentiable = false;
+            return Ok(o);
+        }
         ("len", [T::Array { .. }]) => {
             let mut o = overload("len", Some(Type::I32));
             o.differentiable = false;
