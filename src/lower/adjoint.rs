@@ -2255,10 +2255,7 @@ impl<'a> Adjoint<'a> {
                 if !kwargs.is_empty() {
                     return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
                 }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
                 let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
                 self.builtins_used.insert(target.to_string());
@@ -2277,10 +2274,7 @@ impl<'a> Adjoint<'a> {
                 if !kwargs.is_empty() {
                     return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
                 }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 return self.call_user(&name, &vals);
             }
         };
@@ -2289,15 +2283,7 @@ impl<'a> Adjoint<'a> {
                 "keyword arguments to '{name}' are not supported by this version of the lowering"
             )));
         }
-        let mut vals = Vars::new();
-        for a in args {
-            if matches!(a.kind, ExprKind::Starred(_)) {
-                return Err(
-                    self.err("starred arguments are not supported by this version of the lowering")
-                );
-            }
-            vals.push(self.expr(a)?);
-        }
+        let vals = self.eval_args(args)?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
                 "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
@@ -2313,6 +2299,129 @@ impl<'a> Adjoint<'a> {
             self.builtins_used.insert(used.to_string());
         }
         self.add_call(native, &vals)
+    }
+
+    /// A call's positional arguments, in order; a starred one (`*v`,
+    /// `*v[1:3]`, `*arr[0:3]`) becomes its elements (warp's `unpack_starred`).
+    fn eval_args(&mut self, args: &[Expr<'a>]) -> LResult<Vars> {
+        let mut vals = Vars::new();
+        for a in args {
+            match &a.kind {
+                ExprKind::Starred(inner) => self.unpack_starred(inner, &mut vals)?,
+                _ => vals.push(self.expr(a)?),
+            }
+        }
+        Ok(vals)
+    }
+
+    /// A slice component that must be a compile-time integer.
+    fn const_slice_component(&mut self, e: &Expr<'a>) -> LResult<i128> {
+        let v = self.expr(e)?;
+        match self.var(v).constant {
+            Some(ConstVal::Int(i)) => Ok(i),
+            Some(_) => Err(self.err("Slice component must be an integer.")),
+            None => Err(self.err("Slice component must be a compile-time constant.")),
+        }
+    }
+
+    fn unpack_starred(&mut self, value: &Expr<'a>, out: &mut Vars) -> LResult<()> {
+        let (target, bounds) = match &value.kind {
+            ExprKind::Subscript(vs) if matches!(vs[1].kind, ExprKind::Slice(..)) => {
+                let ExprKind::Slice(lower, upper, step) = &vs[1].kind else {
+                    unreachable!()
+                };
+                let target = self.expr(&vs[0])?;
+                let t = self.ty(target).strip_ref();
+                let step = match step {
+                    Some(s) => self.const_slice_component(s)?,
+                    None => 1,
+                };
+                if step == 0 {
+                    return Err(self.err("Slice step cannot be zero."));
+                }
+                let bounds = match t {
+                    Type::Array { ndim, .. } => {
+                        if ndim != 1 {
+                            return Err(self.err(format!("Starred expressions with slices are only supported for 1D arrays, got {ndim}D array.")));
+                        }
+                        if step < 0 && (lower.is_none() || upper.is_none()) {
+                            return Err(self.err("Reverse slices require explicit start and stop bounds when the sequence length is not known at compile time (e.g. slicing an array)."));
+                        }
+                        let start = match lower {
+                            Some(l) => self.const_slice_component(l)?,
+                            None => 0,
+                        };
+                        let Some(upper) = upper else {
+                            return Err(self.err("Starred expression on arrays requires explicit upper bound (e.g., *array[0:3], not *array[0:])."));
+                        };
+                        let stop = self.const_slice_component(upper)?;
+                        if start < 0 || stop < 0 {
+                            return Err(self.err(
+                                "Starred expression slice bounds cannot be negative for arrays.",
+                            ));
+                        }
+                        if step < 0 {
+                            return Err(self.err(
+                                "Starred expression slice step cannot be negative for arrays.",
+                            ));
+                        }
+                        (start, stop, step)
+                    }
+                    _ => {
+                        let Some(length) = composite_length(&t) else {
+                            return Err(self.err(format!("Starred expressions with slices are only supported for arrays, vectors, quaternions, and matrices. Got {t}.")));
+                        };
+                        // CPython's `slice.indices(length)`.
+                        let (lo, hi) = if step > 0 {
+                            (0, length)
+                        } else {
+                            (-1, length - 1)
+                        };
+                        let mut resolve = |c: &Option<&Expr<'a>>, default: i128| -> LResult<i128> {
+                            let Some(c) = c else { return Ok(default) };
+                            let v = self.const_slice_component(c)?;
+                            Ok(if v < 0 {
+                                (v + length).max(lo)
+                            } else {
+                                v.min(hi)
+                            })
+                        };
+                        let start = resolve(&lower.as_deref(), if step > 0 { lo } else { hi })?;
+                        let stop = resolve(&upper.as_deref(), if step > 0 { hi } else { lo })?;
+                        (start, stop, step)
+                    }
+                };
+                (target, bounds)
+            }
+            _ => {
+                let target = self.expr(value)?;
+                let t = self.ty(target).strip_ref();
+                match composite_length(&t) {
+                    Some(n) => (target, (0, n, 1)),
+                    None if matches!(t, Type::Array { .. }) => {
+                        return Err(self.err("Starred expressions apply to arrays only if they are sliced with bounds known at compile-time."));
+                    }
+                    None => {
+                        return Err(self.err(format!("Starred expressions are only supported for arrays (with slice), vectors, quaternions, and matrices. Got {t}.")));
+                    }
+                }
+            }
+        };
+        let read = if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
+            "address"
+        } else {
+            "extract"
+        };
+        let (start, stop, step) = bounds;
+        let count = range_len(start, stop, step).unwrap_or(0);
+        if count <= 0 {
+            return Err(self.err("Starred expression results in empty sequence."));
+        }
+        for k in 0..count {
+            let i = self.add_constant(ConstVal::Int(start + k * step));
+            out.push(self.add_value_call(read, &[target, i])?);
+        }
+        Ok(())
     }
 
     /// `wp.identity(n=N, dtype=T)` and `wp.quat_identity(dtype=T)`: the type
@@ -2631,6 +2740,15 @@ fn statement_segment(text: &str) -> Option<&str> {
         return None;
     }
     Some(segment)
+}
+
+/// The number of elements a starred vector, quaternion or matrix (rows) unpacks to.
+fn composite_length(t: &Type) -> Option<i128> {
+    match t {
+        Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(*n as i128),
+        Type::Quat(_) => Some(4),
+        _ => None,
+    }
 }
 
 /// Element types warp updates without atomics (`int8`, `uint8`, `int16`, `uint16`).
