@@ -1631,9 +1631,7 @@ impl<'a> Adjoint<'a> {
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
-            ExprKind::Slice(..) => {
-                Err(self.err("slices are not supported by this version of the lowering"))
-            }
+            ExprKind::Slice(lower, upper, step) => self.slice_expr(*lower, *upper, *step),
             ExprKind::Starred(_) => {
                 Err(self.err("starred expressions are not supported in kernels"))
             }
@@ -1641,6 +1639,45 @@ impl<'a> Adjoint<'a> {
                 Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
             }
         }
+    }
+
+    /// warp's `emit_Slice`: the given bounds are evaluated first, then the
+    /// slice is allocated, then the omitted bounds become constants.
+    fn slice_expr(
+        &mut self,
+        lower: Option<&Expr<'a>>,
+        upper: Option<&Expr<'a>>,
+        step: Option<&Expr<'a>>,
+    ) -> LResult<VarId> {
+        let lower = lower.map(|e| self.expr(e)).transpose()?;
+        let upper = upper.map(|e| self.expr(e)).transpose()?;
+        let step = step.map(|e| self.expr(e)).transpose()?;
+        if let Some(s) = step {
+            if matches!(self.var(s).constant, Some(ConstVal::Int(0))) {
+                return Err(self.err("Slice step cannot be zero."));
+            }
+        }
+        let out = self.add_var(Type::Slice, None);
+        let start = lower.unwrap_or_else(|| self.add_constant(ConstVal::Int(i32::MAX as i128)));
+        let stop = upper.unwrap_or_else(|| self.add_constant(ConstVal::Int(i32::MIN as i128)));
+        let step = step.unwrap_or_else(|| self.add_constant(ConstVal::Int(1)));
+        let mut parts = [start, stop, step];
+        for p in parts.iter_mut() {
+            if !self.ty(*p).strip_ref().scalar().is_some_and(Scalar::is_int) {
+                return Err(self.err("slice bounds must be integers"));
+            }
+            *p = self.load(*p)?;
+        }
+        let [start, stop, step] = parts;
+        forward!(
+            self,
+            "{} = wp::slice_t({}, {}, {});",
+            self.emit(out),
+            self.emit(start),
+            self.emit(stop),
+            self.emit(step)
+        );
+        Ok(out)
     }
 
     fn constant(&self, c: &Constant) -> LResult<ConstVal> {
@@ -1760,7 +1797,11 @@ impl<'a> Adjoint<'a> {
             let all_int = args[1..]
                 .iter()
                 .all(|a| self.ty(*a).strip_ref().scalar().is_some_and(Scalar::is_int));
-            if as_target && !all_int {
+            let int_or_slice = args[1..].iter().all(|a| {
+                let t = self.ty(*a).strip_ref();
+                t == Type::Slice || t.scalar().is_some_and(Scalar::is_int)
+            });
+            if as_target && !int_or_slice {
                 return Err(self.err("Array slot write indices must be integers or slices"));
             }
             for a in args.iter_mut().skip(1) {
@@ -2483,7 +2524,11 @@ impl<'a> Adjoint<'a> {
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
-                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) | Type::Shape(_) => continue,
+                Type::Range
+                | Type::IntTuple(_)
+                | Type::StorageStr(_)
+                | Type::Shape(_)
+                | Type::Slice => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,
             };

@@ -415,11 +415,14 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             return Ok(overload(name, None));
         }
         ("view", [T::Array { dtype, ndim }, idx @ ..])
-            if !idx.is_empty() && idx.len() < *ndim && idx.iter().all(is_int_index) =>
+            if !idx.is_empty()
+                && idx.len() <= *ndim
+                && idx.iter().all(|i| is_int_index(i) || *i == T::Slice)
+                && idx.iter().filter(|i| is_int_index(i)).count() < *ndim =>
         {
             Some(T::Array {
                 dtype: *dtype,
-                ndim: ndim - idx.len(),
+                ndim: ndim - idx.iter().filter(|i| is_int_index(i)).count(),
             })
         }
         ("copy", [a]) => Some(*a),

@@ -225,6 +225,8 @@ pub enum Type {
     StorageStr(bool),
     /// An array's `shape` (`wp::shape_t`); `true`: a reference to it (`&(a.shape)`).
     Shape(bool),
+    /// A slice `start:stop:step` of an array subscript (`wp::slice_t`).
+    Slice,
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -342,6 +344,7 @@ impl Type {
             Type::Range => Cow::Borrowed("wp::range_t"),
             Type::Shape(true) if !value_type => Cow::Borrowed("wp::shape_t*"),
             Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
+            Type::Slice => Cow::Borrowed("wp::slice_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
@@ -415,6 +418,7 @@ impl fmt::Display for Type {
             Type::Ref(v) => write!(f, "Reference[{v}]"),
             Type::Range => f.write_str("range_t"),
             Type::Shape(_) => f.write_str("shape_t"),
+            Type::Slice => f.write_str("slice_t"),
             Type::Tile(t) => write!(
                 f,
                 "tile(dtype={}, shape={:?}, storage={})",
