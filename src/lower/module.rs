@@ -66,6 +66,12 @@ impl<'a> Scope<'a> {
                         warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
+                // warp's test helpers import warp as `wp`, and a star import passes it on.
+                StmtKind::ImportFrom("warp.tests.unittest_utils", names)
+                    if names.iter().any(|(n, _)| *n == "*") =>
+                {
+                    warp_aliases.push("wp".to_string());
+                }
                 _ => {}
             }
         }
