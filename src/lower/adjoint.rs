@@ -2339,6 +2339,12 @@ impl<'a> Adjoint<'a> {
         if !self.builtins_used.contains(used) {
             self.builtins_used.insert(used.to_string());
         }
+        if let ("len", [v]) = (native, &vals[..]) {
+            // The length of a vector, quaternion or matrix is a compile-time constant.
+            if let Some(n) = composite_length(&self.ty(*v).strip_ref()) {
+                return Ok(Some(self.add_constant(ConstVal::Int(n))));
+            }
+        }
         self.add_call(native, &vals)
     }
 

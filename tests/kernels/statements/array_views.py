@@ -33,3 +33,12 @@ def shapes_and_len(a: wp.array2d(dtype=float), out: wp.array(dtype=int)):
     n = a.shape[0]
     if i < a.shape[1]:
         out[i] = n + len(a) + len(a[i])
+
+
+@wp.kernel
+def composite_len(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    i = wp.tid()
+    v = a[i]
+    m = wp.mat22()
+    q = wp.quat()
+    out[i] = len(v) + len(m) + len(a[i]) + len(q)
