@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
 use super::lines::Lines;
-use super::types::{ConstVal, Scalar, Type};
+use super::types::{ConstVal, Scalar, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use smallvec::SmallVec;
@@ -262,6 +262,31 @@ pub struct Adjoint<'a> {
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
     /// every loop opens two, and growing fresh ones was most of their cost.
     spare_blocks: Vec<Block>,
+    /// References to array elements (or their components) that a store
+    /// target resolved to (warp's `Var.array_slot`).
+    slots: Vec<(VarId, Slot)>,
+    /// Array views and the array and indices they were taken from, outermost
+    /// first (warp's `ref_origin` of a view: `view` steps from a root).
+    view_origins: Vec<(VarId, VarId, Vec<Vars>)>,
+    /// A differentiable composite slot updated by an operator with no atomic:
+    /// warp refuses such kernels when it generates their backward pass.
+    pub slot_augassign_error: Option<LowerError>,
+}
+
+/// An evaluated array location, for stores and atomic updates of an element's
+/// component (warp's `_ArraySlot`): `wp::index(root, indices)` then `access`.
+#[derive(Debug, Clone)]
+struct Slot {
+    root: VarId,
+    indices: Vars,
+    access: String,
+    ty: Type,
+}
+
+/// How a slot is narrowed: by subscript indices or by a component name.
+enum SlotSel<'s> {
+    Index(&'s [VarId]),
+    Attr(&'s str),
 }
 
 impl<'a> Adjoint<'a> {
@@ -304,6 +329,9 @@ impl<'a> Adjoint<'a> {
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
+            slots: Vec::new(),
+            view_origins: Vec::new(),
+            slot_augassign_error: None,
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -782,9 +810,7 @@ impl<'a> Adjoint<'a> {
                 forward!(self, "goto {which}_{label};");
                 Ok(())
             }
-            StmtKind::Assert(..) => {
-                Err(self.err("assert is not supported by this version of the lowering"))
-            }
+            StmtKind::Assert(test, _) => self.assert_stmt(stmt.pos, test),
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
             }
@@ -795,6 +821,26 @@ impl<'a> Adjoint<'a> {
                 Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
             }
         }
+    }
+
+    /// warp's `emit_Assert`: the condition, then a C `assert` that carries
+    /// the statement's source text (quotes escaped).
+    fn assert_stmt(&mut self, pos: Pos, test: &Expr<'a>) -> LResult<()> {
+        let cond = self.expr(test)?;
+        let cond = self.load(cond)?;
+        let line = self.scope.lines.get(pos.line - 1).copied().unwrap_or("");
+        let start = line
+            .char_indices()
+            .nth(pos.col.saturating_sub(1))
+            .map_or(line.len(), |(b, _)| b);
+        let segment = statement_segment(&line[start..]).ok_or_else(|| {
+            self.err(
+                "an assert spanning several lines is not supported by this version of the lowering",
+            )
+        })?;
+        let escaped = segment.replace('"', "\\\"");
+        forward!(self, "assert(((void)\"{escaped}\",{}));", self.emit(cond));
+        Ok(())
     }
 
     fn assign(&mut self, targets: &[Expr<'a>], value: &Expr<'a>) -> LResult<()> {
@@ -836,6 +882,9 @@ impl<'a> Adjoint<'a> {
                 } else {
                     rhs
                 };
+                if matches!(self.ty(out), Type::Array { .. }) {
+                    self.propagate_view_origin(out, rhs);
+                }
                 self.set_symbol(name, out);
                 Ok(())
             }
@@ -846,29 +895,21 @@ impl<'a> Adjoint<'a> {
                 }
                 let (base, nodes) = self.subscript_target(lhs, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
-                let store = if matches!(self.ty(base), Type::Array { .. }) {
-                    "array_store"
-                } else {
-                    "assign_inplace"
-                };
-                self.check_component_target(base)?;
-                let mut args = Vars::new();
-                args.push(base);
-                args.extend(indices);
-                args.push(rhs);
-                self.add_call(store, &args)?;
-                Ok(())
+                if let Some(slot) = self.select_slot(base, SlotSel::Index(&indices))? {
+                    return self.emit_array_slot(&slot, rhs, None);
+                }
+                self.store_subscript(base, &indices, rhs)
             }
             ExprKind::Attribute(base, attr) => {
                 let mut rhs = self.expr(value)?;
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
-                let agg = self.expr(base)?;
-                self.check_component_target(agg)?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_call("assign_inplace", &[agg, idx, rhs])?;
-                Ok(())
+                let agg = self.eval_store_target(base)?;
+                if let Some(slot) = self.select_slot(agg, SlotSel::Attr(attr))? {
+                    return self.emit_array_slot(&slot, rhs, None);
+                }
+                self.store_attribute(agg, attr, rhs)
             }
             ExprKind::Tuple(elts) => {
                 let names = elts
@@ -942,52 +983,69 @@ impl<'a> Adjoint<'a> {
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(target, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
-                let is_array = matches!(self.ty(base), Type::Array { .. });
-                self.check_component_target(base)?;
-                let mut args = vec![base];
-                args.extend(indices.iter().copied());
-                if let BinOp::Add | BinOp::Sub = op {
-                    // Arrays accumulate atomically; local vectors and matrices in place.
-                    let name = match (is_array, op) {
-                        (true, BinOp::Add) => "atomic_add",
-                        (true, _) => "atomic_sub",
-                        (false, BinOp::Add) => "add_inplace",
-                        (false, _) => "sub_inplace",
-                    };
-                    let rhs = self.expr(value)?;
-                    args.push(rhs);
-                    self.add_call(name, &args)?;
-                } else {
-                    // Load the current value, apply the operator, store it back.
-                    for a in args.iter_mut().skip(1) {
-                        *a = self.load(*a)?;
-                    }
-                    let current =
-                        self.add_value_call(if is_array { "address" } else { "extract" }, &args)?;
-                    let rhs = self.expr(value)?;
-                    let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
-                    args.push(result);
-                    self.add_call(
-                        if is_array {
-                            "array_store"
+                let inplace = match self.ty(base) {
+                    Type::Array { dtype, .. } => {
+                        // Small integer elements have no atomics: load, apply, store.
+                        if is_non_atomic(dtype.dtype()) {
+                            None
                         } else {
-                            "assign_inplace"
-                        },
-                        &args,
-                    )?;
-                }
+                            match op {
+                                BinOp::Add => Some("atomic_add"),
+                                BinOp::Sub => Some("atomic_sub"),
+                                BinOp::BitAnd => Some("atomic_and"),
+                                BinOp::BitOr => Some("atomic_or"),
+                                BinOp::BitXor => Some("atomic_xor"),
+                                _ => None,
+                            }
+                        }
+                    }
+                    Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => match op {
+                        BinOp::Add => Some("add_inplace"),
+                        BinOp::Sub => Some("sub_inplace"),
+                        BinOp::BitAnd => Some("bit_and_inplace"),
+                        BinOp::BitOr => Some("bit_or_inplace"),
+                        BinOp::BitXor => Some("bit_xor_inplace"),
+                        _ => None,
+                    },
+                    // An array element's component: through its slot.
+                    Type::Ref(_) => None,
+                    _ => {
+                        return Err(self.err(
+                            "Can only subscript in-place assign array, vector, quaternion, and matrix types",
+                        ));
+                    }
+                };
+                let Some(name) = inplace else {
+                    return self.aug_assign_subscript_slow(base, indices, op, value);
+                };
+                let rhs = self.expr(value)?;
+                let mut args = Vars::new();
+                args.push(base);
+                args.extend(indices);
+                args.push(rhs);
+                self.add_call(name, &args)?;
                 Ok(())
             }
             ExprKind::Attribute(base, attr) => {
-                let agg = self.expr(base)?;
-                self.check_component_target(agg)?;
+                let agg = self.eval_store_target(base)?;
+                let slot = self.select_slot(agg, SlotSel::Attr(attr))?;
+                if let Some(slot) = &slot {
+                    if let Some(atomic) = slot_atomic(&slot.ty, op) {
+                        let rhs = self.expr(value)?;
+                        return self.emit_array_slot(slot, rhs, Some(atomic));
+                    }
+                }
                 let idx = self.component_index(agg, attr)?;
                 let current = self.add_value_call("extract", &[agg, idx])?;
                 let rhs = self.expr(value)?;
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_call("assign_inplace", &[agg, idx, result])?;
-                Ok(())
+                match slot {
+                    Some(slot) => {
+                        self.record_unsupported_slot_update(result);
+                        self.emit_array_slot(&slot, result, None)
+                    }
+                    None => self.store_attribute(agg, attr, result),
+                }
             }
             _ => Err(self.err("unsupported augmented assignment target")),
         }
@@ -1100,6 +1158,19 @@ impl<'a> Adjoint<'a> {
 
     /// Decides whether `for _ in iter` is unrolled, counted or iterated (warp's `get_unroll_range`).
     fn loop_range(&mut self, iter: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<LoopRange> {
+        if let ExprKind::Call(func, args, kwargs) = &iter.kind {
+            if matches!(&func.kind, ExprKind::Name("reversed"))
+                && self.symbol("reversed").is_none()
+                && args.len() == 1
+                && kwargs.is_empty()
+            {
+                // Not unrolled: the range is built, then reversed, at run time.
+                let range = self.expr(&args[0])?;
+                return Ok(LoopRange::Dynamic(
+                    self.add_value_call("reversed", &[range])?,
+                ));
+            }
+        }
         let ExprKind::Call(func, args, kwargs) = &iter.kind else {
             return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
         };
@@ -1731,14 +1802,24 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
+                if let (Type::Array { .. }, "shape") = (self.ty(agg), *attr) {
+                    // The descriptor's field, by address (warp's struct attribute read).
+                    let r = self.add_var(Type::Shape(true), None);
+                    forward!(self, "{} = &({}.shape);", self.emit(r), self.emit(agg));
+                    reverse!(
+                        self,
+                        "{}.shape = {};",
+                        self.var(agg).adj(),
+                        self.var(r).adj()
+                    );
+                    return Ok(r);
+                }
                 let idx = self.component_index(agg, attr)?;
                 self.add_value_call("extract", &[agg, idx])
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
-            ExprKind::Slice(..) => {
-                Err(self.err("slices are not supported by this version of the lowering"))
-            }
+            ExprKind::Slice(lower, upper, step) => self.slice_expr(*lower, *upper, *step),
             ExprKind::Starred(_) => {
                 Err(self.err("starred expressions are not supported in kernels"))
             }
@@ -1746,6 +1827,45 @@ impl<'a> Adjoint<'a> {
                 Err(self.err(format!("construct `ast.{kind}` not supported in kernels")))
             }
         }
+    }
+
+    /// warp's `emit_Slice`: the given bounds are evaluated first, then the
+    /// slice is allocated, then the omitted bounds become constants.
+    fn slice_expr(
+        &mut self,
+        lower: Option<&Expr<'a>>,
+        upper: Option<&Expr<'a>>,
+        step: Option<&Expr<'a>>,
+    ) -> LResult<VarId> {
+        let lower = lower.map(|e| self.expr(e)).transpose()?;
+        let upper = upper.map(|e| self.expr(e)).transpose()?;
+        let step = step.map(|e| self.expr(e)).transpose()?;
+        if let Some(s) = step {
+            if matches!(self.var(s).constant, Some(ConstVal::Int(0))) {
+                return Err(self.err("Slice step cannot be zero."));
+            }
+        }
+        let out = self.add_var(Type::Slice, None);
+        let start = lower.unwrap_or_else(|| self.add_constant(ConstVal::Int(i32::MAX as i128)));
+        let stop = upper.unwrap_or_else(|| self.add_constant(ConstVal::Int(i32::MIN as i128)));
+        let step = step.unwrap_or_else(|| self.add_constant(ConstVal::Int(1)));
+        let mut parts = [start, stop, step];
+        for p in parts.iter_mut() {
+            if !self.ty(*p).strip_ref().scalar().is_some_and(Scalar::is_int) {
+                return Err(self.err("slice bounds must be integers"));
+            }
+            *p = self.load(*p)?;
+        }
+        let [start, stop, step] = parts;
+        forward!(
+            self,
+            "{} = wp::slice_t({}, {}, {});",
+            self.emit(out),
+            self.emit(start),
+            self.emit(stop),
+            self.emit(step)
+        );
+        Ok(out)
     }
 
     fn constant(&self, c: &Constant) -> LResult<ConstVal> {
@@ -1771,26 +1891,46 @@ impl<'a> Adjoint<'a> {
         as_target: bool,
     ) -> LResult<(VarId, SmallVec<[&'e Expr<'a>; 4]>)> {
         let ExprKind::Subscript(value_slice) = &e.kind else {
-            return Ok((self.expr(e)?, SmallVec::new()));
+            let v = if as_target {
+                self.eval_store_target(e)?
+            } else {
+                self.expr(e)?
+            };
+            return Ok((v, SmallVec::new()));
         };
         let [value, slice] = &**value_slice;
-        let (mut target, mut indices) = self.subscript_target(value, as_target)?;
+        let (mut target, mut indices) = match &value.kind {
+            ExprKind::Name(_) => (self.expr(value)?, SmallVec::new()),
+            _ => self.subscript_target(value, as_target)?,
+        };
         match &slice.kind {
             ExprKind::Tuple(elts) => indices.extend(elts.iter()),
             _ => indices.push(slice),
         }
         if let Type::Array { ndim, .. } = self.ty(target).strip_ref() {
             if indices.len() > ndim {
-                if as_target {
-                    return Err(self.err(
-                        "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
-                    ));
-                }
                 let first: Vec<&Expr<'a>> = indices.drain(..ndim).collect();
-                target = self.emit_indexing(target, &first)?;
+                target = self.emit_indexing_as(target, &first, as_target)?;
             }
         }
         Ok((target, indices))
+    }
+
+    /// warp's `eval_store_target`: the location an assignment writes to,
+    /// resolving array elements to slots rather than reading them.
+    fn eval_store_target(&mut self, e: &Expr<'a>) -> LResult<VarId> {
+        match &e.kind {
+            ExprKind::Attribute(base, attr) => {
+                let agg = self.eval_store_target(base)?;
+                let idx = self.component_index(agg, attr)?;
+                self.add_value_call("extract", &[agg, idx])
+            }
+            ExprKind::Subscript(..) => {
+                let (base, nodes) = self.subscript_target(e, true)?;
+                self.emit_indexing_as(base, &nodes, true)
+            }
+            _ => self.expr(e),
+        }
     }
 
     /// Evaluates index expressions after checking their number against the target.
@@ -1798,14 +1938,14 @@ impl<'a> Adjoint<'a> {
         let n = nodes.len();
         let ok = match self.ty(target).strip_ref() {
             Type::Array { ndim, .. } => {
-                if n != ndim {
+                if n > ndim {
                     return Err(self.err(format!(
-                        "array has {ndim} dimension(s) but {n} index(es) were given; views are not supported by this version of the lowering"
+                        "Incorrect number of indices specified for array indexing, got {n} indices for a {ndim} dimensional array."
                     )));
                 }
-                true
+                n > 0
             }
-            Type::Vector(..) | Type::Quat(_) => n == 1,
+            Type::Vector(..) | Type::Quat(_) | Type::Shape(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -1821,6 +1961,19 @@ impl<'a> Adjoint<'a> {
     /// Reads `target[indices]`: an element reference of an array (indices loaded
     /// first), or a component of a vector, matrix or quaternion.
     fn emit_indexing(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
+        self.emit_indexing_as(target, nodes, false)
+    }
+
+    /// warp's `emit_indexing`: as a store target, an element of an array of
+    /// vectors, matrices or quaternions is a slot (its address), and a
+    /// component of a slot another slot; fewer indices than an array has
+    /// dimensions make a view.
+    fn emit_indexing_as(
+        &mut self,
+        target: VarId,
+        nodes: &[&Expr<'a>],
+        as_target: bool,
+    ) -> LResult<VarId> {
         if matches!(self.ty(target), Type::Tile(_)) {
             return self.tile_extract(target, nodes);
         }
@@ -1828,14 +1981,306 @@ impl<'a> Adjoint<'a> {
         let mut args = Vars::new();
         args.push(target);
         args.extend(indices);
-        if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
+        if let Type::Array { dtype, ndim } = self.ty(target).strip_ref() {
+            let all_int = args[1..]
+                .iter()
+                .all(|a| self.ty(*a).strip_ref().scalar().is_some_and(Scalar::is_int));
+            let int_or_slice = args[1..].iter().all(|a| {
+                let t = self.ty(*a).strip_ref();
+                t == Type::Slice || t.scalar().is_some_and(Scalar::is_int)
+            });
+            if as_target && !int_or_slice {
+                return Err(self.err("Array slot write indices must be integers or slices"));
+            }
             for a in args.iter_mut().skip(1) {
                 *a = self.load(*a)?;
             }
-            self.add_value_call("address", &args)
-        } else {
-            self.add_value_call("extract", &args)
+            if args.len() - 1 == ndim && all_int {
+                if as_target && !self.ty(target).is_ref() && !matches!(dtype, Value::Scalar(_)) {
+                    let slot = Slot {
+                        root: target,
+                        indices: args[1..].iter().copied().collect(),
+                        access: String::new(),
+                        ty: dtype.to_type(),
+                    };
+                    return Ok(self.array_slot_reference(slot));
+                }
+                return self.add_value_call("address", &args);
+            }
+            let view = self.add_value_call("view", &args)?;
+            self.record_view(view, target, &args[1..]);
+            return Ok(view);
         }
+        if as_target {
+            if let Some(slot) = self.select_slot(target, SlotSel::Index(&args[1..]))? {
+                return Ok(self.array_slot_reference(slot));
+            }
+        }
+        self.add_value_call("extract", &args)
+    }
+
+    /// Remembers where view `view` of `target` comes from, for the adjoint
+    /// of a slot written through it.
+    fn record_view(&mut self, view: VarId, target: VarId, indices: &[VarId]) {
+        let index_vars: Vars = indices.iter().copied().collect();
+        let origin = if let Some((_, root, steps)) =
+            self.view_origins.iter().find(|(v, _, _)| *v == target)
+        {
+            let mut steps = steps.clone();
+            steps.push(index_vars);
+            Some((*root, steps))
+        } else if self.symbols.iter().any(|(_, v)| *v == target) {
+            Some((target, vec![index_vars]))
+        } else {
+            None
+        };
+        if let Some((root, steps)) = origin {
+            self.view_origins.push((view, root, steps));
+        }
+    }
+
+    /// An array view's origin follows it into a copy (`b = view`).
+    fn propagate_view_origin(&mut self, to: VarId, from: VarId) {
+        if to == from {
+            return;
+        }
+        if let Some((_, root, steps)) = self.view_origins.iter().find(|(v, _, _)| *v == from) {
+            let entry = (to, *root, steps.clone());
+            self.view_origins.push(entry);
+        }
+    }
+
+    /// warp's `array_slot_reference`: the address of a slot, as a store target.
+    fn array_slot_reference(&mut self, slot: Slot) -> VarId {
+        let value = slot.ty.value().expect("slots hold values");
+        let r = self.add_var(Type::Ref(value), None);
+        let mut line = self.new_line();
+        line.put_all(&[self.emit(r), " = &(wp::index(", self.emit(slot.root), ", "]);
+        self.push_names(&mut line, slot.indices.iter().map(|a| self.emit(*a)));
+        line.put_all(&[")", &slot.access, ");"]);
+        self.push_forward_line(line);
+        self.slots.push((r, slot));
+        r
+    }
+
+    /// warp's `select_array_slot`: narrows the slot `target` refers to (if
+    /// any) to a row, element or component.
+    fn select_slot(&mut self, target: VarId, sel: SlotSel<'_>) -> LResult<Option<Slot>> {
+        let Some(source) = self
+            .slots
+            .iter()
+            .find(|(v, _)| *v == target)
+            .map(|(_, s)| s.clone())
+        else {
+            return Ok(None);
+        };
+        let (suffix, ty) = match (sel, source.ty) {
+            (SlotSel::Index(idx), Type::Matrix(_, c, s)) if (1..=2).contains(&idx.len()) => {
+                let mut loaded = Vars::new();
+                for &i in idx {
+                    loaded.push(self.load(i)?);
+                }
+                if !loaded
+                    .iter()
+                    .all(|a| self.ty(*a).scalar().is_some_and(Scalar::is_int))
+                {
+                    return Ok(None);
+                }
+                if loaded.len() == 1 {
+                    (
+                        format!(".row_ref({})", self.emit(loaded[0])),
+                        Type::Vector(c, s),
+                    )
+                } else {
+                    (
+                        format!(
+                            ".element_ref({}, {})",
+                            self.emit(loaded[0]),
+                            self.emit(loaded[1])
+                        ),
+                        Type::Scalar(s),
+                    )
+                }
+            }
+            (SlotSel::Index([i]), Type::Vector(_, s) | Type::Quat(s)) => {
+                let i = self.load(*i)?;
+                if !self.ty(i).scalar().is_some_and(Scalar::is_int) {
+                    return Ok(None);
+                }
+                (format!(".component_ref({})", self.emit(i)), Type::Scalar(s))
+            }
+            (SlotSel::Attr(attr), Type::Vector(_, s) | Type::Quat(s)) => {
+                let i = self.component_index(target, attr)?;
+                (format!(".component_ref({})", self.emit(i)), Type::Scalar(s))
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Slot {
+            root: source.root,
+            indices: source.indices,
+            access: source.access + &suffix,
+            ty,
+        }))
+    }
+
+    /// warp's `emit_array_slot`: stores `rhs` in the slot, or updates it
+    /// atomically with `op` (`add`, `sub`, ...); neither is replayed.
+    fn emit_array_slot(&mut self, slot: &Slot, rhs: VarId, op: Option<&str>) -> LResult<()> {
+        let mut rhs = rhs;
+        if self.ty(rhs).is_ref() {
+            rhs = self.add_value_call("copy", &[rhs])?;
+        }
+        let got = self.ty(rhs).strip_ref();
+        if got != slot.ty {
+            return Err(self.err(format!(
+                "Composite slot assignment expects value of type {}, got {got}",
+                slot.ty
+            )));
+        }
+        let array = self.emit(slot.root).to_string();
+        let mut indices = String::new();
+        self.push_names(&mut indices, slot.indices.iter().map(|a| self.emit(*a)));
+        let access = &slot.access;
+        let accessor = format!("[&](auto& _e) -> auto& {{ return _e{access}; }}");
+        let value = self.emit(rhs).to_string();
+        let (forward, reverse_op) = match op {
+            None => (
+                format!("wp::store(&(wp::index({array}, {indices}){access}), {value});"),
+                "store".to_string(),
+            ),
+            Some(op) => (
+                format!("wp::array_atomic_{op}_slot({array}, {value}, {accessor}, {indices});"),
+                format!("atomic_{op}"),
+            ),
+        };
+        let replay = format!("// {forward}");
+        self.add_forward(&forward, Some(&replay), false);
+        let adj_array = self.slot_adjoint(slot.root);
+        reverse!(
+            self,
+            "wp::adj_array_{reverse_op}_slot({array}, {adj_array}, {}, {accessor}, {indices});",
+            self.var(rhs).adj()
+        );
+        Ok(())
+    }
+
+    /// warp's `array_slot_adjoint`: the gradient array a slot's adjoint goes
+    /// to; through a view, the same view of the root's gradient (none if the
+    /// root has no gradient).
+    fn slot_adjoint(&self, root: VarId) -> String {
+        let Some((_, base, steps)) = self.view_origins.iter().find(|(v, _, _)| *v == root) else {
+            return self.var(root).adj().to_string();
+        };
+        let mut out = String::with_capacity(128);
+        out.put("([&]() -> ");
+        self.ty(root).push_ctype(&mut out, false);
+        out.put_all(&[" { auto slot_adj_0 = ", self.var(*base).adj(), ";"]);
+        let mut digits = itoa::Buffer::new();
+        for (k, idx) in steps.iter().enumerate() {
+            let cur = digits.format(k).to_string();
+            let next = digits.format(k + 1).to_string();
+            out.put_all(&[" if (!slot_adj_", &cur, ".data) return {};"]);
+            out.put_all(&[
+                " auto slot_adj_",
+                &next,
+                " = wp::view(slot_adj_",
+                &cur,
+                ", ",
+            ]);
+            self.push_names(&mut out, idx.iter().map(|a| self.emit(*a)));
+            out.put(");");
+        }
+        out.put_all(&[" return slot_adj_", digits.format(steps.len()), "; }())"]);
+        out
+    }
+
+    /// An update of a differentiable slot that is not atomic makes the
+    /// backward pass impossible (warp refuses it when generating that pass).
+    fn record_unsupported_slot_update(&mut self, result: VarId) {
+        let differentiable = self
+            .ty(result)
+            .strip_ref()
+            .value()
+            .is_some_and(|v| v.dtype().is_float());
+        if differentiable && self.slot_augassign_error.is_none() {
+            self.slot_augassign_error = Some(self.err(
+                "Differentiable composite slot augmented assignments with this operator are not supported with backward code generation enabled. Write the result to a separate array, or use enable_backward=False for forward-only code.",
+            ));
+        }
+    }
+
+    /// warp's `lower_subscript_augassign`: load the current value, apply the
+    /// operator, store it back (a slot whose type has the atomic is updated atomically).
+    fn aug_assign_subscript_slow(
+        &mut self,
+        base: VarId,
+        mut indices: Vars,
+        op: BinOp,
+        value: &Expr<'a>,
+    ) -> LResult<()> {
+        for i in indices.iter_mut() {
+            *i = self.load(*i)?;
+        }
+        let slot = self.select_slot(base, SlotSel::Index(&indices))?;
+        if let Some(slot) = &slot {
+            if let Some(atomic) = slot_atomic(&slot.ty, op) {
+                let rhs = self.expr(value)?;
+                return self.emit_array_slot(slot, rhs, Some(atomic));
+            }
+        }
+        let mut args = Vars::new();
+        args.push(base);
+        args.extend(indices.iter().copied());
+        let read = match self.ty(base) {
+            Type::Array { .. } => "address",
+            _ => "extract",
+        };
+        let current = self.add_value_call(read, &args)?;
+        let rhs = self.expr(value)?;
+        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+        match slot {
+            Some(slot) => {
+                self.record_unsupported_slot_update(result);
+                self.emit_array_slot(&slot, result, None)
+            }
+            None => self.store_subscript(base, &indices, result),
+        }
+    }
+
+    /// warp's `_store_subscript` for arrays, vectors, matrices and quaternions.
+    fn store_subscript(&mut self, base: VarId, indices: &[VarId], rhs: VarId) -> LResult<()> {
+        let store = match self.ty(base) {
+            Type::Array { .. } => "array_store",
+            Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => "assign_inplace",
+            Type::Ref(_) => {
+                return Err(self.err(
+                    "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
+                ));
+            }
+            t => {
+                return Err(self.err(format!(
+                    "Can only subscript assign array, vector, quaternion, transformation, and matrix types, got {t}"
+                )));
+            }
+        };
+        let mut args = Vars::new();
+        args.push(base);
+        args.extend(indices.iter().copied());
+        args.push(rhs);
+        self.add_call(store, &args)?;
+        Ok(())
+    }
+
+    /// warp's `_store_attribute` for vector and quaternion components.
+    fn store_attribute(&mut self, agg: VarId, attr: &str, rhs: VarId) -> LResult<()> {
+        let idx = self.component_index(agg, attr)?;
+        if self.ty(agg).is_ref() {
+            return Err(self.err(
+                "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
+            ));
+        }
+        self.add_call("assign_inplace", &[agg, idx, rhs])?;
+        Ok(())
     }
 
     /// The constant index variable of component `attr` (`x`, `y`, `z`, `w`) of a vector or quaternion.
@@ -1859,16 +2304,6 @@ impl<'a> Adjoint<'a> {
             )));
         }
         Ok(self.add_constant(ConstVal::Int(idx)))
-    }
-
-    /// Components can be assigned in local vectors and matrices, not through array elements.
-    fn check_component_target(&self, base: VarId) -> LResult<()> {
-        if self.ty(base).is_ref() {
-            return Err(self.err(
-                "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
-            ));
-        }
-        Ok(())
     }
 
     fn compare(&mut self, left: &Expr<'a>, comps: &[(CmpOp, Expr<'a>)]) -> LResult<VarId> {
@@ -2038,7 +2473,8 @@ impl<'a> Adjoint<'a> {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
                 match *name {
-                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
+                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" | "range"
+                    | "len" => {
                         Ok(Callee::Builtin((*name).into()))
                     }
                     _ => Err(self.err(format!(
@@ -2142,10 +2578,7 @@ impl<'a> Adjoint<'a> {
                 if !kwargs.is_empty() {
                     return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
                 }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
                 let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
                 self.builtins_used.insert(target.to_string());
@@ -2164,10 +2597,7 @@ impl<'a> Adjoint<'a> {
                 if !kwargs.is_empty() {
                     return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
                 }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 return self.call_user(&name, &vals);
             }
         };
@@ -2176,15 +2606,7 @@ impl<'a> Adjoint<'a> {
                 "keyword arguments to '{name}' are not supported by this version of the lowering"
             )));
         }
-        let mut vals = Vars::new();
-        for a in args {
-            if matches!(a.kind, ExprKind::Starred(_)) {
-                return Err(
-                    self.err("starred arguments are not supported by this version of the lowering")
-                );
-            }
-            vals.push(self.expr(a)?);
-        }
+        let vals = self.eval_args(args)?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
                 "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
@@ -2199,7 +2621,136 @@ impl<'a> Adjoint<'a> {
         if !self.builtins_used.contains(used) {
             self.builtins_used.insert(used.to_string());
         }
+        if let ("len", [v]) = (native, &vals[..]) {
+            // The length of a vector, quaternion or matrix is a compile-time constant.
+            if let Some(n) = composite_length(&self.ty(*v).strip_ref()) {
+                return Ok(Some(self.add_constant(ConstVal::Int(n))));
+            }
+        }
         self.add_call(native, &vals)
+    }
+
+    /// A call's positional arguments, in order; a starred one (`*v`,
+    /// `*v[1:3]`, `*arr[0:3]`) becomes its elements (warp's `unpack_starred`).
+    fn eval_args(&mut self, args: &[Expr<'a>]) -> LResult<Vars> {
+        let mut vals = Vars::new();
+        for a in args {
+            match &a.kind {
+                ExprKind::Starred(inner) => self.unpack_starred(inner, &mut vals)?,
+                _ => vals.push(self.expr(a)?),
+            }
+        }
+        Ok(vals)
+    }
+
+    /// A slice component that must be a compile-time integer.
+    fn const_slice_component(&mut self, e: &Expr<'a>) -> LResult<i128> {
+        let v = self.expr(e)?;
+        match self.var(v).constant {
+            Some(ConstVal::Int(i)) => Ok(i),
+            Some(_) => Err(self.err("Slice component must be an integer.")),
+            None => Err(self.err("Slice component must be a compile-time constant.")),
+        }
+    }
+
+    fn unpack_starred(&mut self, value: &Expr<'a>, out: &mut Vars) -> LResult<()> {
+        let (target, bounds) = match &value.kind {
+            ExprKind::Subscript(vs) if matches!(vs[1].kind, ExprKind::Slice(..)) => {
+                let ExprKind::Slice(lower, upper, step) = &vs[1].kind else {
+                    unreachable!()
+                };
+                let target = self.expr(&vs[0])?;
+                let t = self.ty(target).strip_ref();
+                let step = match step {
+                    Some(s) => self.const_slice_component(s)?,
+                    None => 1,
+                };
+                if step == 0 {
+                    return Err(self.err("Slice step cannot be zero."));
+                }
+                let bounds = match t {
+                    Type::Array { ndim, .. } => {
+                        if ndim != 1 {
+                            return Err(self.err(format!("Starred expressions with slices are only supported for 1D arrays, got {ndim}D array.")));
+                        }
+                        if step < 0 && (lower.is_none() || upper.is_none()) {
+                            return Err(self.err("Reverse slices require explicit start and stop bounds when the sequence length is not known at compile time (e.g. slicing an array)."));
+                        }
+                        let start = match lower {
+                            Some(l) => self.const_slice_component(l)?,
+                            None => 0,
+                        };
+                        let Some(upper) = upper else {
+                            return Err(self.err("Starred expression on arrays requires explicit upper bound (e.g., *array[0:3], not *array[0:])."));
+                        };
+                        let stop = self.const_slice_component(upper)?;
+                        if start < 0 || stop < 0 {
+                            return Err(self.err(
+                                "Starred expression slice bounds cannot be negative for arrays.",
+                            ));
+                        }
+                        if step < 0 {
+                            return Err(self.err(
+                                "Starred expression slice step cannot be negative for arrays.",
+                            ));
+                        }
+                        (start, stop, step)
+                    }
+                    _ => {
+                        let Some(length) = composite_length(&t) else {
+                            return Err(self.err(format!("Starred expressions with slices are only supported for arrays, vectors, quaternions, and matrices. Got {t}.")));
+                        };
+                        // CPython's `slice.indices(length)`.
+                        let (lo, hi) = if step > 0 {
+                            (0, length)
+                        } else {
+                            (-1, length - 1)
+                        };
+                        let mut resolve = |c: &Option<&Expr<'a>>, default: i128| -> LResult<i128> {
+                            let Some(c) = c else { return Ok(default) };
+                            let v = self.const_slice_component(c)?;
+                            Ok(if v < 0 {
+                                (v + length).max(lo)
+                            } else {
+                                v.min(hi)
+                            })
+                        };
+                        let start = resolve(&lower.as_deref(), if step > 0 { lo } else { hi })?;
+                        let stop = resolve(&upper.as_deref(), if step > 0 { hi } else { lo })?;
+                        (start, stop, step)
+                    }
+                };
+                (target, bounds)
+            }
+            _ => {
+                let target = self.expr(value)?;
+                let t = self.ty(target).strip_ref();
+                match composite_length(&t) {
+                    Some(n) => (target, (0, n, 1)),
+                    None if matches!(t, Type::Array { .. }) => {
+                        return Err(self.err("Starred expressions apply to arrays only if they are sliced with bounds known at compile-time."));
+                    }
+                    None => {
+                        return Err(self.err(format!("Starred expressions are only supported for arrays (with slice), vectors, quaternions, and matrices. Got {t}.")));
+                    }
+                }
+            }
+        };
+        let read = if matches!(self.ty(target).strip_ref(), Type::Array { .. }) {
+            "address"
+        } else {
+            "extract"
+        };
+        let (start, stop, step) = bounds;
+        let count = range_len(start, stop, step).unwrap_or(0);
+        if count <= 0 {
+            return Err(self.err("Starred expression results in empty sequence."));
+        }
+        for k in 0..count {
+            let i = self.add_constant(ConstVal::Int(start + k * step));
+            out.push(self.add_value_call(read, &[target, i])?);
+        }
+        Ok(())
     }
 
     /// `wp.identity(n=N, dtype=T)` and `wp.quat_identity(dtype=T)`: the type
@@ -2261,7 +2812,11 @@ impl<'a> Adjoint<'a> {
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
-                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => continue,
+                Type::Range
+                | Type::IntTuple(_)
+                | Type::StorageStr(_)
+                | Type::Shape(_)
+                | Type::Slice => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,
             };
@@ -2561,6 +3116,80 @@ fn lower_unrolled_continues<'a>(
         }
     }
     (result.into_bump_slice(), false)
+}
+
+/// The source text of the simple statement `text` starts with, up to a
+/// comment, a `;` or the end of the line (None if it goes on to the next line).
+fn statement_segment(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    let mut end = bytes.len();
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' {
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'"' | b'\'' => quote = Some(b),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                b'#' | b';' => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    let segment = text[..end].trim_end();
+    if depth > 0 || quote.is_some() || segment.ends_with('\\') {
+        return None;
+    }
+    Some(segment)
+}
+
+/// The number of elements a starred vector, quaternion or matrix (rows) unpacks to.
+fn composite_length(t: &Type) -> Option<i128> {
+    match t {
+        Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(*n as i128),
+        Type::Quat(_) => Some(4),
+        _ => None,
+    }
+}
+
+/// Element types warp updates without atomics (`int8`, `uint8`, `int16`, `uint16`).
+fn is_non_atomic(s: Scalar) -> bool {
+    matches!(
+        s,
+        Scalar::Int8 | Scalar::UInt8 | Scalar::Int16 | Scalar::UInt16
+    )
+}
+
+/// The native atomic for `op` on a slot of type `ty`, if it has one
+/// (warp's `_is_supported_atomic_slot_type`).
+fn slot_atomic(ty: &Type, op: BinOp) -> Option<&'static str> {
+    let s = ty.value()?.dtype();
+    let ints = matches!(
+        s,
+        Scalar::Int32 | Scalar::UInt32 | Scalar::Int64 | Scalar::UInt64
+    );
+    match op {
+        BinOp::Add | BinOp::Sub if ints || s.is_float() => {
+            Some(if op == BinOp::Add { "add" } else { "sub" })
+        }
+        BinOp::BitAnd if ints => Some("and"),
+        BinOp::BitOr if ints => Some("or"),
+        BinOp::BitXor if ints => Some("xor"),
+        _ => None,
+    }
 }
 
 fn binop_builtin(op: BinOp) -> &'static str {

@@ -34,9 +34,24 @@ const UNARY_FLOAT: &[&str] = &[
     "erfinv", "erfcinv", "degrees", "radians",
 ];
 const UNARY_FLOAT_TO_BOOL: &[&str] = &["isnan", "isinf", "isfinite"];
-const ATOMICS: &[&str] = &["atomic_add", "atomic_sub", "atomic_min", "atomic_max"];
+const ATOMICS: &[&str] = &[
+    "atomic_add",
+    "atomic_sub",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+];
 /// Builtins without an adjoint (for every overload pairpipe resolves).
 const NOT_DIFFERENTIABLE: &[&str] = &[
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "bit_and_inplace",
+    "bit_or_inplace",
+    "bit_xor_inplace",
+    "reversed",
     "floor",
     "ceil",
     "round",
@@ -393,6 +408,23 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         {
             return Ok(overload(name, None));
         }
+        // Bitwise in-place updates of integer vector components.
+        ("bit_and_inplace" | "bit_or_inplace" | "bit_xor_inplace", [T::Vector(_, s), i, v])
+            if is_int_index(i) && s.is_int() && *v == T::Scalar(*s) =>
+        {
+            return Ok(overload(name, None));
+        }
+        ("view", [T::Array { dtype, ndim }, idx @ ..])
+            if !idx.is_empty()
+                && idx.len() <= *ndim
+                && idx.iter().all(|i| is_int_index(i) || *i == T::Slice)
+                && idx.iter().filter(|i| is_int_index(i)).count() < *ndim =>
+        {
+            Some(T::Array {
+                dtype: *dtype,
+                ndim: ndim - idx.iter().filter(|i| is_int_index(i)).count(),
+            })
+        }
         ("copy", [a]) => Some(*a),
         ("load", [a]) => Some(*a),
         ("assign", [a, b]) if same(a, b) => return Ok(overload("assign", None)),
@@ -400,12 +432,35 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             Some(Type::Range)
         }
         ("iter_next", [Type::Range]) => Some(Type::I32),
+        ("extract", [T::Shape(_), i]) if is_int_index(i) => {
+            let mut o = overload("extract", Some(Type::I32));
+            o.differentiable = false;
+            return Ok(o);
+        }
+        ("len", [T::Array { .. }]) => {
+            let mut o = overload("len", Some(Type::I32));
+            o.differentiable = false;
+            return Ok(o);
+        }
+        ("reversed", [Type::Range]) => {
+            let mut o = overload("iter_reverse", Some(Type::Range));
+            o.differentiable = false;
+            return Ok(o);
+        }
         (n, [T::Array { dtype, ndim }, rest @ ..]) if ATOMICS.contains(&n) => {
             let ok = rest.len() == ndim + 1
                 && rest[..*ndim].iter().all(is_int_index)
                 && rest[*ndim] == dtype.to_type()
                 && match dtype {
+                    Value::Scalar(s) if matches!(n, "atomic_and" | "atomic_or" | "atomic_xor") => {
+                        s.is_int()
+                    }
                     Value::Scalar(s) => numeric(*s),
+                    Value::Vector(_, s)
+                        if matches!(n, "atomic_and" | "atomic_or" | "atomic_xor") =>
+                    {
+                        s.is_int()
+                    }
                     Value::Vector(..) => true,
                     Value::Matrix(..) | Value::Quat(_) => matches!(n, "atomic_add" | "atomic_sub"),
                 };

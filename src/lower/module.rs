@@ -202,6 +202,12 @@ impl<'a> Scope<'a> {
                         py_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
+                // warp's test helpers import warp as `wp`, and a star import passes it on.
+                StmtKind::ImportFrom("warp.tests.unittest_utils", names)
+                    if names.iter().any(|(n, _)| *n == "*") =>
+                {
+                    warp_aliases.push("wp".to_string());
+                }
                 _ => {}
             }
         }
@@ -1351,6 +1357,9 @@ pub fn lower_parsed<'a>(
             let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
             adj.max_unroll = options.max_unroll;
             adj.lower_function(k.def, k.pos)?;
+            if let (true, Some(e)) = (options.enable_backward, adj.slot_augassign_error.take()) {
+                return Err(e);
+            }
             let bytes = adj.generated_bytes()
                 + funcs.borrow().built[built_before..]
                     .iter()

@@ -223,6 +223,10 @@ pub enum Type {
     IntTuple(u8),
     /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
     StorageStr(bool),
+    /// An array's `shape` (`wp::shape_t`); `true`: a reference to it (`&(a.shape)`).
+    Shape(bool),
+    /// A slice `start:stop:step` of an array subscript (`wp::slice_t`).
+    Slice,
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -338,6 +342,9 @@ impl Type {
                 Cow::Owned(out)
             }
             Type::Range => Cow::Borrowed("wp::range_t"),
+            Type::Shape(true) if !value_type => Cow::Borrowed("wp::shape_t*"),
+            Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
+            Type::Slice => Cow::Borrowed("wp::slice_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
@@ -376,12 +383,13 @@ impl Type {
     pub fn strip_ref(&self) -> Type {
         match *self {
             Type::Ref(v) => v.to_type(),
+            Type::Shape(_) => Type::Shape(false),
             t => t,
         }
     }
 
     pub fn is_ref(&self) -> bool {
-        matches!(self, Type::Ref(_))
+        matches!(self, Type::Ref(_) | Type::Shape(true))
     }
 
     pub fn scalar(&self) -> Option<Scalar> {
@@ -409,6 +417,8 @@ impl fmt::Display for Type {
             Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
             Type::Ref(v) => write!(f, "Reference[{v}]"),
             Type::Range => f.write_str("range_t"),
+            Type::Shape(_) => f.write_str("shape_t"),
+            Type::Slice => f.write_str("slice_t"),
             Type::Tile(t) => write!(
                 f,
                 "tile(dtype={}, shape={:?}, storage={})",
