@@ -389,7 +389,7 @@ fn mutate_real(rng: &mut Pcg64Mcg, src: &str) -> String {
             let mut s = src.to_string();
             for _ in 0..1 + rng.next_u64() % 4 {
                 let at = char_boundary(&s, (rng.next_u64() % s.len().max(1) as u64) as usize);
-                s.insert_str(at, pick(rng, JUNK));
+                s.insert_str(at, *pick(rng, JUNK));
             }
             s
         }
