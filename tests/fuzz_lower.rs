@@ -349,14 +349,14 @@ fn deepen(rng: &mut Pcg64Mcg, src: &str) -> String {
         }
         _ => {
             // Wrapped in nested blocks: `for` loops warp unrolls, or `if`s.
-            let levels = if rng.next_u64() % 2 == 0 {
+            let levels = if rng.next_u64().is_multiple_of(2) {
                 1 + rng.next_u64() % 8
             } else {
                 90 + rng.next_u64() % 20
             } as usize;
             let mut block = Vec::with_capacity(levels + 1);
             for l in 0..levels {
-                let head = if rng.next_u64() % 2 == 0 {
+                let head = if rng.next_u64().is_multiple_of(2) {
                     format!("for _fz{l} in range(16):")
                 } else {
                     "if True:".to_string()

@@ -575,12 +575,16 @@ impl<'a> Adjoint<'a> {
     /// open block, each once) and the declarations its variables will get.
     /// A sum over the few open blocks, not a walk of the lines.
     pub fn generated_bytes(&self) -> usize {
-        /// A variable's declarations (forward and backward) and its adjoint's, about.
-        const VAR_BYTES: usize = 64;
+        /// A variable's declarations (forward and backward) and its adjoint's, about
+        /// (30 bytes each, with `const` and the type).
+        const VAR_BYTES: usize = 96;
+        /// The indentation and line end the module puts around each line.
+        const LINE_BYTES: usize = 5;
+        let pass = |l: &Lines| l.text_len() + l.len() * LINE_BYTES;
         let lines: usize = self
             .blocks
             .iter()
-            .map(|b| b.forward.text_len() + b.replay.text_len() + b.reverse.text_len())
+            .map(|b| pass(&b.forward) + pass(&b.replay) + pass(&b.reverse))
             .sum();
         lines + self.vars.len() * VAR_BYTES
     }

@@ -220,7 +220,7 @@ const SIZE_LIMIT_MESSAGE: &str = " exceeds the limit of ";
 /// The error of a kernel or function whose generated code (`what`) would
 /// exceed `limit` bytes.
 pub(crate) fn size_limit_error(line: usize, col: usize, what: &str, limit: usize) -> LowerError {
-    let shown = if limit >= 1 << 20 && limit % (1 << 20) == 0 {
+    let shown = if limit >= 1 << 20 && limit.is_multiple_of(1 << 20) {
         format!("{} MiB", limit >> 20)
     } else {
         format!("{limit} bytes")
