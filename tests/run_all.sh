@@ -35,9 +35,6 @@ PAIRPIPE_WARP_DIR="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(
 export PAIRPIPE_WARP_DIR
 
 step "Rust build and tests (release)"
-# The lowering fuzz test mutates warp-lang's own tests and examples too.
-PAIRPIPE_WARP_DIR="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("warp").origin))')"
-export PAIRPIPE_WARP_DIR
 cargo build --release --locked
 cargo test --release --locked
 # The criterion benches build and run each measurement once (no timing), so
