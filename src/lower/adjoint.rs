@@ -247,6 +247,8 @@ pub struct Adjoint<'a> {
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
     /// every loop opens two, and growing fresh ones was most of their cost.
     spare_blocks: Vec<Block>,
+    /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
+    pub strings: Vec<String>,
 }
 
 impl<'a> Adjoint<'a> {
@@ -284,6 +286,7 @@ impl<'a> Adjoint<'a> {
                 col: 1,
             },
             builtins_used: BTreeSet::new(),
+            strings: Vec::new(),
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
@@ -373,6 +376,28 @@ impl<'a> Adjoint<'a> {
         self.locals.push(id);
         self.block().vars.push(id);
         id
+    }
+
+    /// A string constant: a `const wp::str` variable (warp's `constant_str`
+    /// escapes the text as Python's `unicode-escape` codec does).
+    fn add_string(&mut self, text: &str) -> VarId {
+        let mut c = String::with_capacity(text.len() + 2);
+        c.push('"');
+        for ch in text.chars() {
+            match ch {
+                '\\' => c.push_str("\\\\"),
+                '\n' => c.push_str("\\n"),
+                '\t' => c.push_str("\\t"),
+                '\r' => c.push_str("\\r"),
+                ' '..='~' => c.push(ch),
+                ch if (ch as u32) < 0x100 => c.push_str(&format!("\\x{:02x}", ch as u32)),
+                ch if (ch as u32) < 0x10000 => c.push_str(&format!("\\u{:04x}", ch as u32)),
+                ch => c.push_str(&format!("\\U{:08x}", ch as u32)),
+            }
+        }
+        c.push('"');
+        self.strings.push(c);
+        self.add_var(Type::Str(self.strings.len() as u32 - 1), None)
     }
 
     fn add_constant(&mut self, c: ConstVal) -> VarId {
@@ -553,6 +578,15 @@ impl<'a> Adjoint<'a> {
             return self.tile_operator(name, args);
         }
         let ov: Overload = builtins::resolve(name, types).map_err(|m| self.err(m))?;
+        if !ov.defaults.is_empty() {
+            // Arguments left out take the signature's defaults, as constants
+            // created before the arguments are loaded.
+            let mut all: Vec<VarId> = args.to_vec();
+            for &(ty, c) in ov.defaults {
+                all.push(self.add_var(ty, Some(c)));
+            }
+            return self.emit_call(ov, &all);
+        }
         self.emit_call(ov, args)
     }
 
@@ -1495,6 +1529,7 @@ impl<'a> Adjoint<'a> {
                     None => Err(self.err(format!("referencing undefined symbol: {name}"))),
                 },
             },
+            ExprKind::Constant(Constant::Str(text)) => Ok(self.add_string(text)),
             ExprKind::Constant(c) => {
                 let c = self.constant(c)?;
                 Ok(self.add_constant(c))
@@ -1979,7 +2014,7 @@ impl<'a> Adjoint<'a> {
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
-                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => continue,
+                Type::Range | Type::IntTuple(_) | Type::StorageStr(_) | Type::Str(_) => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,
             };

@@ -795,6 +795,11 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             );
             continue;
         }
+        if let Type::Str(i) = v.ty {
+            let text = &adj.strings[i as usize];
+            push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
+            continue;
+        }
         if let Type::StorageStr(shared) = v.ty {
             let text = if shared { "\"shared\"" } else { "\"register\"" };
             push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);

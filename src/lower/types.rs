@@ -223,6 +223,8 @@ pub enum Type {
     IntTuple(u8),
     /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
     StorageStr(bool),
+    /// A string constant (`wp.printf`'s format): index of its text in the function's strings.
+    Str(u32),
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -339,7 +341,7 @@ impl Type {
             }
             Type::Range => Cow::Borrowed("wp::range_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
-            Type::StorageStr(_) => Cow::Borrowed("wp::str"),
+            Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
                 "wp::tuple_t<{}>",
                 vec!["wp::int32"; n as usize].join(", ")
@@ -417,7 +419,7 @@ impl fmt::Display for Type {
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
-            Type::StorageStr(_) => f.write_str("str"),
+            Type::StorageStr(_) | Type::Str(_) => f.write_str("str"),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }
