@@ -578,15 +578,6 @@ impl<'a> Adjoint<'a> {
             return self.tile_operator(name, args);
         }
         let ov: Overload = builtins::resolve(name, types).map_err(|m| self.err(m))?;
-        if !ov.defaults.is_empty() {
-            // Arguments left out take the signature's defaults, as constants
-            // created before the arguments are loaded.
-            let mut all: Vec<VarId> = args.to_vec();
-            for &(ty, c) in ov.defaults {
-                all.push(self.add_var(ty, Some(c)));
-            }
-            return self.emit_call(ov, &all);
-        }
         self.emit_call(ov, args)
     }
 
@@ -624,6 +615,19 @@ impl<'a> Adjoint<'a> {
             }
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
+        // Arguments left out take the signature's defaults: constants created
+        // after the output, before the arguments are loaded.
+        let with_defaults: Vars;
+        let args = if ov.defaults.is_empty() {
+            args
+        } else {
+            let mut all: Vars = args.iter().copied().collect();
+            for &(ty, c) in ov.defaults {
+                all.push(self.add_var(ty, Some(c)));
+            }
+            with_defaults = all;
+            &with_defaults[..]
+        };
 
         let mut fwd_args = Vars::new();
         for &a in args {
@@ -1572,6 +1576,9 @@ impl<'a> Adjoint<'a> {
             ExprKind::Attribute(base, attr) => {
                 if let ExprKind::Name(m) = &base.kind {
                     if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                        if let Some(v) = builtins::warp_constant(attr) {
+                            return Ok(self.add_constant(ConstVal::Float(v)));
+                        }
                         return Err(self.err(format!(
                             "{m}.{attr} is not supported as a value by this version of the lowering"
                         )));
@@ -1847,7 +1854,7 @@ impl<'a> Adjoint<'a> {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
                 match *name {
-                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" => {
+                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" | "print" => {
                         Ok(Callee::Builtin((*name).into()))
                     }
                     _ => Err(self.err(format!(

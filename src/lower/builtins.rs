@@ -99,7 +99,13 @@ const fn nat(name: &'static str, native: &'static str, sig: &'static str, flags:
 
 const UNARY: &str = "<T: Float>(x: T) -> T";
 const BINARY_NUM: &str = "<T: Numeric>(a: T, b: T) -> T";
-const BINARY_INT: &str = "<T: Int>(a: T, b: T) -> T";
+const BINARY_INT: &str = "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V, b: V) -> V";
+const FLOAT_ANY: &str = "(a: Float | Vector(_, Float) | Quat(Float) | Matrix(_, _, Float)) -> bool";
+/// The atomic read-modify-write of an array element.
+const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_BITS: &str =
+    "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: Array(V, D), i: Int*D, value: V) -> V";
 
 /// Every builtin overload this lowering resolves, in warp's order per name.
 pub static TABLE: &[Row] = &[
@@ -131,9 +137,9 @@ pub static TABLE: &[Row] = &[
     b("erfcinv", UNARY, ORIG),
     b("degrees", UNARY, 0),
     b("radians", UNARY, 0),
-    b("isnan", "(a: Float) -> bool", NODIFF),
-    b("isinf", "(a: Float) -> bool", NODIFF),
-    b("isfinite", "(a: Float) -> bool", NODIFF),
+    b("isnan", FLOAT_ANY, NODIFF),
+    b("isinf", FLOAT_ANY, NODIFF),
+    b("isfinite", FLOAT_ANY, NODIFF),
     b("abs", "<V: Numeric | Vector(_, Numeric)>(x: V) -> V", 0),
     b(
         "sign",
@@ -206,7 +212,11 @@ pub static TABLE: &[Row] = &[
     b("bit_xor", BINARY_INT, NODIFF),
     b("lshift", BINARY_INT, NODIFF),
     b("rshift", BINARY_INT, NODIFF),
-    b("invert", "<T: Int>(a: T) -> T", NODIFF),
+    b(
+        "invert",
+        "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V) -> V",
+        NODIFF,
+    ),
     b("unot", "(a: Scalar) -> bool", NODIFF | HIDDEN),
     b("clamp", "<T: Numeric>(x: T, a: T, b: T) -> T", 0),
     b(
@@ -270,6 +280,34 @@ pub static TABLE: &[Row] = &[
         "(axis: Vector(3, T), angle: T) -> Quat(T)",
         0,
     ),
+    b(
+        "quat_rpy",
+        "<T: Float>(roll: T, pitch: T, yaw: T) -> Quat(T)",
+        0,
+    ),
+    b(
+        "quat_from_matrix",
+        "<T: Float>(mat: Matrix(3, 3, T) | Matrix(4, 4, T)) -> Quat(T)",
+        0,
+    ),
+    b(
+        "quat_to_matrix",
+        "<T: Float>(quat: Quat(T)) -> Matrix(3, 3, T)",
+        0,
+    ),
+    b(
+        "quat_slerp",
+        "<T: Float>(a: Quat(T), b: Quat(T), t: T) -> Quat(T)",
+        ORIG,
+    ),
+    nat(
+        "inverse_approx",
+        "approx_inverse",
+        "<M: Matrix(N, N, Float)>(a: M) -> M",
+        ORIG,
+    ),
+    b("argmin", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
+    b("argmax", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     // ---- components (indexing and assignment of vector, matrix, quaternion parts)
     b(
         "extract",
@@ -355,25 +393,158 @@ pub static TABLE: &[Row] = &[
         "(arr: Array(V, D), i: Int*D, value: V)",
         SKIP_REPLAY | HIDDEN,
     ),
+    b("atomic_add", ATOMIC_NUM, SKIP_REPLAY),
+    b("atomic_sub", ATOMIC_NUM, SKIP_REPLAY),
+    b("atomic_min", ATOMIC_MINMAX, SKIP_REPLAY),
+    b("atomic_max", ATOMIC_MINMAX, SKIP_REPLAY),
+    b("atomic_and", ATOMIC_BITS, SKIP_REPLAY | NODIFF),
+    b("atomic_or", ATOMIC_BITS, SKIP_REPLAY | NODIFF),
+    b("atomic_xor", ATOMIC_BITS, SKIP_REPLAY | NODIFF),
     b(
-        "atomic_add",
-        "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_)>(arr: Array(V, D), i: Int*D, value: V) -> V",
-        SKIP_REPLAY,
+        "atomic_exch",
+        "<V: Value>(arr: Array(V, D), i: Int*D, value: V) -> V",
+        SKIP_REPLAY | NODIFF,
     ),
     b(
-        "atomic_sub",
-        "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_)>(arr: Array(V, D), i: Int*D, value: V) -> V",
-        SKIP_REPLAY,
+        "atomic_cas",
+        "<V: Value>(arr: Array(V, D), i: Int*D, compare: V, value: V) -> V",
+        SKIP_REPLAY | NODIFF,
     ),
     b(
-        "atomic_min",
-        "<V: Numeric | Vector(_, _)>(arr: Array(V, D), i: Int*D, value: V) -> V",
-        SKIP_REPLAY,
+        "lower_bound",
+        "<T: Scalar>(arr: Array(T, 1), value: T) -> int32",
+        NODIFF,
     ),
     b(
-        "atomic_max",
-        "<V: Numeric | Vector(_, _)>(arr: Array(V, D), i: Int*D, value: V) -> V",
-        SKIP_REPLAY,
+        "lower_bound",
+        "<T: Scalar>(arr: Array(T, 1), arr_begin: int32, arr_end: int32, value: T) -> int32",
+        NODIFF,
+    ),
+    // ---- utilities
+    b("expect_eq", "<V: Value>(a: V, b: V)", NODIFF),
+    b("expect_neq", "<V: Value>(a: V, b: V)", NODIFF),
+    b(
+        "expect_near",
+        "<T: Float>(a: T, b: T, tolerance: T = 1e-6)",
+        NODIFF,
+    ),
+    b(
+        "expect_near",
+        "<T: Float, V: Vector(_, T) | Quat(T) | Matrix(_, _, T)>(a: V, b: V, tolerance: T = 1e-6)",
+        NODIFF,
+    ),
+    b("print", "(value: Any)", 0),
+    nat(
+        "printf",
+        "printf",
+        "(fmt: str, args: Any...)",
+        GLOBAL | NODIFF,
+    ),
+    nat(
+        "block_dim",
+        "builtin_block_dim",
+        "() -> int32",
+        GLOBAL | NODIFF,
+    ),
+    // ---- random numbers and noise
+    b("rand_init", "(seed: int32) -> uint32", NODIFF),
+    b(
+        "rand_init",
+        "(seed: int32, offset: int32) -> uint32",
+        NODIFF,
+    ),
+    b("randi", "(state: uint32) -> int32", NODIFF),
+    b(
+        "randi",
+        "(state: uint32, low: int32, high: int32) -> int32",
+        NODIFF,
+    ),
+    b("randu", "(state: uint32) -> uint32", NODIFF),
+    b(
+        "randu",
+        "(state: uint32, low: uint32, high: uint32) -> uint32",
+        NODIFF,
+    ),
+    b("randf", "(state: uint32) -> float32", NODIFF),
+    b(
+        "randf",
+        "(state: uint32, low: float32, high: float32) -> float32",
+        NODIFF,
+    ),
+    b("randn", "(state: uint32) -> float32", NODIFF),
+    b(
+        "sample_cdf",
+        "(state: uint32, cdf: Array(float32, 1)) -> int32",
+        NODIFF,
+    ),
+    b("sample_triangle", "(state: uint32) -> vec2f", NODIFF),
+    b("sample_unit_ring", "(state: uint32) -> vec2f", NODIFF),
+    b("sample_unit_disk", "(state: uint32) -> vec2f", NODIFF),
+    b(
+        "sample_unit_sphere_surface",
+        "(state: uint32) -> vec3f",
+        NODIFF,
+    ),
+    b("sample_unit_sphere", "(state: uint32) -> vec3f", NODIFF),
+    b(
+        "sample_unit_hemisphere_surface",
+        "(state: uint32) -> vec3f",
+        NODIFF,
+    ),
+    b("sample_unit_hemisphere", "(state: uint32) -> vec3f", NODIFF),
+    b("sample_unit_square", "(state: uint32) -> vec2f", NODIFF),
+    b("sample_unit_cube", "(state: uint32) -> vec3f", NODIFF),
+    b("poisson", "(state: uint32, lam: float32) -> uint32", NODIFF),
+    b(
+        "noise",
+        "(state: uint32, x: float32 | vec2f | vec3f | vec4f) -> float32",
+        0,
+    ),
+    b(
+        "pnoise",
+        "(state: uint32, x: float32, px: int32) -> float32",
+        0,
+    ),
+    b(
+        "pnoise",
+        "(state: uint32, xy: vec2f, px: int32, py: int32) -> float32",
+        0,
+    ),
+    b(
+        "pnoise",
+        "(state: uint32, xyz: vec3f, px: int32, py: int32, pz: int32) -> float32",
+        0,
+    ),
+    b(
+        "pnoise",
+        "(state: uint32, xyzt: vec4f, px: int32, py: int32, pz: int32, pt: int32) -> float32",
+        0,
+    ),
+    b(
+        "curlnoise",
+        "(state: uint32, xy: vec2f, octaves: uint32 = uint32(1), lacunarity: float32 = 2.0, gain: float32 = 0.5) -> vec2f",
+        0,
+    ),
+    b(
+        "curlnoise",
+        "(state: uint32, xyz: vec3f | vec4f, octaves: uint32 = uint32(1), lacunarity: float32 = 2.0, gain: float32 = 0.5) -> vec3f",
+        0,
+    ),
+    // ---- geometry
+    b(
+        "hash_grid_point_id",
+        "(id: uint64, index: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "closest_point_edge_edge",
+        "(p1: vec3f, q1: vec3f, p2: vec3f, q2: vec3f, epsilon: float32) -> vec3f",
+        0,
+    ),
+    b(
+        "intersect_tri_tri",
+        "<V: vec3f | vec3d>(v0: V, v1: V, v2: V, u0: V, u1: V, u2: V) -> int32",
+        NODIFF,
     ),
     // ---- casts: the native function is the name called
     b("float", "(a: Scalar) -> float32", 0),
@@ -995,6 +1166,24 @@ pub static KNOWN: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 /// The lines of builtin `name` (for documentation: overloads and flags).
 pub fn rows_of(name: &str) -> impl Iterator<Item = &'static Row> {
     REGISTRY.lines(name).iter().map(|(r, _)| *r)
+}
+
+/// warp's named constants (`wp.pi`, `wp.E`, ...), Python floats in kernels.
+pub fn warp_constant(name: &str) -> Option<f64> {
+    Some(match name {
+        "E" | "e" => std::f64::consts::E,
+        "LOG2E" | "log2e" => std::f64::consts::LOG2_E,
+        "LOG10E" | "log10e" => std::f64::consts::LOG10_E,
+        "LN2" | "ln2" => std::f64::consts::LN_2,
+        "LN10" | "ln10" => std::f64::consts::LN_10,
+        "PHI" | "phi" => 1.618_033_988_749_895,
+        "PI" | "pi" => std::f64::consts::PI,
+        "HALF_PI" | "half_pi" => std::f64::consts::FRAC_PI_2,
+        "TAU" | "tau" => std::f64::consts::TAU,
+        "INF" | "inf" => f64::INFINITY,
+        "NAN" | "nan" => f64::NAN,
+        _ => return None,
+    })
 }
 
 /// Names that cast to a scalar type when called: Python's `float`/`int`/`bool`

@@ -816,6 +816,15 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
                 push_typed(out, "", &v.ty, false, v.name());
                 out.put(" = ");
                 c.push_c_str(out);
+                // warp's `constant_str` suffixes wide and unsigned integers.
+                if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
+                    out.put(match s {
+                        Scalar::UInt32 => "u",
+                        Scalar::Int64 => "ll",
+                        Scalar::UInt64 => "ull",
+                        _ => "",
+                    });
+                }
                 out.put(";\n");
             }
         }
