@@ -921,14 +921,19 @@ impl<'a> Adjoint<'a> {
                 self.check_component_target(base)?;
                 let mut args = vec![base];
                 args.extend(indices.iter().copied());
-                if let BinOp::Add | BinOp::Sub = op {
-                    // Arrays accumulate atomically; local vectors and matrices in place.
-                    let name = match (is_array, op) {
-                        (true, BinOp::Add) => "atomic_add",
-                        (true, _) => "atomic_sub",
-                        (false, BinOp::Add) => "add_inplace",
-                        (false, _) => "sub_inplace",
-                    };
+                // Arrays accumulate atomically (`&=`, `|=`, `^=` too); local
+                // vectors and matrices in place.
+                let inplace = match (is_array, op) {
+                    (true, BinOp::Add) => Some("atomic_add"),
+                    (true, BinOp::Sub) => Some("atomic_sub"),
+                    (true, BinOp::BitAnd) => Some("atomic_and"),
+                    (true, BinOp::BitOr) => Some("atomic_or"),
+                    (true, BinOp::BitXor) => Some("atomic_xor"),
+                    (false, BinOp::Add) => Some("add_inplace"),
+                    (false, BinOp::Sub) => Some("sub_inplace"),
+                    _ => None,
+                };
+                if let Some(name) = inplace {
                     let rhs = self.expr(value)?;
                     args.push(rhs);
                     self.add_call(name, &args)?;
