@@ -1886,6 +1886,21 @@ impl<'a> Adjoint<'a> {
             Callee::Builtin(name) | Callee::User(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
         };
+        if name != "tid" && kwargs.is_empty() {
+            // A builtin with several outputs: they are variables created
+            // before the arguments are loaded, passed after them.
+            let mut vals = Vec::with_capacity(args.len() + n);
+            for a in args {
+                vals.push(self.expr(a)?);
+            }
+            let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+            let (ov, outs) = builtins::resolve_multi(&name, &types, n).map_err(|m| self.err(m))?;
+            self.builtins_used.insert(name.to_string());
+            let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
+            vals.extend(outs.iter().copied());
+            self.emit_call(ov, &vals)?;
+            return Ok(outs);
+        }
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }

@@ -306,6 +306,36 @@ pub static TABLE: &[Row] = &[
         "<M: Matrix(N, N, Float)>(a: M) -> M",
         ORIG,
     ),
+    b(
+        "quat_to_axis_angle",
+        "<T: Float>(quat: Quat(T)) -> (Vector(3, T), T)",
+        0,
+    ),
+    b(
+        "quat_to_axis_angle",
+        "<T: Float>(quat: Quat(T), axis: Vector(3, T), angle: T)",
+        0,
+    ),
+    b(
+        "svd3",
+        "<T: Float>(a: Matrix(3, 3, T)) -> (Matrix(3, 3, T), Vector(3, T), Matrix(3, 3, T))",
+        0,
+    ),
+    b(
+        "svd3",
+        "<T: Float>(a: Matrix(3, 3, T), u: Matrix(3, 3, T), sigma: Vector(3, T), v: Matrix(3, 3, T))",
+        0,
+    ),
+    b(
+        "svd2",
+        "<T: Float>(a: Matrix(2, 2, T)) -> (Matrix(2, 2, T), Vector(2, T), Matrix(2, 2, T))",
+        0,
+    ),
+    b(
+        "svd2",
+        "<T: Float>(a: Matrix(2, 2, T), u: Matrix(2, 2, T), sigma: Vector(2, T), v: Matrix(2, 2, T))",
+        0,
+    ),
     b("argmin", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     b("argmax", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     // ---- components (indexing and assignment of vector, matrix, quaternion parts)
@@ -655,8 +685,11 @@ struct Sig {
     /// Constraint of each variable, by index.
     constraints: Vec<Option<Pat>>,
     args: Vec<Arg>,
-    /// None: a void builtin.
+    /// None: a void builtin (or one with several outputs).
     ret: Option<Pat>,
+    /// `-> (A, B)`: several outputs, which the C++ function takes as trailing
+    /// arguments (`axis, angle = wp.quat_to_axis_angle(q)`).
+    outputs: Vec<Pat>,
     defaults: Vec<(Type, ConstVal)>,
 }
 
@@ -1084,10 +1117,20 @@ impl<'s> Parser<'s> {
             }
             self.expect(")");
         }
-        let ret = if self.eat("->") {
-            Some(self.pat())
-        } else {
+        let mut outputs = Vec::new();
+        let ret = if !self.eat("->") {
             None
+        } else if self.eat("(") {
+            loop {
+                outputs.push(self.pat());
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(")");
+            None
+        } else {
+            Some(self.pat())
         };
         if self.pos != self.toks.len() {
             self.fail("trailing tokens");
@@ -1100,6 +1143,7 @@ impl<'s> Parser<'s> {
             constraints: cs,
             args,
             ret,
+            outputs,
             defaults,
         }
     }
@@ -1210,6 +1254,9 @@ pub fn is_known(name: &str) -> bool {
 pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String> {
     for (row, sig) in REGISTRY.lines(name) {
         let Some(sig) = sig else { continue };
+        if !sig.outputs.is_empty() {
+            continue;
+        }
         let mut binds = [Bind::Free; MAX_VARS];
         let Some(first_default) = sig.matches(args, &mut binds) else {
             continue;
@@ -1237,6 +1284,46 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         "couldn't find a function '{name}' compatible with the arguments '{}'",
         types.join(", ")
     ))
+}
+
+/// Resolve builtin `name` called for `n` results (`a, b = wp.NAME(...)`): the
+/// overload, void, and the types of the output variables the caller creates
+/// and passes after the arguments.
+pub fn resolve_multi<'a>(
+    name: &'a str,
+    args: &[Type],
+    n: usize,
+) -> Result<(Overload<'a>, Vec<Type>), String> {
+    for (row, sig) in REGISTRY.lines(name) {
+        let Some(sig) = sig else { continue };
+        if sig.outputs.len() != n {
+            continue;
+        }
+        let mut binds = [Bind::Free; MAX_VARS];
+        if sig.matches(args, &mut binds) != Some(sig.defaults.len()) {
+            continue;
+        }
+        let Some(outs) = sig
+            .outputs
+            .iter()
+            .map(|p| Sig::eval(p, &binds))
+            .collect::<Option<Vec<Type>>>()
+        else {
+            continue;
+        };
+        let ov = Overload {
+            native: Cow::Borrowed(row.native),
+            adj_native: Cow::Borrowed(row.native),
+            namespace: if row.flags & GLOBAL != 0 { "" } else { "wp::" },
+            ret: None,
+            require_original_output: false,
+            differentiable: row.flags & NODIFF == 0,
+            skip_replay: row.flags & SKIP_REPLAY != 0,
+            defaults: &[],
+        };
+        return Ok((ov, outs));
+    }
+    Err(format!("'{name}' does not return {n} values"))
 }
 
 /// A constructor call of a vector, matrix or quaternion type (`wp.vec3(...)`).
