@@ -598,11 +598,11 @@ impl<'a> Adjoint<'a> {
                         Scalar::UInt64 => format!("{i}ull"),
                         _ => super::types::python_float_repr(i as f64),
                     }),
-                    Some(ConstVal::Float(f)) if !f.is_nan() => Some(match wide {
-                        Scalar::Int64 => format!("{}ll", f.trunc() as i128),
-                        Scalar::UInt64 => format!("{}ull", f.trunc() as i128),
-                        _ => super::types::python_float_repr(f),
-                    }),
+                    // A float literal keeps its spelling (warp's integer scalar
+                    // holds the Python float: `wp.int64(2.0)` is `2.0`).
+                    Some(ConstVal::Float(f)) if !f.is_nan() => {
+                        Some(super::types::python_float_repr(f))
+                    }
                     _ => None,
                 };
                 if let Some(lit) = literal {
@@ -1951,11 +1951,6 @@ impl<'a> Adjoint<'a> {
                 return self.call_user(&name, &vals);
             }
         };
-        if !kwargs.is_empty() {
-            return Err(self.err(format!(
-                "keyword arguments to '{name}' are not supported by this version of the lowering"
-            )));
-        }
         let mut vals = Vars::new();
         for a in args {
             if matches!(a.kind, ExprKind::Starred(_)) {
@@ -1964,6 +1959,24 @@ impl<'a> Adjoint<'a> {
                 );
             }
             vals.push(self.expr(a)?);
+        }
+        if !kwargs.is_empty() {
+            // Keyword arguments are evaluated in source order after the
+            // positional ones, then bound to the builtin's parameters by name.
+            let mut names = Vec::with_capacity(kwargs.len());
+            for kw in kwargs {
+                let Some(n) = kw.arg else {
+                    return Err(self.err("'**' arguments are not supported in kernels"));
+                };
+                names.push(n);
+                vals.push(self.expr(&kw.value)?);
+            }
+            let order = builtins::keyword_order(&name, args.len(), &names).ok_or_else(|| {
+                self.err(format!(
+                    "keyword arguments {names:?} do not match the parameters of '{name}'"
+                ))
+            })?;
+            vals = order.into_iter().map(|i| vals[i]).collect();
         }
         let native = match name.as_str() {
             "select" => return Err(self.err(

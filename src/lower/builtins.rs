@@ -205,7 +205,7 @@ pub static TABLE: &[Row] = &[
         0,
     ),
     b("max", "(a: Vector(_, T)) -> T", 0),
-    b("pow", "<T: Float>(a: T, b: T) -> T", ORIG),
+    b("pow", "<T: Float>(x: T, y: T) -> T", ORIG),
     b("atan2", "<T: Float>(a: T, b: T) -> T", 0),
     b("bit_and", BINARY_INT, NODIFF),
     b("bit_or", BINARY_INT, NODIFF),
@@ -671,6 +671,8 @@ enum Pat {
 
 #[derive(Debug, Clone, PartialEq)]
 struct Arg {
+    /// warp's parameter name (for keyword arguments).
+    name: String,
     pat: Pat,
     /// `Int*D`: as many arguments as the dimension variable says.
     repeat: Option<u8>,
@@ -1084,7 +1086,7 @@ impl<'s> Parser<'s> {
         let mut defaults = Vec::new();
         if !self.eat(")") {
             loop {
-                self.word();
+                let name = self.word().to_string();
                 self.expect(":");
                 let pat = self.pat();
                 let repeat = if self.eat("*") {
@@ -1106,6 +1108,7 @@ impl<'s> Parser<'s> {
                     self.fail("an argument without default after one with");
                 }
                 args.push(Arg {
+                    name,
                     pat,
                     repeat,
                     variadic,
@@ -1284,6 +1287,31 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         "couldn't find a function '{name}' compatible with the arguments '{}'",
         types.join(", ")
     ))
+}
+
+/// For a call of builtin `name` with `positional` arguments followed by the
+/// keyword arguments `keywords`: the order of those arguments (indices into
+/// positional then keyword) in the parameter order of the first overload that
+/// has parameters of these names, leaving no gap before the last one given.
+pub fn keyword_order(name: &str, positional: usize, keywords: &[&str]) -> Option<Vec<usize>> {
+    'rows: for (_, sig) in REGISTRY.lines(name) {
+        let Some(sig) = sig else { continue };
+        if sig.args.iter().any(|a| a.repeat.is_some() || a.variadic) {
+            continue;
+        }
+        let mut order: Vec<usize> = (0..positional).collect();
+        for param in sig.args.iter().skip(positional) {
+            match keywords.iter().position(|k| *k == param.name) {
+                Some(k) => order.push(positional + k),
+                None => break,
+            }
+        }
+        if order.len() != positional + keywords.len() {
+            continue 'rows;
+        }
+        return Some(order);
+    }
+    None
 }
 
 /// Resolve builtin `name` called for `n` results (`a, b = wp.NAME(...)`): the
