@@ -29,6 +29,7 @@
 use super::types::{ConstVal, Scalar, Type, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
 /// A resolved builtin call.
@@ -217,7 +218,8 @@ pub static TABLE: &[Row] = &[
         "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V) -> V",
         NODIFF,
     ),
-    b("unot", "(a: Scalar) -> bool", NODIFF | HIDDEN),
+    b("unot", "(a: Scalar) -> bool", NODIFF),
+    b("unot", "(a: Array(_, _)) -> bool", NODIFF),
     b("clamp", "<T: Numeric>(x: T, a: T, b: T) -> T", 0),
     b(
         "lerp",
@@ -1166,7 +1168,34 @@ fn parse_sig(s: &'static str) -> Sig {
 pub struct Registry {
     /// Lines sorted by name (stable: warp's order within a name), with their parsed signatures.
     rows: Vec<(&'static Row, Option<Sig>)>,
-    by_name: HashMap<&'static str, (u32, u32), xxhash_rust::xxh3::Xxh3Builder>,
+    by_name: HashMap<&'static str, (u32, u32), BuildHasherDefault<NameHasher>>,
+}
+
+/// A multiply-rotate hash of a few bytes (FxHash's): the names are short and
+/// trusted, and a streaming hasher costs more than the lookup.
+#[derive(Default)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = 0u64;
+        for (i, b) in chunks.remainder().iter().enumerate() {
+            tail |= (*b as u64) << (8 * i);
+        }
+        self.0 = (self.0.rotate_left(5) ^ tail).wrapping_mul(K);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 pub static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
@@ -1176,7 +1205,7 @@ pub static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
         .into_iter()
         .map(|r| (r, (r.flags & CUSTOM == 0).then(|| parse_sig(r.sig))))
         .collect();
-    let mut by_name = HashMap::with_hasher(xxhash_rust::xxh3::Xxh3Builder::new());
+    let mut by_name = HashMap::with_hasher(BuildHasherDefault::<NameHasher>::default());
     let mut i = 0;
     while i < rows.len() {
         let name = rows[i].0.name;
