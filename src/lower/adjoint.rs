@@ -1858,10 +1858,10 @@ impl<'a> Adjoint<'a> {
                 if let Some(builtin) = self.scope.imported_builtin(name) {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
+                // warp looks a bare name up among its builtins too (`dot(a, b)`,
+                // Python's `min`, `print`, ...).
                 match *name {
-                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" | "print" => {
-                        Ok(Callee::Builtin((*name).into()))
-                    }
+                    n if builtins::is_builtin(n) => Ok(Callee::Builtin((*name).into())),
                     _ => Err(self.err(format!(
                         "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
                     ))),

@@ -1282,6 +1282,12 @@ pub fn is_known(name: &str) -> bool {
         || super::types::composite_type(name).is_some()
 }
 
+/// Whether the table has builtin `name`, hidden or not (warp resolves a bare
+/// name that is no symbol among all its builtins).
+pub fn is_builtin(name: &str) -> bool {
+    !REGISTRY.lines(name).is_empty()
+}
+
 /// Resolve builtin `name` for value arguments of types `args` (references already stripped).
 pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String> {
     for (row, sig) in REGISTRY.lines(name) {
