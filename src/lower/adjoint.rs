@@ -1984,6 +1984,18 @@ impl<'a> Adjoint<'a> {
             )),
             n => n,
         };
+        if let ("len", [v]) = (native, &vals[..]) {
+            // warp folds the length of a vector, quaternion or matrix to a constant.
+            let n = match self.ty(*v).strip_ref() {
+                Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(n),
+                Type::Quat(_) => Some(4),
+                _ => None,
+            };
+            if let Some(n) = n {
+                self.builtins_used.insert("len".into());
+                return Ok(Some(self.add_constant(ConstVal::Int(n as i128))));
+            }
+        }
         if native == "tid" && !vals.is_empty() {
             return Err(self.err("tid() takes no arguments"));
         }

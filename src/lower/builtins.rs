@@ -442,6 +442,13 @@ pub static TABLE: &[Row] = &[
         "<V: Value>(arr: Array(V, D), i: Int*D, compare: V, value: V) -> V",
         SKIP_REPLAY | NODIFF,
     ),
+    b("len", "(a: Array(_, _)) -> int32", NODIFF),
+    // The length of a vector, quaternion or matrix is a constant (adjoint.rs).
+    b(
+        "len",
+        "(a: Vector(_, _) | Quat(_) | Matrix(_, _, _)) -> int32",
+        NODIFF | CUSTOM,
+    ),
     b(
         "lower_bound",
         "<T: Scalar>(arr: Array(T, 1), value: T) -> int32",
