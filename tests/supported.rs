@@ -1,5 +1,5 @@
 //! The support table in `tests/kernels/SUPPORTED.md` is generated from the
-//! lowering's own lists (`lower::LANGUAGE`, `lower::builtins::KNOWN`) and the
+//! lowering's own lists (`lower::LANGUAGE`, the builtin table `lower::builtins::TABLE`) and the
 //! hand-written kernels the parity tests run: each row says how many of those
 //! kernels exercise it. This test fails when the committed table is stale;
 //! `PAIRPIPE_UPDATE_DOCS=1 cargo test --release --test supported` rewrites it.
@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pairpipe::lower::{LANGUAGE, builtins::KNOWN, lower};
+use pairpipe::lower::builtins::{self, CUSTOM, KNOWN, NODIFF};
+use pairpipe::lower::{LANGUAGE, lower};
 
 fn kernel_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
@@ -59,10 +60,27 @@ fn render() -> String {
         let n = sources.iter().filter(|src| src.contains(fragment)).count();
         s.push_str(&format!("| {area} | {what} | {n} |\n"));
     }
-    s.push_str("\n## Builtins\n\n| builtin | kernels |\n| --- | --- |\n");
-    for k in KNOWN {
+    s.push_str(
+        "\n## Builtins\n\nFrom the builtin table (`src/lower/builtins.rs`): its overloads (lines of the table),\n\
+         whether an adjoint is emitted (\"some\": for some overloads), and how it is lowered.\n\n\
+         | builtin | overloads | adjoint | kernels |\n| --- | --- | --- | --- |\n",
+    );
+    for k in KNOWN.iter() {
+        let rows: Vec<_> = builtins::rows_of(k).collect();
+        let diff = rows.iter().filter(|r| r.flags & NODIFF == 0).count();
+        let adjoint = match diff {
+            0 => "no",
+            d if d == rows.len() => "yes",
+            _ => "some",
+        };
+        let custom = if rows.iter().any(|r| r.flags & CUSTOM != 0) {
+            " (dedicated lowering)"
+        } else {
+            ""
+        };
         s.push_str(&format!(
-            "| `wp.{k}` | {} |\n",
+            "| `wp.{k}`{custom} | {} | {adjoint} | {} |\n",
+            rows.len(),
             builtin_use.get(k).copied().unwrap_or(0)
         ));
     }

@@ -271,6 +271,8 @@ pub struct Adjoint<'a> {
     /// A differentiable composite slot updated by an operator with no atomic:
     /// warp refuses such kernels when it generates their backward pass.
     pub slot_augassign_error: Option<LowerError>,
+    /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
+    pub strings: Vec<String>,
 }
 
 /// An evaluated array location, for stores and atomic updates of an element's
@@ -326,6 +328,7 @@ impl<'a> Adjoint<'a> {
                 col: 1,
             },
             builtins_used: BTreeSet::new(),
+            strings: Vec::new(),
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
@@ -418,6 +421,28 @@ impl<'a> Adjoint<'a> {
         self.locals.push(id);
         self.block().vars.push(id);
         id
+    }
+
+    /// A string constant: a `const wp::str` variable (warp's `constant_str`
+    /// escapes the text as Python's `unicode-escape` codec does).
+    fn add_string(&mut self, text: &str) -> VarId {
+        let mut c = String::with_capacity(text.len() + 2);
+        c.push('"');
+        for ch in text.chars() {
+            match ch {
+                '\\' => c.push_str("\\\\"),
+                '\n' => c.push_str("\\n"),
+                '\t' => c.push_str("\\t"),
+                '\r' => c.push_str("\\r"),
+                ' '..='~' => c.push(ch),
+                ch if (ch as u32) < 0x100 => c.push_str(&format!("\\x{:02x}", ch as u32)),
+                ch if (ch as u32) < 0x10000 => c.push_str(&format!("\\u{:04x}", ch as u32)),
+                ch => c.push_str(&format!("\\U{:08x}", ch as u32)),
+            }
+        }
+        c.push('"');
+        self.strings.push(c);
+        self.add_var(Type::Str(self.strings.len() as u32 - 1), None)
     }
 
     fn add_constant(&mut self, c: ConstVal) -> VarId {
@@ -651,11 +676,11 @@ impl<'a> Adjoint<'a> {
                         Scalar::UInt64 => format!("{i}ull"),
                         _ => super::types::python_float_repr(i as f64),
                     }),
-                    Some(ConstVal::Float(f)) if !f.is_nan() => Some(match wide {
-                        Scalar::Int64 => format!("{}ll", f.trunc() as i128),
-                        Scalar::UInt64 => format!("{}ull", f.trunc() as i128),
-                        _ => super::types::python_float_repr(f),
-                    }),
+                    // A float literal keeps its spelling (warp's integer scalar
+                    // holds the Python float: `wp.int64(2.0)` is `2.0`).
+                    Some(ConstVal::Float(f)) if !f.is_nan() => {
+                        Some(super::types::python_float_repr(f))
+                    }
                     _ => None,
                 };
                 if let Some(lit) = literal {
@@ -668,6 +693,19 @@ impl<'a> Adjoint<'a> {
             }
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
+        // Arguments left out take the signature's defaults: constants created
+        // after the output, before the arguments are loaded.
+        let with_defaults: Vars;
+        let args = if ov.defaults.is_empty() {
+            args
+        } else {
+            let mut all: Vars = args.iter().copied().collect();
+            for &(ty, c) in ov.defaults {
+                all.push(self.add_var(ty, Some(c)));
+            }
+            with_defaults = all;
+            &with_defaults[..]
+        };
 
         let mut fwd_args = Vars::new();
         for &a in args {
@@ -1753,6 +1791,7 @@ impl<'a> Adjoint<'a> {
                     )),
                 },
             },
+            ExprKind::Constant(Constant::Str(text)) => Ok(self.add_string(text)),
             ExprKind::Constant(c) => {
                 let c = self.constant(c)?;
                 Ok(self.add_constant(c))
@@ -1800,6 +1839,9 @@ impl<'a> Adjoint<'a> {
                         }
                     }
                     if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                        if let Some(v) = builtins::warp_constant(attr) {
+                            return Ok(self.add_constant(ConstVal::Float(v)));
+                        }
                         return Err(self.err(format!(
                             "{m}.{attr} is not supported as a value by this version of the lowering"
                         )));
@@ -2476,11 +2518,11 @@ impl<'a> Adjoint<'a> {
                 if let Some(builtin) = self.scope.imported_builtin(name) {
                     return Ok(Callee::Builtin(builtin.into()));
                 }
+                // warp looks a bare name up among its builtins too (`dot(a, b)`,
+                // Python's `min`, `print`, ...).
                 match *name {
-                    "float" | "int" | "bool" | "min" | "max" | "abs" | "round" | "pow" | "range"
-                    | "len" => {
-                        Ok(Callee::Builtin((*name).into()))
-                    }
+                    "len" | "range" => Ok(Callee::Builtin((*name).into())),
+                    n if builtins::is_builtin(n) => Ok(Callee::Builtin((*name).into())),
                     _ => Err(self.err(format!(
                         "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
                     ))),
@@ -2519,6 +2561,21 @@ impl<'a> Adjoint<'a> {
             Callee::Builtin(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
         };
+        if name != "tid" && kwargs.is_empty() {
+            // A builtin with several outputs: they are variables created
+            // before the arguments are loaded, passed after them.
+            let mut vals = Vec::with_capacity(args.len() + n);
+            for a in args {
+                vals.push(self.expr(a)?);
+            }
+            let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+            let (ov, outs) = builtins::resolve_multi(&name, &types, n).map_err(|m| self.err(m))?;
+            self.builtins_used.insert(name.to_string());
+            let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
+            vals.extend(outs.iter().copied());
+            self.emit_call(ov, &vals)?;
+            return Ok(outs);
+        }
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }
@@ -2605,18 +2662,44 @@ impl<'a> Adjoint<'a> {
                 return self.call_user(&name, &vals);
             }
         };
+        let mut vals = self.eval_args(args)?;
+        let positional = vals.len();
         if !kwargs.is_empty() {
-            return Err(self.err(format!(
-                "keyword arguments to '{name}' are not supported by this version of the lowering"
-            )));
+            // Keyword arguments are evaluated in source order after the
+            // positional ones, then bound to the builtin's parameters by name.
+            let mut names = Vec::with_capacity(kwargs.len());
+            for kw in kwargs {
+                let Some(n) = kw.arg else {
+                    return Err(self.err("'**' arguments are not supported in kernels"));
+                };
+                names.push(n);
+                vals.push(self.expr(&kw.value)?);
+            }
+            let order = builtins::keyword_order(&name, positional, &names).ok_or_else(|| {
+                self.err(format!(
+                    "keyword arguments {names:?} do not match the parameters of '{name}'"
+                ))
+            })?;
+            vals = order.into_iter().map(|i| vals[i]).collect();
         }
-        let vals = self.eval_args(args)?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
                 "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
             )),
             n => n,
         };
+        if let ("len", [v]) = (native, &vals[..]) {
+            // warp folds the length of a vector, quaternion or matrix to a constant.
+            let n = match self.ty(*v).strip_ref() {
+                Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(n),
+                Type::Quat(_) => Some(4),
+                _ => None,
+            };
+            if let Some(n) = n {
+                self.builtins_used.insert("len".into());
+                return Ok(Some(self.add_constant(ConstVal::Int(n as i128))));
+            }
+        }
         if native == "tid" && !vals.is_empty() {
             return Err(self.err("tid() takes no arguments"));
         }
@@ -2820,7 +2903,8 @@ impl<'a> Adjoint<'a> {
                 | Type::IntTuple(_)
                 | Type::StorageStr(_)
                 | Type::Shape(_)
-                | Type::Slice => continue,
+                | Type::Slice
+                | Type::Str(_) => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,
             };

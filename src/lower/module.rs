@@ -1719,6 +1719,11 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             );
             continue;
         }
+        if let Type::Str(i) = v.ty {
+            let text = &adj.strings[i as usize];
+            push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
+            continue;
+        }
         if let Type::StorageStr(shared) = v.ty {
             let text = if shared { "\"shared\"" } else { "\"register\"" };
             push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
@@ -1735,6 +1740,15 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
                 push_typed(out, "", &v.ty, false, v.name());
                 out.put(" = ");
                 c.push_c_str(out);
+                // warp's `constant_str` suffixes wide and unsigned integers.
+                if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
+                    out.put(match s {
+                        Scalar::UInt32 => "u",
+                        Scalar::Int64 => "ll",
+                        Scalar::UInt64 => "ull",
+                        _ => "",
+                    });
+                }
                 out.put(";\n");
             }
         }

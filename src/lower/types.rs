@@ -227,6 +227,8 @@ pub enum Type {
     Shape(bool),
     /// A slice `start:stop:step` of an array subscript (`wp::slice_t`).
     Slice,
+    /// A string constant (`wp.printf`'s format): index of its text in the function's strings.
+    Str(u32),
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -346,7 +348,7 @@ impl Type {
             Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
             Type::Slice => Cow::Borrowed("wp::slice_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
-            Type::StorageStr(_) => Cow::Borrowed("wp::str"),
+            Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
                 "wp::tuple_t<{}>",
                 vec!["wp::int32"; n as usize].join(", ")
@@ -427,7 +429,7 @@ impl fmt::Display for Type {
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
-            Type::StorageStr(_) => f.write_str("str"),
+            Type::StorageStr(_) | Type::Str(_) => f.write_str("str"),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }
