@@ -137,7 +137,7 @@ def test_cl100k_counts_equal_tiktoken(tmp_path):
     assert set(checked) == {"python_source", "cuda_forward", "cuda_backward"}
     import pyarrow.parquet as pq
 
-    meta = pq.ParquetFile(next((out / "data").glob("*.parquet"))).schema_arrow.metadata
+    meta = pq.ParquetFile(next((out / "data").glob("*.parquet"))).metadata.metadata
     assert meta[b"pairpipe_tokenizer"] == b"cl100k_base"
     assert "tokenizer `cl100k_base`" in (out / "README.md").read_text()
 
