@@ -1,7 +1,9 @@
 #!/bin/bash
 # Alternated rounds: before (no tokens), after with o200k (shipped config), after with tokens = none.
-# usage: ab.sh ROUNDS NEW_BIN
-cd /work/wt-tokens
+# usage: benches/tokens_ab.sh ROUNDS NEW_BIN   (from the repository root)
+# Set up first: /tmp/tokens/pairpipe-before = a binary built before the token columns,
+# /tmp/tokens/cuda200mb-before.toml = `git show 52054cc:pipelines/cuda200mb.toml`,
+# /tmp/tokens/cuda200mb-none.toml = pipelines/cuda200mb.toml with tokenizer = "none".
 N=${1:-6}; NEW=${2:-$HOME/.cache/pp-target-tokens/release/pairpipe}
 for r in $(seq $N); do
   for v in before o200k none; do
