@@ -13,7 +13,7 @@ use pairpipe::config::{Config, DedupLevel, TargetSpec};
 use pairpipe::dedup::{dedup_key, dedup_keys};
 use pairpipe::lang::{ast::with_arena, parse_module};
 use pairpipe::lower::{Target, lower, lower_file_keep_going};
-use pairpipe::pipeline::{Outcome, WorkerContext, process};
+use pairpipe::pipeline::{Outcome, Scratch, WorkerContext, process};
 use pairpipe::sink::{Sink, SinkOptions};
 use pairpipe::synth::{CATEGORIES, sample_rng, synthesize};
 use pairpipe::verify::verify;
@@ -104,7 +104,7 @@ fn stages(c: &mut Criterion) {
 fn parquet_encode(c: &mut Criterion) {
     let config = main_config();
     let ctx = WorkerContext::new(&config);
-    let mut scratch = <[String; 2]>::default();
+    let mut scratch = Scratch::new(&ctx);
     let rows: Vec<_> = (0..SAMPLES)
         .filter_map(|i| match process(&ctx, i, &mut scratch) {
             Outcome::Row(r) => Some(*r),

@@ -39,6 +39,11 @@ pub struct Config {
     pub shards: Shards,
     #[serde(default)]
     pub lower: Lower,
+    /// Absent: o200k_base counts (see [`Tokens`]).
+    #[serde(default)]
+    pub tokens: Tokens,
+    #[serde(default, skip_serializing_if = "Filter::is_empty")]
+    pub filter: Filter,
 }
 
 /// `[lower]`: bounds on what lowering one kernel may produce.
@@ -371,6 +376,47 @@ impl Default for Shards {
     }
 }
 
+/// `[tokens]`: the tokenizer of the `*_tokens` columns. An absent table (or
+/// key) means `o200k_base`: every run counts tokens unless told `"none"`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tokens {
+    /// "o200k_base" | "cl100k_base" | "path/to/tokenizer.json" | "none".
+    #[serde(default)]
+    pub tokenizer: crate::tokens::TokenizerSpec,
+}
+
+/// `[filter]`: rows dropped before dedup, counted by reason in the manifest.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Filter {
+    /// Drop rows whose pair (python_source plus the IR columns the run
+    /// fills) takes more tokens than this (reason `too_many_pair_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pair_tokens: Option<u64>,
+    /// Per text column (`python_source`, `cuda_backward`, ...): drop rows
+    /// where that column takes more tokens (reason `too_many_column_tokens`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub max_column_tokens: BTreeMap<String, u64>,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        self.max_pair_tokens.is_none() && self.max_column_tokens.is_empty()
+    }
+}
+
+/// The text columns a token count (and `filter.max_column_tokens`) can name.
+pub const TOKEN_TEXT_COLUMNS: [&str; 7] = [
+    "python_source",
+    "cpu_forward",
+    "cpu_backward",
+    "cuda_forward",
+    "cuda_backward",
+    "cpu_module",
+    "cuda_module",
+];
+
 /// A byte count, written as an integer or a string like "200MiB" or "1.5GB".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
@@ -555,6 +601,51 @@ impl Config {
         if self.shards.row_group_bytes.0 < 1 << 10 {
             return Err("shards.row_group_bytes: must be at least 1KiB".into());
         }
+        self.validate_tokens()?;
+        Ok(())
+    }
+
+    /// `[tokens]` and `[filter]`: a filter needs counts, and names a column
+    /// the run fills.
+    fn validate_tokens(&self) -> Result<(), String> {
+        let f = &self.filter;
+        if f.is_empty() {
+            return Ok(());
+        }
+        if self.tokens.tokenizer.is_none() {
+            return Err(
+                "filter: token budgets need token counts, but tokens.tokenizer is \"none\"".into(),
+            );
+        }
+        if f.max_pair_tokens == Some(0) {
+            return Err("filter.max_pair_tokens: must be at least 1".into());
+        }
+        let ir = &self.ir;
+        for (name, &max) in &f.max_column_tokens {
+            let filled = match name.as_str() {
+                "python_source" => true,
+                "cpu_forward" | "cpu_backward" => ir.cpu,
+                "cuda_forward" | "cuda_backward" => ir.cuda,
+                "cpu_module" => ir.cpu && ir.modules,
+                "cuda_module" => ir.cuda && ir.modules,
+                _ => {
+                    return Err(format!(
+                        "filter.max_column_tokens: unknown column \"{name}\" (known: {})",
+                        TOKEN_TEXT_COLUMNS.join(", ")
+                    ));
+                }
+            };
+            if !filled {
+                return Err(format!(
+                    "filter.max_column_tokens.{name}: the run does not fill {name} (see [ir])"
+                ));
+            }
+            if max == 0 {
+                return Err(format!(
+                    "filter.max_column_tokens.{name}: must be at least 1"
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -737,6 +828,63 @@ false_positive_rate = 0.01
         );
         assert_eq!(k.dtypes, Knobs::dtype_mask(&["float32", "vec3"]).unwrap());
         assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn tokens_default_to_o200k_and_parse_back() {
+        use crate::tokens::TokenizerSpec;
+        let c = Config::parse(GOOD).unwrap();
+        assert_eq!(c.tokens.tokenizer, TokenizerSpec::O200k, "absent table");
+        assert!(c.filter.is_empty());
+        let text = format!(
+            "{GOOD}[tokens]\ntokenizer = \"tok/tokenizer.json\"\n\n[filter]\nmax_pair_tokens = 4096\nmax_column_tokens = {{ cuda_backward = 3000 }}\n"
+        );
+        let c = Config::parse(&text).unwrap();
+        assert_eq!(
+            c.tokens.tokenizer,
+            TokenizerSpec::HuggingFace("tok/tokenizer.json".into())
+        );
+        assert_eq!(c.filter.max_pair_tokens, Some(4096));
+        assert_eq!(c.filter.max_column_tokens["cuda_backward"], 3000);
+        assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+        let none = Config::parse(&format!("{GOOD}[tokens]\ntokenizer = \"none\"\n")).unwrap();
+        assert!(none.tokens.tokenizer.is_none());
+        assert!(none.to_toml().contains("tokenizer = \"none\""));
+    }
+
+    #[test]
+    fn token_settings_errors_name_key() {
+        let cases = [
+            (
+                "[tokens]\ntokenizer = \"gpt2\"\n",
+                "tokens.tokenizer: unknown tokenizer \"gpt2\"",
+            ),
+            ("[tokens]\nvocab = 3\n", "tokens.vocab: unknown field"),
+            (
+                "[filter]\nmax_pair_tokens = 0\n",
+                "filter.max_pair_tokens: must be at least 1",
+            ),
+            (
+                "[filter]\nmax_tokens = 5\n",
+                "filter.max_tokens: unknown field",
+            ),
+            (
+                "[filter]\nmax_column_tokens = { cuda_fwd = 5 }\n",
+                "filter.max_column_tokens: unknown column \"cuda_fwd\"",
+            ),
+            (
+                "[filter]\nmax_column_tokens = { cpu_forward = 5 }\n",
+                "filter.max_column_tokens.cpu_forward: the run does not fill cpu_forward",
+            ),
+            (
+                "[tokens]\ntokenizer = \"none\"\n[filter]\nmax_pair_tokens = 10\n",
+                "filter: token budgets need token counts",
+            ),
+        ];
+        for (tail, want) in cases {
+            let e = err(&format!("{GOOD}{tail}"));
+            assert!(e.contains(want), "{e} does not contain {want}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod row;
 pub mod sink;
 pub mod synth;
 pub mod text;
+pub mod tokens;
 pub mod verify;
 
 /// The warp-lang release whose code generator pairpipe reproduces.

@@ -138,6 +138,15 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Write a built-in encoding's ranks (o200k_base, cl100k_base) in
+    /// tiktoken's file format, for the tests' reference tokenizer.
+    #[command(hide = true)]
+    TokensRanks {
+        /// o200k_base or cl100k_base.
+        encoding: String,
+        /// The file to write.
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -316,6 +325,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             category,
             out,
         } => write_samples(count, seed, category.as_deref(), &out),
+        Command::TokensRanks { encoding, out } => pairpipe::tokens::write_ranks(&encoding, &out),
     }
 }
 

@@ -37,6 +37,7 @@ use crate::sink::{
     self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,
 };
 use crate::synth::CATEGORIES;
+use crate::tokens::TokenCounts;
 
 /// Decoded rows held at once across all streams of the merge, at most
 /// (each stream holds at least `MIN_BATCH_ROWS`).
@@ -48,7 +49,7 @@ const KEY_BATCH_ROWS: usize = 65_536;
 const EXAMPLES_PER_REASON: usize = 3;
 
 /// The columns a `Row` is rebuilt from; the size columns are derived again by the sink.
-const ROW_COLUMNS: [&str; 19] = [
+const ROW_COLUMNS: [&str; 26] = [
     "id",
     "index",
     "split",
@@ -68,6 +69,13 @@ const ROW_COLUMNS: [&str; 19] = [
     "builtins",
     "dtypes",
     "launch_dims",
+    "python_source_tokens",
+    "cpu_forward_tokens",
+    "cpu_backward_tokens",
+    "cuda_forward_tokens",
+    "cuda_backward_tokens",
+    "cpu_module_tokens",
+    "cuda_module_tokens",
 ];
 
 /// The outcome of a finished merge.
@@ -124,6 +132,7 @@ pub fn merge(parts: &[PathBuf], out: &Path, progress: bool) -> Result<MergeRepor
             // in manifest.json), so that parts covering the same indices as a
             // run merge into byte-identical shards.
             ("pairpipe_config".into(), content_toml.clone()),
+            ("pairpipe_tokenizer".into(), config.tokens.tokenizer.name()),
         ],
     })?;
     let bar = progress_bar(rows_in, progress);
@@ -155,6 +164,7 @@ pub fn merge(parts: &[PathBuf], out: &Path, progress: bool) -> Result<MergeRepor
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
+            tokenizer: config.tokens.tokenizer.name(),
             origin: Origin::Merge {
                 parts: count,
                 duplicates: dropped,
@@ -584,6 +594,8 @@ struct Batch {
     builtins: ListArray,
     dtypes: ListArray,
     launch_dims: Int32Array,
+    /// python_source_tokens, then the IR columns' counts in `ir`'s order.
+    tokens: [Int32Array; 7],
 }
 
 impl Batch {
@@ -633,6 +645,26 @@ impl Batch {
                 .as_primitive_opt::<Int32Type>()
                 .cloned()
                 .ok_or_else(|| anyhow!("{}: column launch_dims is not int32", path.display()))?,
+            tokens: [
+                "python_source_tokens",
+                "cpu_forward_tokens",
+                "cpu_backward_tokens",
+                "cuda_forward_tokens",
+                "cuda_backward_tokens",
+                "cpu_module_tokens",
+                "cuda_module_tokens",
+            ]
+            .map(|name| {
+                col(name).and_then(|c| {
+                    c.as_primitive_opt::<Int32Type>()
+                        .cloned()
+                        .ok_or_else(|| anyhow!("{}: column {name} is not int32", path.display()))
+                })
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .try_into()
+            .map_err(|_| anyhow!("seven token columns"))?,
         })
     }
 
@@ -688,6 +720,14 @@ impl Batch {
             dtypes: list(&self.dtypes),
             launch_dims: self.launch_dims.value(i).max(0) as u32,
             ir_from_lowering: false,
+            tokens: {
+                let n = |a: &Int32Array| a.is_valid(i).then(|| a.value(i).max(0) as u32);
+                let [python, ir @ ..] = &self.tokens;
+                TokenCounts {
+                    python: n(python),
+                    ir: ir.each_ref().map(n),
+                }
+            },
         })
     }
 }
@@ -775,6 +815,7 @@ fn merged_manifest(
         "seed": config.run.seed,
         "config": config,
         "config_toml": config.to_toml(),
+        "tokenizer": config.tokens.tokenizer.name(),
         "counters": counters,
         "merge": {
             "parts": parts.len(),

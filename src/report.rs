@@ -27,6 +27,9 @@ const TEXT_COLUMNS: [(&str, &str); 7] = [
     ("cuda_module", "cuda_module"),
 ];
 
+/// Context windows the report measures pairs against (tokens).
+const CONTEXTS: [i64; 5] = [2048, 4096, 8192, 16384, 32768];
+
 /// Splits in the order a reader expects them; any other split follows, sorted.
 const SPLIT_ORDER: [&str; 3] = ["train", "validation", "test"];
 
@@ -95,6 +98,8 @@ struct Section {
     splits: Vec<Share>,
     categories: Vec<Share>,
     columns: Vec<ColumnStats>,
+    /// Token counts (`*_tokens`, `pair_tokens`); None when the shards have none.
+    tokens: Option<TokenStats>,
     /// What the kernels are made of: sizes, builtins, types, launch shapes,
     /// distinct kernels per dedup level.
     contents: Contents,
@@ -121,6 +126,40 @@ struct ColumnStats {
     lines: Dist,
     /// Mean over rows of (this column's chars / python_source chars); None for python_source.
     expansion: Option<f64>,
+    /// Tokens of this column (`{column}_tokens`); None without counts.
+    tokens: Option<Dist>,
+}
+
+#[derive(Serialize)]
+struct TokenStats {
+    /// The tokenizer the manifest names (None without a manifest, or for a total of runs that differ).
+    tokenizer: Option<String>,
+    /// Rows with a pair_tokens count.
+    rows: u64,
+    /// pair_tokens: python_source plus the IR columns filled.
+    pair: Dist,
+    /// Sum of pair_tokens over all rows.
+    total: u64,
+    per_split: Vec<TokenTotal>,
+    per_category: Vec<TokenTotal>,
+    /// Rows whose pair fits each context window (pair_tokens <= context).
+    context_fit: Vec<Fit>,
+}
+
+#[derive(Serialize)]
+struct TokenTotal {
+    name: String,
+    rows: u64,
+    /// Sum of pair_tokens.
+    tokens: u64,
+    share: f64,
+}
+
+#[derive(Serialize)]
+struct Fit {
+    context: i64,
+    rows: u64,
+    share: f64,
 }
 
 #[derive(Serialize)]
@@ -327,13 +366,13 @@ fn scan_sizes(files: &[PathBuf]) -> Result<DataFrame> {
     for (_, prefix) in TEXT_COLUMNS {
         for size in ["chars", "lines"] {
             let name = format!("{prefix}_{size}");
-            exprs.push(if schema.get(&name).is_some() {
-                col(name.as_str()).cast(DataType::Int64)
-            } else {
-                lit(NULL).cast(DataType::Int64).alias(name.as_str())
-            });
+            exprs.push(or_null(&name, DataType::Int64));
         }
     }
+    for (column, _) in TEXT_COLUMNS {
+        exprs.push(or_null(&format!("{column}_tokens"), DataType::Int64));
+    }
+    exprs.push(or_null("pair_tokens", DataType::Int64));
     Ok(lf.select(exprs).collect()?)
 }
 
@@ -355,6 +394,8 @@ fn summarize(
     categories.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
 
     let (columns, text_bytes) = column_stats(frame)?;
+    let tokenizer = manifest.and_then(|m| m["tokenizer"].as_str().map(str::to_owned));
+    let tokens = token_stats(frame, tokenizer)?;
     let contents = contents(frame, rows)?;
     let storage = Storage {
         shards,
@@ -374,10 +415,136 @@ fn summarize(
         splits,
         categories,
         columns,
+        tokens,
         contents,
         storage,
         counters,
         warnings,
+    })
+}
+
+/// Token statistics from `pair_tokens`, `split` and `category`: None when
+/// no row has a count.
+fn token_stats(frame: &DataFrame, tokenizer: Option<String>) -> Result<Option<TokenStats>> {
+    let counted = frame
+        .clone()
+        .lazy()
+        .filter(col("pair_tokens").is_not_null())
+        .select([col("split"), col("category"), col("pair_tokens")]);
+    let mut exprs = vec![
+        len().cast(DataType::Int64).alias("rows"),
+        col("pair_tokens")
+            .sum()
+            .cast(DataType::Int64)
+            .alias("total"),
+    ];
+    exprs.extend(dist_exprs("pair_tokens", "pair"));
+    for c in CONTEXTS {
+        exprs.push(
+            col("pair_tokens")
+                .lt_eq(lit(c))
+                .sum()
+                .cast(DataType::Int64)
+                .alias(format!("fit{c}")),
+        );
+    }
+    let stats = counted.clone().select(exprs).collect()?;
+    let f = |name: &str| -> Result<Option<f64>> {
+        let c = stats.column(name)?.cast(&DataType::Float64)?;
+        Ok(c.f64()?.get(0))
+    };
+    let rows = f("rows")?.unwrap_or(0.0) as u64;
+    if rows == 0 {
+        return Ok(None);
+    }
+    let total = f("total")?.unwrap_or(0.0) as u64;
+    let totals = |key: &str| -> Result<Vec<TokenTotal>> {
+        let g = counted
+            .clone()
+            .group_by([col(key)])
+            .agg([
+                len().cast(DataType::Int64).alias("rows"),
+                col("pair_tokens")
+                    .sum()
+                    .cast(DataType::Int64)
+                    .alias("tokens"),
+            ])
+            .collect()?;
+        let names = g.column(key)?.str()?;
+        let r = g.column("rows")?.i64()?;
+        let t = g.column("tokens")?.i64()?;
+        Ok(names
+            .iter()
+            .zip(r.iter())
+            .zip(t.iter())
+            .map(|((n, r), t)| {
+                let t = t.unwrap_or(0).max(0) as u64;
+                TokenTotal {
+                    name: n.unwrap_or("(null)").to_owned(),
+                    rows: r.unwrap_or(0).max(0) as u64,
+                    tokens: t,
+                    share: ratio(t as f64, total as f64),
+                }
+            })
+            .collect())
+    };
+    let mut per_split = totals("split")?;
+    per_split.sort_by_key(|s| {
+        let rank = SPLIT_ORDER.iter().position(|o| *o == s.name);
+        (rank.unwrap_or(SPLIT_ORDER.len()), s.name.clone())
+    });
+    let mut per_category = totals("category")?;
+    per_category.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.name.cmp(&b.name)));
+    let mut context_fit = Vec::new();
+    for c in CONTEXTS {
+        let n = f(&format!("fit{c}"))?.unwrap_or(0.0) as u64;
+        context_fit.push(Fit {
+            context: c,
+            rows: n,
+            share: ratio(n as f64, rows as f64),
+        });
+    }
+    Ok(Some(TokenStats {
+        tokenizer,
+        rows,
+        pair: dist_of(&stats, "pair")?,
+        total,
+        per_split,
+        per_category,
+        context_fit,
+    }))
+}
+
+/// mean, p50, p95 and max of `column`, aliased `{name}|mean` etc.
+fn dist_exprs(column: &str, name: &str) -> Vec<Expr> {
+    let c = || col(column);
+    vec![
+        c().cast(DataType::Float64)
+            .mean()
+            .alias(format!("{name}|mean")),
+        c().quantile(lit(0.5), QuantileMethod::Nearest)
+            .cast(DataType::Int64)
+            .alias(format!("{name}|p50")),
+        c().quantile(lit(0.95), QuantileMethod::Nearest)
+            .cast(DataType::Int64)
+            .alias(format!("{name}|p95")),
+        c().max().cast(DataType::Int64).alias(format!("{name}|max")),
+    ]
+}
+
+/// The [`Dist`] that [`dist_exprs`] computed under `name`.
+fn dist_of(stats: &DataFrame, name: &str) -> Result<Dist> {
+    let f = |s: &str| -> Result<Option<f64>> {
+        let c = stats
+            .column(&format!("{name}|{s}"))?
+            .cast(&DataType::Float64)?;
+        Ok(c.f64()?.get(0))
+    };
+    Ok(Dist {
+        mean: f("mean")?.unwrap_or(0.0),
+        p50: f("p50")?.unwrap_or(0.0) as i64,
+        p95: f("p95")?.unwrap_or(0.0) as i64,
+        max: f("max")?.unwrap_or(0.0) as i64,
     })
 }
 
@@ -525,6 +692,16 @@ fn column_stats(frame: &DataFrame) -> Result<(Vec<ColumnStats>, u64)> {
         .mean();
         exprs.push(e.alias(format!("{prefix}|expansion")));
     }
+    for (column, _) in TEXT_COLUMNS {
+        let t = format!("{column}_tokens");
+        exprs.push(
+            col(t.as_str())
+                .count()
+                .cast(DataType::Int64)
+                .alias(format!("{column}|tokens|rows")),
+        );
+        exprs.extend(dist_exprs(&t, &format!("{column}|tokens")));
+    }
     let stats = frame.clone().lazy().select(exprs).collect()?;
     let f = |name: &str| -> Result<Option<f64>> {
         let c = stats.column(name)?.cast(&DataType::Float64)?;
@@ -554,6 +731,11 @@ fn column_stats(frame: &DataFrame) -> Result<(Vec<ColumnStats>, u64)> {
                 None
             } else {
                 f(&format!("{prefix}|expansion"))?
+            },
+            tokens: if i(&format!("{column}|tokens|rows"))? > 0 {
+                Some(dist_of(&stats, &format!("{column}|tokens"))?)
+            } else {
+                None
             },
         });
     }
@@ -629,6 +811,16 @@ fn total_of(dir: &Path, sections: &[Section], all: &DataFrame) -> Result<Section
         disk_bytes,
         None,
     )?;
+    // The tokenizer, when every run names the same one.
+    let names: Vec<Option<&str>> = sections
+        .iter()
+        .map(|s| s.tokens.as_ref().and_then(|t| t.tokenizer.as_deref()))
+        .collect();
+    if let (Some(t), Some(first)) = (total.tokens.as_mut(), names.first()) {
+        if names.iter().all(|n| n == first) {
+            t.tokenizer = first.map(str::to_owned);
+        }
+    }
     if sections.iter().all(|s| s.counters.is_some()) {
         let mut sum = Counters::default();
         for c in sections.iter().filter_map(|s| s.counters.as_ref()) {
@@ -717,6 +909,9 @@ impl Section {
                 expansion
             )?;
         }
+        if let Some(t) = &self.tokens {
+            t.write_markdown(&self.columns, out)?;
+        }
         self.contents.write_markdown(out)?;
         let st = &self.storage;
         writeln!(
@@ -752,6 +947,70 @@ impl Section {
                         writeln!(out, "| {reason} | {n} |")?;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TokenStats {
+    fn write_markdown(&self, columns: &[ColumnStats], out: &mut String) -> std::fmt::Result {
+        let tokenizer = self
+            .tokenizer
+            .as_deref()
+            .map_or(String::new(), |t| format!(" ({t})"));
+        writeln!(
+            out,
+            "\n### Tokens{tokenizer}\n\n{} tokens in {} pairs.\n\n\
+             | column | tokens mean | p50 | p95 | max |\n| --- | ---: | ---: | ---: | ---: |",
+            self.total, self.rows
+        )?;
+        for c in columns {
+            if let Some(d) = &c.tokens {
+                writeln!(
+                    out,
+                    "| {} | {:.1} | {} | {} | {} |",
+                    c.column, d.mean, d.p50, d.p95, d.max
+                )?;
+            }
+        }
+        let d = &self.pair;
+        writeln!(
+            out,
+            "| pair | {:.1} | {} | {} | {} |",
+            d.mean, d.p50, d.p95, d.max
+        )?;
+        writeln!(
+            out,
+            "\nPairs that fit a context window (pair_tokens ≤ context):\n\n\
+             | context | rows | share |\n| ---: | ---: | ---: |"
+        )?;
+        for f in &self.context_fit {
+            writeln!(
+                out,
+                "| {} | {} | {:.1}% |",
+                f.context,
+                f.rows,
+                100.0 * f.share
+            )?;
+        }
+        for (title, key, totals) in [
+            ("Tokens per split", "split", &self.per_split),
+            ("Tokens per category", "category", &self.per_category),
+        ] {
+            writeln!(
+                out,
+                "\n### {title}\n\n| {key} | rows | pair tokens | share |\n| --- | ---: | ---: | ---: |"
+            )?;
+            for t in totals {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {:.1}% |",
+                    t.name,
+                    t.rows,
+                    t.tokens,
+                    100.0 * t.share
+                )?;
             }
         }
         Ok(())

@@ -1,6 +1,7 @@
 //! The record that flows from the lowering workers to the sink: one dataset row.
 
 use crate::dedup::DedupKeys;
+use crate::tokens::TokenCounts;
 
 /// One finished pair, ready for the sink. Size columns are derived by the sink.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,9 @@ pub struct Row {
     /// and lines from its bytes alone whenever the source has no other chars
     /// or breaks (see `sink::columns`).
     pub ir_from_lowering: bool,
+    /// Token counts per text column (the workers count them; all None when
+    /// the run has no tokenizer).
+    pub tokens: TokenCounts,
 }
 
 impl Row {

@@ -16,6 +16,7 @@ use pairpipe::dedup::{DedupKeys, split_for};
 use pairpipe::row::Row;
 use pairpipe::sink::{Sink, SinkOptions};
 use pairpipe::synth::CATEGORIES;
+use pairpipe::tokens::TokenCounts;
 
 const PARTS: u64 = 4;
 const COUNT: u64 = 240;
@@ -141,6 +142,24 @@ fn read_shard(path: &Path) -> Vec<Row> {
                 dtypes: list("dtypes", i),
                 launch_dims: col("launch_dims").as_primitive::<Int32Type>().value(i) as u32,
                 ir_from_lowering: false,
+                tokens: {
+                    let n = |name: &str| {
+                        let c = col(name);
+                        let c = c.as_primitive::<Int32Type>();
+                        c.is_valid(i).then(|| c.value(i) as u32)
+                    };
+                    TokenCounts {
+                        python: n("python_source_tokens"),
+                        ir: [
+                            n("cpu_forward_tokens"),
+                            n("cpu_backward_tokens"),
+                            n("cuda_forward_tokens"),
+                            n("cuda_backward_tokens"),
+                            n("cpu_module_tokens"),
+                            n("cuda_module_tokens"),
+                        ],
+                    }
+                },
             };
             let bytes = col("text_bytes");
             let bytes = bytes.as_primitive::<Int64Type>().value(i);

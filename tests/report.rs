@@ -48,7 +48,9 @@ fn lines(s: &str) -> i32 {
 }
 
 /// Writes `rows` as one Parquet shard with every contract column.
-fn write_shard(path: &Path, rows: &[Spec], first_index: usize) {
+/// With `tokens`, the token columns too: 100 tokens a char of every text
+/// (and `pair_tokens` their sum); without, none (shards of an older run).
+fn write_shard(path: &Path, rows: &[Spec], first_index: usize, tokens: bool) {
     let n = rows.len();
     let python: Vec<String> = rows.iter().map(|r| text(r.python_chars)).collect();
     let cuda_f: Vec<Option<String>> = rows.iter().map(|r| r.cuda_chars.map(text)).collect();
@@ -150,6 +152,27 @@ fn write_shard(path: &Path, rows: &[Spec], first_index: usize) {
         ("cuda_module_lines", null_ints()),
     ];
     columns.push(("text_bytes", Arc::new(Int64Array::from(text_bytes))));
+    if tokens {
+        let per = |v: &[Option<String>]| {
+            Arc::new(Int32Array::from(
+                v.iter()
+                    .map(|s| s.as_ref().map(|s| 100 * s.len() as i32))
+                    .collect::<Vec<_>>(),
+            )) as ArrayRef
+        };
+        let python_opt: Vec<Option<String>> = python.iter().cloned().map(Some).collect();
+        columns.push(("python_source_tokens", per(&python_opt)));
+        columns.push(("cpu_forward_tokens", null_ints()));
+        columns.push(("cpu_backward_tokens", null_ints()));
+        columns.push(("cuda_forward_tokens", per(&cuda_f)));
+        columns.push(("cuda_backward_tokens", per(&cuda_b)));
+        columns.push(("cpu_module_tokens", null_ints()));
+        columns.push(("cuda_module_tokens", null_ints()));
+        let pair: Vec<i32> = (0..n)
+            .map(|i| 100 * text_bytes_of(&python, &cuda_f, &cuda_b, i))
+            .collect();
+        columns.push(("pair_tokens", Arc::new(Int32Array::from(pair))));
+    }
     let fields: Vec<Field> = columns
         .iter()
         .map(|(name, a)| {
@@ -171,8 +194,19 @@ fn write_shard(path: &Path, rows: &[Spec], first_index: usize) {
     w.close().unwrap();
 }
 
+fn text_bytes_of(
+    python: &[String],
+    cuda_f: &[Option<String>],
+    cuda_b: &[Option<String>],
+    i: usize,
+) -> i32 {
+    (python[i].len()
+        + cuda_f[i].as_ref().map_or(0, |s| s.len())
+        + cuda_b[i].as_ref().map_or(0, |s| s.len())) as i32
+}
+
 /// A run folder: shards grouped by split (train split over two files), manifest.json.
-fn write_run(dir: &Path, name: &str, rows: &[Spec], counters: Value) {
+fn write_run(dir: &Path, name: &str, rows: &[Spec], counters: Value, tokens: bool) {
     fs::create_dir_all(dir.join("data")).unwrap();
     let mut index = 0;
     for split in ["train", "validation", "test"] {
@@ -191,11 +225,15 @@ fn write_run(dir: &Path, name: &str, rows: &[Spec], counters: Value) {
                 &dir.join(format!("data/{split}-{k:05}.parquet")),
                 &owned,
                 index,
+                tokens,
             );
             index += part.len();
         }
     }
-    let manifest = json!({ "name": name, "seed": 1, "counters": counters });
+    let mut manifest = json!({ "name": name, "seed": 1, "counters": counters });
+    if tokens {
+        manifest["tokenizer"] = json!("o200k_base");
+    }
     fs::write(
         dir.join("manifest.json"),
         serde_json::to_string_pretty(&manifest).unwrap(),
@@ -254,7 +292,7 @@ fn close(a: f64, b: f64) -> bool {
 fn one_run() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("alpha");
-    write_run(&run, "alpha", &alpha_rows(), alpha_counters());
+    write_run(&run, "alpha", &alpha_rows(), alpha_counters(), true);
     // A half-written shard the sink has not renamed yet must be ignored.
     fs::write(run.join("data/.train-00002.parquet.tmp"), b"not parquet").unwrap();
 
@@ -346,6 +384,50 @@ fn one_run() {
     );
     assert!(md.contains("| 12 | 7 | 3 | 2 | 2.00 | 4 |"), "{md}");
     assert!(md.contains("| lower | 1 |"), "{md}");
+
+    // Tokens: 100 a char; pairs of 700 × python chars (7,000 to 49,000).
+    let t = &s["tokens"];
+    assert_eq!(t["tokenizer"], "o200k_base");
+    assert_eq!(
+        (t["rows"].as_u64(), t["total"].as_u64()),
+        (Some(7), Some(196_000))
+    );
+    assert_eq!(t["pair"]["p50"], 28_000);
+    assert_eq!(t["pair"]["max"], 49_000);
+    assert!(close(t["pair"]["mean"].as_f64().unwrap(), 28_000.0));
+    let fits: Vec<(i64, u64)> = t["context_fit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["context"].as_i64().unwrap(), f["rows"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        fits,
+        [(2048, 0), (4096, 0), (8192, 1), (16384, 2), (32768, 4)]
+    );
+    let total = |list: &Value, name: &str| {
+        let e = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap();
+        (e["rows"].as_u64().unwrap(), e["tokens"].as_u64().unwrap())
+    };
+    assert_eq!(total(&t["per_split"], "train"), (5, 140_000));
+    assert_eq!(total(&t["per_split"], "validation"), (1, 21_000));
+    assert_eq!(total(&t["per_split"], "test"), (1, 35_000));
+    assert_eq!(total(&t["per_category"], "a"), (4, 700 * 160));
+    assert_eq!(t["per_category"][0]["name"], "a", "most tokens first");
+    let cb = &column(&s, "cuda_backward")["tokens"];
+    assert_eq!(
+        (cb["p50"].as_i64(), cb["max"].as_i64()),
+        (Some(16_000), Some(28_000))
+    );
+    assert!(column(&s, "python_source")["tokens"]["max"] == 7_000);
+    assert!(md.contains("### Tokens (o200k_base)"), "{md}");
+    assert!(md.contains("| 32768 | 4 | 57.1% |"), "{md}");
+    assert!(md.contains("| pair | 28000.0 | 28000 |"), "{md}");
 }
 
 #[test]
@@ -356,6 +438,7 @@ fn several_runs_and_a_total() {
         "alpha",
         &alpha_rows(),
         alpha_counters(),
+        true,
     );
     // beta: CUDA off, 3 rows, and a manifest that disagrees with its shards.
     let beta = [
@@ -365,7 +448,14 @@ fn several_runs_and_a_total() {
     ];
     let beta_counters = json!({ "generated": 5, "written": 4, "duplicates": 1, "rejected": {"lower": 2},
                                 "rows_per_split": {"train": 2, "test": 1}, "seconds": 1.0 });
-    write_run(&tmp.path().join("beta"), "beta", &beta, beta_counters);
+    // Shards of a run without token columns.
+    write_run(
+        &tmp.path().join("beta"),
+        "beta",
+        &beta,
+        beta_counters,
+        false,
+    );
     fs::create_dir(tmp.path().join("not-a-run")).unwrap();
 
     let r = report_json(tmp.path());
@@ -395,8 +485,15 @@ fn several_runs_and_a_total() {
         4.0
     ));
 
+    // beta's shards have no token columns: no token section, no token stats per column.
+    assert!(beta["tokens"].is_null());
+    assert!(column(beta, "python_source")["tokens"].is_null());
     let t = &r["total"];
     assert_eq!(t["rows"], 10);
+    // The total's tokens are over the rows that have counts (alpha's), its tokenizer unknown.
+    assert_eq!(t["tokens"]["rows"], 7);
+    assert_eq!(t["tokens"]["total"], 196_000);
+    assert!(t["tokens"]["tokenizer"].is_null());
     assert_eq!(share(&t["splits"], "train"), (7, 0.7));
     assert_eq!(share(&t["categories"], "c"), (3, 0.3));
     assert_eq!(share(&t["categories"], "d"), (1, 0.1));

@@ -10,8 +10,9 @@
 #      the floor in tests/realworld_floor.txt warp-exact), the kernels warp
 #      rejects, 500 synthesized kernels per category, and the IR columns of a
 #      real run;
-#   4. the Python loader tests (pandas, pyarrow, polars, datasets) and the
-#      notebook, executed headless.
+#   4. the Python loader tests (pandas, pyarrow, polars, datasets), the
+#      notebook, executed headless, and the token counts' exactness against
+#      tiktoken and Hugging Face tokenizers (tests/python/test_tokens.py).
 # Usage: bash tests/run_all.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,5 +71,5 @@ step "Parity with warp-lang: IR columns of a pipeline run"
 "$BIN" run pipelines/smoke.toml --count 300 --output "$WORK/run" 2>/dev/null
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --shards "$WORK/run")
 
-step "Python loader and notebook tests"
+step "Python loader, notebook and token-count tests"
 (cd "$WORK" && "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python")

@@ -11,6 +11,7 @@ use arrow::datatypes::{DataType, Int32Type, UInt64Type};
 use pairpipe::dedup::DedupKeys;
 use pairpipe::row::Row;
 use pairpipe::sink::{CardInfo, Sink, SinkOptions, write_dataset_card, write_manifest};
+use pairpipe::tokens::TokenCounts;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::parquet_to_arrow_schema;
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -69,6 +70,10 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         dtypes: vec!["float32".into()],
         launch_dims: 2,
         ir_from_lowering: false,
+        tokens: TokenCounts {
+            python: Some(40 + index as u32),
+            ir: [Some(11), Some(12), Some(13), Some(14), Some(15), Some(16)],
+        },
     }
 }
 
@@ -107,6 +112,7 @@ fn write_dataset(out: &Path) -> Vec<PathBuf> {
         cpu: true,
         cuda: true,
         modules: true,
+        tokenizer: "o200k_base".into(),
         origin: Default::default(),
     };
     write_dataset_card(out, &card).unwrap();
@@ -194,7 +200,25 @@ fn every_row_field_maps_to_a_column() {
         dtypes,
         launch_dims,
         ir_from_lowering: _,
+        tokens,
     } = sample_row(1, "train");
+    let ints = |name: &str| column(&batch, name).as_primitive::<Int32Type>().value(r);
+    assert_eq!(ints("python_source_tokens") as u32, tokens.python.unwrap());
+    for (name, want) in [
+        "cpu_forward_tokens",
+        "cpu_backward_tokens",
+        "cuda_forward_tokens",
+        "cuda_backward_tokens",
+        "cpu_module_tokens",
+        "cuda_module_tokens",
+    ]
+    .iter()
+    .zip(tokens.ir)
+    {
+        assert_eq!(Some(ints(*name) as u32), want, "{name}");
+    }
+    assert_eq!(ints("pair_tokens") as u64, tokens.pair().unwrap());
+    assert_eq!(tokens.pair(), Some(41 + 11 + 12 + 13 + 14 + 15 + 16));
     assert_eq!(
         column(&batch, "launch_dims")
             .as_primitive::<Int32Type>()

@@ -43,7 +43,7 @@ use crate::sink::{self, CardInfo, Origin, ShardInfo, Sink, SinkOptions};
 pub use checkpoint::Checkpoint;
 pub use part::{Part, target_spec};
 pub use tally::{RejectExample, Tally, mib, thousands};
-pub use worker::{Outcome, Rejection, WorkerContext, process, row_id};
+pub use worker::{Outcome, Rejection, Scratch, WorkerContext, process, row_id};
 
 /// Samples allowed between the source and the end of the ordered stage, per
 /// worker. Both bounds are small: a row is ~30 KB of text on the main job,
@@ -137,6 +137,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         ("pairpipe_version".into(), crate::PAIRPIPE_VERSION.into()),
         ("warp_version".into(), crate::WARP_VERSION.into()),
         ("pairpipe_config".into(), content_toml.clone()),
+        ("pairpipe_tokenizer".into(), config.tokens.tokenizer.name()),
     ];
     if let Some(p) = part {
         metadata.push(("pairpipe_part".into(), p.to_string()));
@@ -194,7 +195,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     };
 
     let workers = config.worker_count();
-    let ctx = WorkerContext::new(config);
+    let ctx = WorkerContext::load(config)?;
     let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
     let (index_tx, index_rx) = bounded::<u64>(in_flight);
@@ -220,7 +221,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
             spawn(s, format!("pairpipe-worker-{w}"), move || {
                 lower_thread_priority(WORKER_NICENESS);
-                let mut scratch = <[String; 2]>::default();
+                let mut scratch = Scratch::new(ctx);
                 for (n, index) in index_rx.into_iter().enumerate() {
                     if (n as u64 + 1) % crate::memory::RELEASE_EVERY_SAMPLES == 0 {
                         crate::memory::release_free_memory();
@@ -277,6 +278,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         "seed": config.run.seed,
         "config": config,
         "config_toml": config_toml,
+        "tokenizer": config.tokens.tokenizer.name(),
         "counters": counters,
         "shards": shards,
     });
@@ -306,6 +308,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
             cpu: config.ir.cpu,
             cuda: config.ir.cuda,
             modules: config.ir.modules,
+            tokenizer: config.tokens.tokenizer.name(),
             origin: match part {
                 Some(p) => Origin::Part {
                     index: p.index,
@@ -740,7 +743,7 @@ mod tests {
         let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
         let config = Config::parse(&text).unwrap();
         let ctx = WorkerContext::new(&config);
-        let mut scratch = <[String; 2]>::default();
+        let mut scratch = Scratch::new(&ctx);
         let outcomes: Vec<(u64, Outcome)> = (0..12)
             .map(|i| (i, process(&ctx, i, &mut scratch)))
             .collect();
@@ -798,7 +801,7 @@ mod tests {
         let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
         let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
         let row = (0..)
-            .find_map(|i| match process(&ctx, i, &mut Default::default()) {
+            .find_map(|i| match process(&ctx, i, &mut Scratch::new(&ctx)) {
                 Outcome::Row(r) => Some(r),
                 Outcome::Rejected(_) => None,
             })
@@ -818,7 +821,7 @@ mod tests {
         let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
         let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
         let row = (0..)
-            .find_map(|i| match process(&ctx, i, &mut Default::default()) {
+            .find_map(|i| match process(&ctx, i, &mut Scratch::new(&ctx)) {
                 Outcome::Row(r) => Some(r),
                 Outcome::Rejected(_) => None,
             })
@@ -925,7 +928,7 @@ mod tests {
     fn ordered_stage_withholds_credits_near_the_target() {
         let text = std::fs::read_to_string("pipelines/smoke.toml").unwrap();
         let ctx = WorkerContext::new(&Config::parse(&text).unwrap());
-        let mut scratch = <[String; 2]>::default();
+        let mut scratch = Scratch::new(&ctx);
         let n = 200u64;
         let outcomes: Vec<(u64, Outcome)> = (0..n)
             .map(|i| (i, process(&ctx, i, &mut scratch)))

@@ -3,12 +3,13 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::config::{Config, DedupLevel, Splits};
+use crate::config::{Config, DedupLevel, Filter, Splits};
 use crate::dedup::{dedup_keys_of_tokens, split_for};
 use crate::lang::tokenize;
 use crate::lower::{self, KernelIr, Target, TargetIr};
 use crate::row::Row;
 use crate::synth;
+use crate::tokens::{Counter, TokenCounts, Tokenizer};
 use crate::verify::verify;
 
 /// What became of one sample index.
@@ -38,10 +39,43 @@ pub struct WorkerContext {
     pub splits: Splits,
     /// `[lower] max_generated_bytes`.
     pub max_generated: u64,
+    /// Counts the `*_tokens` columns (a counter per worker, see [`Scratch`]).
+    pub tokenizer: Tokenizer,
+    /// Token budgets: rows over them are rejected here, before dedup.
+    pub filter: Filter,
+}
+
+/// A worker's reusable state: buffers for canonical forms, and its token
+/// counter with the counter's caches.
+pub struct Scratch {
+    pub keys: [String; 2],
+    pub tokens: Counter,
+}
+
+impl Scratch {
+    pub fn new(ctx: &WorkerContext) -> Scratch {
+        Scratch {
+            keys: Default::default(),
+            tokens: ctx.tokenizer.counter(),
+        }
+    }
 }
 
 impl WorkerContext {
+    /// The context of `config`; loads its tokenizer (a tokenizer.json that
+    /// cannot be read is the user's error).
+    pub fn load(config: &Config) -> anyhow::Result<WorkerContext> {
+        let tokenizer = Tokenizer::load(&config.tokens.tokenizer)?;
+        Ok(WorkerContext::with_tokenizer(config, tokenizer))
+    }
+
+    /// The context of `config` for tests and benches; panics if its
+    /// tokenizer cannot be loaded.
     pub fn new(config: &Config) -> WorkerContext {
+        WorkerContext::load(config).expect("the config's tokenizer loads")
+    }
+
+    pub fn with_tokenizer(config: &Config, tokenizer: Tokenizer) -> WorkerContext {
         WorkerContext {
             seed: config.run.seed,
             weights: config.synth.weights(),
@@ -52,6 +86,8 @@ impl WorkerContext {
             level: config.dedup.level,
             splits: config.splits.clone(),
             max_generated: config.lower.max_generated_bytes.0,
+            tokenizer,
+            filter: config.filter.clone(),
         }
     }
 }
@@ -62,9 +98,9 @@ pub fn row_id(seed: u64, index: u64) -> String {
 }
 
 /// Produce sample `index`. `scratch` is the worker's reusable buffers for
-/// canonical forms. A panic in the synthesizer or the lowering becomes a
+/// canonical forms and its token counter. A panic in the synthesizer or the lowering becomes a
 /// rejection ("panic"), so one bad sample cannot stall the ordered stages.
-pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut [String; 2]) -> Outcome {
+pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut Scratch) -> Outcome {
     let draw = || {
         let rng = synth::sample_rng(ctx.seed, index);
         let category = synth::pick_category(ctx.seed, index, &ctx.weights);
@@ -106,7 +142,7 @@ fn build_row(
     index: u64,
     category: &'static str,
     rng: &mut rand_pcg::Pcg64Mcg,
-    scratch: &mut [String; 2],
+    scratch: &mut Scratch,
 ) -> Outcome {
     let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
     let reject = |reason, message: String, python_source: String| {
@@ -138,7 +174,7 @@ fn build_row(
             return reject(reason, e.to_string(), sample.python_source.clone());
         }
     };
-    let keys = dedup_keys_of_tokens(&sample.python_source, &tokens, scratch);
+    let keys = dedup_keys_of_tokens(&sample.python_source, &tokens, &mut scratch.keys);
     let dedup_key = keys.at(ctx.level);
     drop(tokens);
     // Each synthesized module holds exactly one kernel; its functions per target.
@@ -179,6 +215,22 @@ fn build_row(
     };
     let (cpu_forward, cpu_backward, cpu_module) = columns(cpu);
     let (cuda_forward, cuda_backward, cuda_module) = columns(cuda);
+    let ir = [
+        &cpu_forward,
+        &cpu_backward,
+        &cuda_forward,
+        &cuda_backward,
+        &cpu_module,
+        &cuda_module,
+    ];
+    let counter = &mut scratch.tokens;
+    let counts = TokenCounts {
+        python: counter.count(&sample.python_source),
+        ir: ir.map(|t| t.as_deref().and_then(|t| counter.count(t))),
+    };
+    if let Some((reason, message)) = over_budget(&ctx.filter, &counts) {
+        return reject(reason, message, sample.python_source);
+    }
     Outcome::Row(Box::new(Row {
         index,
         id: row_id(ctx.seed, index),
@@ -198,5 +250,74 @@ fn build_row(
         dtypes: lowered.dtypes,
         launch_dims: lowered.launch_dims,
         ir_from_lowering: true,
+        tokens: counts,
     }))
+}
+
+/// The first token budget of `filter` that `counts` exceeds, as a rejection.
+fn over_budget(filter: &Filter, counts: &TokenCounts) -> Option<(&'static str, String)> {
+    if let (Some(max), Some(pair)) = (filter.max_pair_tokens, counts.pair()) {
+        if pair > max {
+            return Some((
+                "too_many_pair_tokens",
+                format!("pair of {pair} tokens, filter.max_pair_tokens = {max}"),
+            ));
+        }
+    }
+    for (column, &max) in &filter.max_column_tokens {
+        let n = match column.as_str() {
+            "python_source" => counts.python,
+            "cpu_forward" => counts.ir[0],
+            "cpu_backward" => counts.ir[1],
+            "cuda_forward" => counts.ir[2],
+            "cuda_backward" => counts.ir[3],
+            "cpu_module" => counts.ir[4],
+            "cuda_module" => counts.ir[5],
+            _ => None,
+        };
+        if let Some(n) = n.filter(|&n| n as u64 > max) {
+            return Some((
+                "too_many_column_tokens",
+                format!("{column} of {n} tokens, filter.max_column_tokens.{column} = {max}"),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_reject_the_first_count_over_them() {
+        let counts = TokenCounts {
+            python: Some(100),
+            ir: [None, None, Some(300), Some(900), None, None],
+        };
+        assert_eq!(counts.pair(), Some(1300));
+        let mut filter = Filter::default();
+        assert_eq!(over_budget(&filter, &counts), None);
+        filter.max_pair_tokens = Some(1300);
+        assert_eq!(over_budget(&filter, &counts), None, "at the budget is in");
+        filter.max_pair_tokens = Some(1299);
+        let (reason, message) = over_budget(&filter, &counts).unwrap();
+        assert_eq!(reason, "too_many_pair_tokens");
+        assert!(message.contains("1300 tokens"), "{message}");
+        filter.max_pair_tokens = None;
+        filter.max_column_tokens.insert("cuda_backward".into(), 899);
+        let (reason, message) = over_budget(&filter, &counts).unwrap();
+        assert_eq!(reason, "too_many_column_tokens");
+        assert!(
+            message.starts_with("cuda_backward of 900 tokens"),
+            "{message}"
+        );
+        // A column the row does not fill is never over budget.
+        filter.max_column_tokens.clear();
+        filter.max_column_tokens.insert("cpu_forward".into(), 1);
+        assert_eq!(over_budget(&filter, &counts), None);
+        // Without counts (no tokenizer) nothing is over budget.
+        filter.max_pair_tokens = Some(1);
+        assert_eq!(over_budget(&filter, &TokenCounts::default()), None);
+    }
 }

@@ -163,6 +163,8 @@ enum Source {
     Chars(Text),
     Lines(Text),
     TextBytes,
+    Tokens(Text),
+    PairTokens,
 }
 
 impl Source {
@@ -190,11 +192,16 @@ impl Source {
             "builtins" => Source::Builtins,
             "dtypes" => Source::Dtypes,
             "text_bytes" => Source::TextBytes,
+            "python_source_tokens" => Source::Tokens(Text::Python),
+            "pair_tokens" => Source::PairTokens,
             _ => {
                 if let Some(prefix) = name.strip_suffix("_chars") {
                     Source::Chars(text(prefix)?)
                 } else if let Some(prefix) = name.strip_suffix("_lines") {
                     Source::Lines(text(prefix)?)
+                } else if let Some(prefix) = name.strip_suffix("_tokens") {
+                    let ir = Ir::ALL.into_iter().find(|ir| ir.name() == prefix)?;
+                    Source::Tokens(Text::Ir(ir))
                 } else {
                     Source::Text(Text::Ir(Ir::ALL.into_iter().find(|ir| ir.name() == name)?))
                 }
@@ -215,6 +222,8 @@ impl Source {
             Source::Builtins | Source::Dtypes => (list_of_strings(), false),
             Source::Chars(t) | Source::Lines(t) => (DataType::Int32, maybe_null(t)),
             Source::TextBytes => (DataType::Int64, false),
+            // Null without a tokenizer.
+            Source::Tokens(_) | Source::PairTokens => (DataType::Int32, true),
         }
     }
 
@@ -411,6 +420,7 @@ impl Columns {
                 Source::Text(Text::Ir(ir))
                 | Source::Chars(Text::Ir(ir))
                 | Source::Lines(Text::Ir(ir))
+                | Source::Tokens(Text::Ir(ir))
                     if !enabled(ir) =>
                 {
                     Some(new_null_array(field.data_type(), n))
@@ -449,6 +459,14 @@ impl Columns {
                         rows.iter()
                             .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
                     )),
+                    Source::Tokens(t) => sizes(rows, |r| {
+                        let n = match t {
+                            Text::Python => r.tokens.python,
+                            Text::Ir(ir) => r.tokens.ir[ir as usize],
+                        };
+                        n.map(|n| n as usize)
+                    }),
+                    Source::PairTokens => sizes(rows, |r| r.tokens.pair().map(|n| n as usize)),
                 }),
             })
             .collect())
@@ -615,6 +633,7 @@ mod tests {
             dtypes: vec![],
             launch_dims: 1,
             ir_from_lowering: true,
+            tokens: Default::default(),
         }
     }
 

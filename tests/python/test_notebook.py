@@ -26,5 +26,6 @@ def test_explore_notebook_runs(out_dir, monkeypatch):
     images = sum(
         "image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs
     )
-    # category bars, length histograms, and the expansion boxes when IR is filled
-    assert images >= 3, f"expected the three plots, got {images} images"
+    # category bars, length histograms, the expansion boxes when IR is filled,
+    # and the token histogram and context-fit bars when the run counts tokens
+    assert images >= 5, f"expected the five plots, got {images} images"
