@@ -32,7 +32,9 @@ const MAX_GAP: usize = 64;
 /// The declarations every entry point starts with, searched with finders
 /// built once: the rest of a signature (kernel name, hash) is then compared
 /// in place, instead of building a finder per row for a needle made per row.
-const CUDA_KERNEL: &str = "extern \"C\" __global__ void ";
+// `extern "C" __launch_bounds__(N) __global__ void WP_MAXNREG(R) NAME(`: the
+// kernel options put attributes around `__global__ void` (see `after_head`).
+const CUDA_KERNEL: &str = "__global__ void ";
 const CPU_KERNEL: &str = "static void ";
 const CPU_ENTRY: &str = "WP_API void ";
 static HEAD_FINDERS: LazyLock<[Finder<'static>; 3]> =
@@ -63,7 +65,8 @@ fn verify_cuda(ir: &KernelIr, module: Option<&str>) -> Result<(), &'static str> 
         return Err("cuda_missing_backward_entry");
     }
     for body in passes(ir) {
-        if !grid_stride_loop(body) {
+        // `@wp.kernel(grid_stride=False)` kernels bound their one index instead.
+        if !grid_stride_loop(body) && !body.contains(LEAN_BOUNDS_CHECK) {
             return Err("cuda_missing_grid_stride");
         }
         if TILE_FINDER.find(body.as_bytes()).is_none() {
@@ -113,7 +116,7 @@ fn verify_cpu(ir: &KernelIr, module: &str) -> Result<(), &'static str> {
 /// Whether `text` holds `head` (a finder's needle) followed at once by `parts`.
 fn contains_signature(text: &str, head: &Finder<'_>, parts: &[&str]) -> bool {
     head.find_iter(text.as_bytes()).any(|at| {
-        let mut rest = &text.as_bytes()[at + head.needle().len()..];
+        let mut rest = after_head(&text[at + head.needle().len()..]).as_bytes();
         parts
             .iter()
             .all(|part| match rest.strip_prefix(part.as_bytes()) {
@@ -125,6 +128,17 @@ fn contains_signature(text: &str, head: &Finder<'_>, parts: &[&str]) -> bool {
             })
     })
 }
+
+/// The text after a signature's head, past a CUDA register cap (`WP_MAXNREG(32) `).
+fn after_head(rest: &str) -> &str {
+    match rest.strip_prefix("WP_MAXNREG(") {
+        Some(cap) => cap.split_once(") ").map_or(rest, |(_, name)| name),
+        None => rest,
+    }
+}
+
+/// How a kernel without a grid-stride loop stops threads past the launch.
+const LEAN_BOUNDS_CHECK: &str = "if (_idx >= dim.size) return;";
 
 /// The three pieces of the grid-stride loop, in order, separated only by layout.
 fn grid_stride_loop(body: &str) -> bool {
@@ -172,7 +186,7 @@ fn embeds(module: &str, body: &str) -> bool {
 /// Find `{head}{name}_{8 hex}{suffix}` in `text` and return the hash.
 fn entry_hash<'t>(text: &'t str, head: &Finder<'_>, name: &str, suffix: &str) -> Option<&'t str> {
     head.find_iter(text.as_bytes()).find_map(|at| {
-        let rest = text[at + head.needle().len()..]
+        let rest = after_head(&text[at + head.needle().len()..])
             .strip_prefix(name)?
             .strip_prefix('_')?;
         let hash = rest.get(..8)?;
