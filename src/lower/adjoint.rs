@@ -48,6 +48,9 @@ macro_rules! reverse {
 #[path = "tile.rs"]
 mod tile;
 
+#[path = "structs.rs"]
+pub(super) mod structs;
+
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VarId(usize);
@@ -202,6 +205,8 @@ pub struct BuiltFunc {
 #[derive(Debug, Default)]
 pub struct FuncTable {
     pub built: Vec<(String, BuiltFunc)>,
+    /// The structs the module defines, in warp's build order.
+    pub structs: Vec<super::types::StructId>,
     building: Vec<String>,
 }
 
@@ -247,6 +252,9 @@ pub struct Adjoint<'a> {
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
     /// every loop opens two, and growing fresh ones was most of their cost.
     spare_blocks: Vec<Block>,
+    /// The lvalue behind struct-field references and array-of-struct elements
+    /// (warp's `ref_origin`), for the field accesses chained on them.
+    origins: Vec<(VarId, String)>,
 }
 
 impl<'a> Adjoint<'a> {
@@ -287,6 +295,7 @@ impl<'a> Adjoint<'a> {
             tuples: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
+            origins: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -680,6 +689,7 @@ impl<'a> Adjoint<'a> {
         {
             self.add_forward("return {};", None, true);
         }
+        self.use_argument_structs();
         if let (Some(annotation), true) = (&def.returns, self.is_function) {
             let declared = self.scope.annotation_type(annotation)?;
             let actual = self
@@ -740,6 +750,7 @@ impl<'a> Adjoint<'a> {
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
             }
+            StmtKind::ClassDef(_) => Err(self.err("class definitions are not supported in kernels")),
             StmtKind::Import(_) | StmtKind::ImportFrom(..) => {
                 Err(self.err("imports are not supported in kernels"))
             }
@@ -801,10 +812,7 @@ impl<'a> Adjoint<'a> {
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
-                let agg = self.expr(base)?;
-                self.check_component_target(agg)?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_call("assign_inplace", &[agg, idx, rhs])?;
+                self.attribute_store(base, attr, rhs)?;
                 Ok(())
             }
             ExprKind::Tuple(elts) => {
@@ -1543,8 +1551,7 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                self.attribute_read(agg, attr)
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
@@ -1644,7 +1651,9 @@ impl<'a> Adjoint<'a> {
             for a in args.iter_mut().skip(1) {
                 *a = self.load(*a)?;
             }
-            self.add_value_call("address", &args)
+            let out = self.add_value_call("address", &args)?;
+            self.note_element_origin(target, &args[1..], out);
+            Ok(out)
         } else {
             self.add_value_call("extract", &args)
         }
@@ -1805,6 +1814,9 @@ impl<'a> Adjoint<'a> {
                 }
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
+                if let Some(v) = self.scope.type_name(name) {
+                    return Ok(Callee::Constructor(v));
+                }
                 if self.scope.user_function(name).is_some() {
                     return Ok(Callee::User((*name).into()));
                 }
@@ -1857,17 +1869,7 @@ impl<'a> Adjoint<'a> {
     ) -> LResult<Option<VarId>> {
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
-                }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
-                let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
-                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
-                self.builtins_used.insert(target.to_string());
-                return self.emit_call(ov, &vals);
+                return self.construct(target, args, kwargs).map(Some);
             }
             Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
                 return self.templated_constant(&name, args, kwargs).map(Some);
@@ -1978,7 +1980,9 @@ impl<'a> Adjoint<'a> {
         let mut distinct: Vec<Type> = Vec::with_capacity(8);
         for v in &self.vars {
             let t = match v.ty {
-                Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
+                Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
+                    x.to_type()
+                }
                 Type::Range | Type::IntTuple(_) | Type::StorageStr(_) => continue,
                 Type::Tile(t) => Type::Scalar(t.dtype),
                 t => t,

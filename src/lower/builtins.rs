@@ -207,7 +207,7 @@ pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload<'sta
         Value::Vector(n, s) => (format!("vec_t<{n}, {}>", s.ctype()), "vec_t"),
         Value::Matrix(r, c, s) => (format!("mat_t<{r}, {c}, {}>", s.ctype()), "mat_t"),
         Value::Quat(s) => (format!("quat_t<{}>", s.ctype()), "quat_t"),
-        Value::Scalar(_) => return Err("not a composite type".into()),
+        _ => return Err("not a vector, matrix or quaternion type".into()),
     };
     let components = match target {
         Value::Vector(n, _) => n as usize,
@@ -372,7 +372,17 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         }
         ("quat_inverse", [a @ T::Quat(_)]) => Some(*a),
         ("quat_from_axis_angle", [T::Vector(3, s), T::Scalar(t)]) if s == t => Some(T::Quat(*s)),
-        ("extract", [T::Vector(_, s) | T::Quat(s), i]) if is_int_index(i) => Some(T::Scalar(*s)),
+        ("extract", [T::Vector(_, s) | T::Quat(s) | T::Transform(s), i]) if is_int_index(i) => {
+            Some(T::Scalar(*s))
+        }
+        ("transform_get_translation", [T::Transform(s)]) => Some(T::Vector(3, *s)),
+        ("transform_get_rotation", [T::Transform(s)]) => Some(T::Quat(*s)),
+        ("transform_set_translation", [T::Transform(s), T::Vector(3, t)])
+        | ("transform_set_rotation", [T::Transform(s), T::Quat(t)])
+            if s == t =>
+        {
+            return Ok(overload(name, None));
+        }
         ("extract", [T::Matrix(_, c, s), i]) if is_int_index(i) => Some(T::Vector(*c, *s)),
         ("extract", [T::Matrix(_, _, s), i, j]) if is_int_index(i) && is_int_index(j) => {
             Some(T::Scalar(*s))
@@ -407,7 +417,10 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
                 && match dtype {
                     Value::Scalar(s) => numeric(*s),
                     Value::Vector(..) => true,
-                    Value::Matrix(..) | Value::Quat(_) => matches!(n, "atomic_add" | "atomic_sub"),
+                    Value::Matrix(..) | Value::Quat(_) | Value::Transform(_) => {
+                        matches!(n, "atomic_add" | "atomic_sub")
+                    }
+                    Value::Struct(_) => false,
                 };
             ok.then(|| dtype.to_type())
         }

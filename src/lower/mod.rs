@@ -10,6 +10,7 @@ mod adjoint;
 pub mod builtins;
 mod lines;
 mod module;
+mod sha256;
 mod templates;
 pub mod types;
 

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::lines::Lines;
 use super::templates::*;
-use super::types::{ConstVal, Scalar, Type, Value, composite_type};
+use super::types::{ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -31,6 +31,9 @@ pub struct Scope<'a> {
     warp_imports: Vec<(String, String)>,
     /// Module-level constants (`TILE = wp.constant(16)`, `N = 8`): the last assignment wins.
     constants: Vec<(String, ConstVal)>,
+    /// Module-level names bound to types: `@wp.struct` classes and aliases
+    /// such as `vec5 = wp.types.vector(length=5, dtype=float)`.
+    type_names: Vec<(String, Value)>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -77,7 +80,9 @@ impl<'a> Scope<'a> {
             warp_aliases,
             warp_imports,
             constants: Vec::new(),
+            type_names: Vec::new(),
         };
+        scope.collect_type_names(module);
         for stmt in module.body {
             if let StmtKind::Assign(targets, value) = &stmt.kind {
                 if let [
@@ -193,19 +198,144 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// The scalar, vector, matrix or quaternion type an expression names.
-    fn value_type(&self, expr: &Expr) -> Option<Value> {
+    /// The module-level struct or type alias called `name`.
+    pub fn type_name(&self, name: &str) -> Option<Value> {
+        self.type_names
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// `wp.X` or `wp.types.X` (or `X` imported from warp): the `X`.
+    fn warp_attr<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
+        match &expr.kind {
+            ExprKind::Attribute(base, a) => match &base.kind {
+                ExprKind::Name(m) if self.is_warp_module(m) => Some(a),
+                ExprKind::Attribute(inner, t) if *t == "types" => {
+                    matches!(&inner.kind, ExprKind::Name(m) if self.is_warp_module(m)).then_some(*a)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The scalar, vector, matrix, quaternion, transform or struct type an expression names.
+    pub fn value_type(&self, expr: &Expr) -> Option<Value> {
+        if let ExprKind::Name(n) = &expr.kind {
+            if let Some(v) = self.type_name(n) {
+                return Some(v);
+            }
+        }
         if let Some(s) = self.scalar_type(expr) {
             return Some(Value::Scalar(s));
         }
+        if let ExprKind::Call(func, args, kwargs) = &expr.kind {
+            return self.type_constructor_call(func, args, kwargs);
+        }
         let name = match &expr.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
-            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                *a
-            }
-            _ => return None,
+            _ => self.warp_attr(expr)?,
         };
         composite_type(name)
+    }
+
+    /// `wp.types.vector(length=N, dtype=T)`, `wp.types.matrix(shape=(R, C), dtype=T)`,
+    /// `wp.types.quaternion(dtype=T)`, `wp.types.transformation(dtype=T)`.
+    fn type_constructor_call(&self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> Option<Value> {
+        let name = match &func.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            _ => self.warp_attr(func)?,
+        };
+        let params: &[&str] = match name {
+            "vector" => &["length", "dtype"],
+            "matrix" => &["shape", "dtype"],
+            "quaternion" | "transformation" => &["dtype"],
+            _ => return None,
+        };
+        let mut bound: [Option<&Expr>; 2] = [None, None];
+        for (i, a) in args.iter().enumerate() {
+            *bound.get_mut(i).filter(|_| i < params.len())? = Some(a);
+        }
+        for kw in kwargs {
+            let i = params.iter().position(|p| Some(*p) == kw.arg)?;
+            bound[i] = Some(&kw.value);
+        }
+        let int = |e: Option<&Expr>| match e?.kind {
+            ExprKind::Constant(Constant::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
+            _ => None,
+        };
+        let dtype = |e: Option<&Expr>| match e {
+            Some(e) => self.scalar_type(e),
+            None => Some(Scalar::Float32),
+        };
+        match name {
+            "vector" => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            "matrix" => {
+                let ExprKind::Tuple(dims) = &bound[0]?.kind else {
+                    return None;
+                };
+                let [r, c] = &dims[..] else {
+                    return None;
+                };
+                Some(Value::Matrix(int(Some(r))?, int(Some(c))?, dtype(bound[1])?))
+            }
+            "quaternion" => Some(Value::Quat(dtype(bound[0])?)),
+            _ => Some(Value::Transform(dtype(bound[0])?)),
+        }
+    }
+
+    /// Module-level `@wp.struct` classes and type aliases, in definition order.
+    fn collect_type_names(&mut self, module: &Module) {
+        for stmt in module.body {
+            match &stmt.kind {
+                StmtKind::ClassDef(class)
+                    if class.decorators.iter().any(|d| self.names_warp(d, "struct")) =>
+                {
+                    let mut fields = Vec::new();
+                    let mut ok = true;
+                    for s in class.body {
+                        if let StmtKind::AnnAssign(target, annotation, _) = &s.kind {
+                            match (&target.kind, self.annotation_type(annotation)) {
+                                (ExprKind::Name(n), Ok(t)) if !matches!(t, Type::Ref(_)) => {
+                                    fields.push((n.to_string(), t))
+                                }
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                    self.type_names.retain(|(n, _)| n != class.name);
+                    if ok {
+                        let key = native_identifier(class.name);
+                        let id = StructId::intern(StructDef::new(&key, fields));
+                        self.type_names
+                            .push((class.name.to_string(), Value::Struct(id)));
+                    }
+                }
+                StmtKind::Assign(targets, value) => {
+                    if let [
+                        Expr {
+                            kind: ExprKind::Name(name),
+                            ..
+                        },
+                    ] = targets[..]
+                    {
+                        let ty = match &value.kind {
+                            ExprKind::Call(..) | ExprKind::Attribute(..) | ExprKind::Name(_) => {
+                                self.value_type(value)
+                            }
+                            _ => None,
+                        };
+                        self.type_names.retain(|(n, _)| n != name);
+                        if let Some(v) = ty {
+                            self.type_names.push((name.to_string(), v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn scalar_type(&self, expr: &Expr) -> Option<Scalar> {
@@ -216,14 +346,12 @@ impl<'a> Scope<'a> {
                 "bool" => return Some(Scalar::Bool),
                 _ => self.imported_builtin(n)?,
             },
-            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                *a
-            }
-            _ => return None,
+            _ => self.warp_attr(expr)?,
         };
         match name {
             "float" => Some(Scalar::Float32),
             "int" => Some(Scalar::Int32),
+            "handle" => Some(Scalar::UInt64),
             n => Scalar::from_name(n),
         }
     }
@@ -493,6 +621,7 @@ pub fn lower_parsed<'a>(
     let mut skipped = Vec::new();
     for k in &kernel_defs {
         let built_before = funcs.borrow().built.len();
+        let structs_before = funcs.borrow().structs.len();
         let lowered = match &k.option_error {
             Some(e) => Err(e.clone()),
             None => Adjoint::new(&scope, &funcs, k.def, false).and_then(|mut adj| {
@@ -505,6 +634,7 @@ pub fn lower_parsed<'a>(
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
                 funcs.borrow_mut().built.truncate(built_before);
+                funcs.borrow_mut().structs.truncate(structs_before);
                 skipped.push((k.def.name.to_string(), e));
                 continue;
             }
@@ -695,7 +825,14 @@ fn module_source(
             })
             .collect(),
     };
-    let mut pieces: Vec<&str> = Vec::with_capacity(functions.len() + 8 * kernels.len());
+    let structs: Vec<String> = funcs
+        .structs
+        .iter()
+        .map(|id| super::adjoint::structs::struct_source(id.def()))
+        .collect();
+    let mut pieces: Vec<&str> =
+        Vec::with_capacity(structs.len() + functions.len() + 8 * kernels.len());
+    pieces.extend(structs.iter().map(String::as_str));
     pieces.extend(functions.iter().map(String::as_str));
     for (i, k) in kernels.iter().enumerate() {
         let cpu = cpu_parts.get(i);
@@ -811,6 +948,15 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
                 push_typed(out, "", &v.ty, false, v.name());
                 out.put(" = ");
                 c.push_c_str(out);
+                // warp's `constant_str` suffixes wide and unsigned integers.
+                if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
+                    match s {
+                        Scalar::UInt32 => out.push('u'),
+                        Scalar::Int64 => out.put("ll"),
+                        Scalar::UInt64 => out.put("ull"),
+                        _ => {}
+                    }
+                }
                 out.put(";\n");
             }
         }
