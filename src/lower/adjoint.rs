@@ -750,7 +750,9 @@ impl<'a> Adjoint<'a> {
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
             }
-            StmtKind::ClassDef(_) => Err(self.err("class definitions are not supported in kernels")),
+            StmtKind::ClassDef(_) => {
+                Err(self.err("class definitions are not supported in kernels"))
+            }
             StmtKind::Import(_) | StmtKind::ImportFrom(..) => {
                 Err(self.err("imports are not supported in kernels"))
             }

@@ -243,7 +243,12 @@ impl<'a> Scope<'a> {
 
     /// `wp.types.vector(length=N, dtype=T)`, `wp.types.matrix(shape=(R, C), dtype=T)`,
     /// `wp.types.quaternion(dtype=T)`, `wp.types.transformation(dtype=T)`.
-    fn type_constructor_call(&self, func: &Expr, args: &[Expr], kwargs: &[Keyword]) -> Option<Value> {
+    fn type_constructor_call(
+        &self,
+        func: &Expr,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> Option<Value> {
         let name = match &func.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
             _ => self.warp_attr(func)?,
@@ -279,7 +284,11 @@ impl<'a> Scope<'a> {
                 let [r, c] = &dims[..] else {
                     return None;
                 };
-                Some(Value::Matrix(int(Some(r))?, int(Some(c))?, dtype(bound[1])?))
+                Some(Value::Matrix(
+                    int(Some(r))?,
+                    int(Some(c))?,
+                    dtype(bound[1])?,
+                ))
             }
             "quaternion" => Some(Value::Quat(dtype(bound[0])?)),
             _ => Some(Value::Transform(dtype(bound[0])?)),
@@ -291,7 +300,10 @@ impl<'a> Scope<'a> {
         for stmt in module.body {
             match &stmt.kind {
                 StmtKind::ClassDef(class)
-                    if class.decorators.iter().any(|d| self.names_warp(d, "struct")) =>
+                    if class
+                        .decorators
+                        .iter()
+                        .any(|d| self.names_warp(d, "struct")) =>
                 {
                     let mut fields = Vec::new();
                     let mut ok = true;

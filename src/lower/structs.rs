@@ -212,7 +212,11 @@ impl<'a> Adjoint<'a> {
                     }
                     None => forward!(self, "{} = &({}.{attr});", self.emit(out), self.emit(agg)),
                 }
-                let op = if differentiable_value(&field) { "+=" } else { "=" };
+                let op = if differentiable_value(&field) {
+                    "+="
+                } else {
+                    "="
+                };
                 reverse!(
                     self,
                     "{}.{attr} {op} {};",
@@ -259,7 +263,12 @@ impl<'a> Adjoint<'a> {
                     "assigning to struct field `{attr}` ({field}) with different type ({got})"
                 )));
             }
-            forward!(self, "{}{path}.{attr} = {};", self.emit(root), self.emit(rhs));
+            forward!(
+                self,
+                "{}{path}.{attr} = {};",
+                self.emit(root),
+                self.emit(rhs)
+            );
             reverse!(self, "{}{path}.{attr} = {{}};", self.var(root).adj());
             if differentiable_value(&field) {
                 reverse!(
@@ -328,7 +337,9 @@ impl<'a> Adjoint<'a> {
             return self.construct_struct(id, args, kwargs);
         }
         if !kwargs.is_empty() {
-            return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
+            return Err(self.err(format!(
+                "keyword arguments to {target}() are not supported by this version of the lowering"
+            )));
         }
         let mut vals = Vec::with_capacity(args.len());
         for a in args {

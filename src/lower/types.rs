@@ -235,7 +235,10 @@ impl StructDef {
     }
 }
 
-type StructTable = (Vec<&'static StructDef>, std::collections::HashMap<String, u32>);
+type StructTable = (
+    Vec<&'static StructDef>,
+    std::collections::HashMap<String, u32>,
+);
 
 static STRUCTS: std::sync::LazyLock<std::sync::RwLock<StructTable>> =
     std::sync::LazyLock::new(Default::default);
@@ -525,10 +528,12 @@ impl Type {
                 }
             }
             Type::Struct(id) => out.put(&id.def().native),
-            Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) | Type::Transform(_) => match self.value() {
-                Some(v) => v.push_ctype(out),
-                None => out.put(&self.ctype(value_type)),
-            },
+            Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) | Type::Transform(_) => {
+                match self.value() {
+                    Some(v) => v.push_ctype(out),
+                    None => out.put(&self.ctype(value_type)),
+                }
+            }
             _ => out.put(&self.ctype(value_type)),
         }
     }
