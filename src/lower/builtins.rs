@@ -389,7 +389,7 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         }
         (
             "assign_inplace" | "add_inplace" | "sub_inplace",
-            [T::Vector(_, s) | T::Quat(s), i, v],
+            [T::Vector(_, s) | T::Quat(s) | T::Transform(s), i, v],
         ) if is_int_index(i) && *v == T::Scalar(*s) => {
             return Ok(overload(name, None));
         }

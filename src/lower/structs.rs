@@ -336,14 +336,31 @@ impl<'a> Adjoint<'a> {
         if let Value::Struct(id) = target {
             return self.construct_struct(id, args, kwargs);
         }
-        if !kwargs.is_empty() {
+        let transform_kwargs = matches!(target, Value::Transform(_))
+            && kwargs.iter().all(|k| matches!(k.arg, Some("p" | "q")));
+        if !kwargs.is_empty() && !transform_kwargs {
             return Err(self.err(format!(
                 "keyword arguments to {target}() are not supported by this version of the lowering"
             )));
         }
-        let mut vals = Vec::with_capacity(args.len());
+        let mut vals = Vec::with_capacity(args.len() + kwargs.len());
         for a in args {
             vals.push(self.expr(a)?);
+        }
+        // `wp.transform(p=..., q=...)`: the keywords take their places.
+        let mut slots: [Option<VarId>; 2] = [None, None];
+        for kw in kwargs {
+            let v = self.expr(&kw.value)?;
+            slots[usize::from(kw.arg == Some("q"))] = Some(v);
+        }
+        if !kwargs.is_empty() {
+            for (i, v) in slots.into_iter().enumerate() {
+                match v {
+                    Some(v) if vals.len() == i => vals.push(v),
+                    None => {}
+                    _ => return Err(self.err("transform() got multiple values for p or q")),
+                }
+            }
         }
         let dtype = target.dtype();
         let scalar_args = vals
@@ -354,7 +371,6 @@ impl<'a> Adjoint<'a> {
             .iter()
             .map(|v| {
                 scalar_args
-                    && vals.len() != 1
                     && self.var(*v).constant.is_some()
                     && !matches!(self.var(*v).constant, Some(ConstVal::Bool(_)))
                     && *self.ty(*v) != Type::Scalar(dtype)
