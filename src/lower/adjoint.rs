@@ -1626,7 +1626,7 @@ impl<'a> Adjoint<'a> {
                 }
                 true
             }
-            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) => n == 1,
+            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Shape => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };

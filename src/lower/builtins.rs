@@ -375,6 +375,11 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
         ("extract", [T::Vector(_, s) | T::Quat(s) | T::Transform(s), i]) if is_int_index(i) => {
             Some(T::Scalar(*s))
         }
+        ("extract", [T::Shape, i]) if is_int_index(i) => {
+            let mut o = overload("extract", Some(T::I32));
+            o.differentiable = false;
+            return Ok(o);
+        }
         ("transform_get_translation", [T::Transform(s)]) => Some(T::Vector(3, *s)),
         ("transform_get_rotation", [T::Transform(s)]) => Some(T::Quat(*s)),
         ("transform_set_translation", [T::Transform(s), T::Vector(3, t)])
@@ -420,7 +425,7 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
                     Value::Matrix(..) | Value::Quat(_) | Value::Transform(_) => {
                         matches!(n, "atomic_add" | "atomic_sub")
                     }
-                    Value::Struct(_) => false,
+                    Value::Struct(_) | Value::Shape => false,
                 };
             ok.then(|| dtype.to_type())
         }

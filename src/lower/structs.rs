@@ -225,6 +225,18 @@ impl<'a> Adjoint<'a> {
                 );
                 Ok(out)
             }
+            Type::Array { .. } if attr == "shape" => {
+                let out = self.add_var(Type::Ref(Value::Shape), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(self, "{} = &({}{op}shape);", self.emit(out), self.emit(agg));
+                reverse!(
+                    self,
+                    "{}.shape = {};",
+                    self.var(agg).adj(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
             Type::Transform(_) => {
                 let name = match attr {
                     "p" => "transform_get_translation",
@@ -280,6 +292,11 @@ impl<'a> Adjoint<'a> {
             }
             return Ok(true);
         }
+        if let ExprKind::Subscript(..) = &base.kind {
+            if let Some(done) = self.struct_element_store(base, attr, rhs)? {
+                return Ok(done);
+            }
+        }
         let agg = self.expr(base)?;
         match self.ty(agg).clone() {
             Type::Transform(_) => {
@@ -303,6 +320,67 @@ impl<'a> Adjoint<'a> {
                 Ok(true)
             }
         }
+    }
+
+    /// `arr[i].attr = rhs` for an array of structs: warp's array slot store
+    /// (the element is addressed with `wp::index`, the field written in place).
+    /// None when `base` is not an element of an array of structs.
+    fn struct_element_store(
+        &mut self,
+        base: &Expr<'a>,
+        attr: &str,
+        rhs: VarId,
+    ) -> LResult<Option<bool>> {
+        let (array, nodes) = self.subscript_target(base, true)?;
+        let (id, ndim) = match *self.ty(array) {
+            Type::Array {
+                dtype: Value::Struct(id),
+                ndim,
+            } => (id, ndim),
+            _ => {
+                return Err(self.err(
+                    "assigning to a component of an array element is not supported by this version of the lowering; copy it to a local first",
+                ));
+            }
+        };
+        if nodes.len() != ndim {
+            return Err(self.err(format!(
+                "array has {ndim} dimension(s) but {} index(es) were given",
+                nodes.len()
+            )));
+        }
+        let def = id.def();
+        let Some((_, field)) = def.field(attr) else {
+            return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+        };
+        let mut indices = self.eval_indices(array, &nodes)?;
+        for i in indices.iter_mut() {
+            *i = self.load(*i)?;
+        }
+        let got = self.ty(rhs).strip_ref();
+        let element = self.add_var(Type::Ref(Value::Struct(id)), None);
+        let idx: Vec<&str> = indices.iter().map(|i| self.emit(*i)).collect();
+        let idx = idx.join(", ");
+        let arr = self.emit(array).to_string();
+        forward!(self, "{} = &(wp::index({arr}, {idx}));", self.emit(element));
+        if got != field {
+            return Err(self.err(format!(
+                "Composite slot assignment expects value of type {field}, got {got}"
+            )));
+        }
+        let store = format!(
+            "wp::store(&(wp::index({arr}, {idx}).{attr}), {});",
+            self.emit(rhs)
+        );
+        let replay = format!("// {store}");
+        self.add_forward(&store, Some(&replay), false);
+        let line = format!(
+            "wp::adj_array_store_slot({arr}, {}, {}, [&](auto& _e) -> auto& {{ return _e.{attr}; }}, {idx});",
+            self.var(array).adj(),
+            self.var(rhs).adj()
+        );
+        self.add_reverse(&line);
+        Ok(Some(true))
     }
 
     /// `x.a.b` where `x` is a local struct value (not a reference): the root

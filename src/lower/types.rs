@@ -104,6 +104,8 @@ pub enum Value {
     Transform(Scalar),
     /// A `@wp.struct`, by its entry in the struct table.
     Struct(StructId),
+    /// An array's shape (`a.shape`), `wp::shape_t`.
+    Shape,
 }
 
 impl Value {
@@ -129,6 +131,7 @@ impl Value {
             Value::Quat(s) => out.put_all(&["wp::quat_t<", s.ctype(), ">"]),
             Value::Transform(s) => out.put_all(&["wp::transform_t<", s.ctype(), ">"]),
             Value::Struct(id) => out.put(&id.def().native),
+            Value::Shape => out.put("wp::shape_t"),
         }
     }
 
@@ -140,7 +143,7 @@ impl Value {
             | Value::Matrix(_, _, s)
             | Value::Quat(s)
             | Value::Transform(s) => s,
-            Value::Struct(_) => Scalar::Bool,
+            Value::Struct(_) | Value::Shape => Scalar::Bool,
         }
     }
 
@@ -152,6 +155,7 @@ impl Value {
             Value::Quat(s) => Type::Quat(s),
             Value::Transform(s) => Type::Transform(s),
             Value::Struct(id) => Type::Struct(id),
+            Value::Shape => Type::Shape,
         }
     }
 
@@ -179,6 +183,7 @@ impl Value {
             Value::Quat(s) => format!("q{}", scalar(s)),
             Value::Transform(s) => format!("t{}", scalar(s)),
             Value::Struct(id) => id.def().native.clone(),
+            Value::Shape => "sh".to_string(),
         }
     }
 }
@@ -291,6 +296,7 @@ impl fmt::Display for Value {
             Value::Quat(s) => write!(f, "quat{}", type_suffix(s)),
             Value::Transform(s) => write!(f, "transform{}", type_suffix(s)),
             Value::Struct(id) => f.write_str(&id.def().key),
+            Value::Shape => f.write_str("shape_t"),
         }
     }
 }
@@ -359,6 +365,8 @@ pub enum Type {
     Quat(Scalar),
     Transform(Scalar),
     Struct(StructId),
+    /// `wp::shape_t`, an array's shape.
+    Shape,
     Array {
         dtype: Value,
         ndim: usize,
@@ -493,6 +501,7 @@ impl Type {
             }
             Type::Range => Cow::Borrowed("wp::range_t"),
             Type::Struct(id) => Cow::Borrowed(id.def().native.as_str()),
+            Type::Shape => Cow::Borrowed("wp::shape_t"),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
@@ -567,6 +576,7 @@ impl Type {
             Type::Quat(s) => Some(Value::Quat(s)),
             Type::Transform(s) => Some(Value::Transform(s)),
             Type::Struct(id) => Some(Value::Struct(id)),
+            Type::Shape => Some(Value::Shape),
             _ => None,
         }
     }

@@ -52,3 +52,13 @@ def struct_kwargs(out: wp.array(dtype=Particle), ids: wp.array(dtype=int), e: Em
     i = wp.tid()
     p = Particle(ids=ids, pos=wp.vec3(0.0), mass=1.0, flag=True, h=wp.float16(1.0))
     out[i] = p
+
+
+@wp.kernel
+def struct_element_store(a: wp.array2d(dtype=float), ps: wp.array(dtype=Particle)):
+    i = wp.tid()
+    n = a.shape[0]
+    m = a.shape[1]
+    ps[i].mass = float(n * m)
+    ps[i].pos = wp.vec3(1.0)
+    ps[i].flag = True
