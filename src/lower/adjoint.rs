@@ -796,12 +796,16 @@ impl<'a> Adjoint<'a> {
                 }
                 let (base, nodes) = self.subscript_target(lhs, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
-                let store = if matches!(self.ty(base), Type::Array { .. }) {
+                // An array, or an array field of a struct (`s.arr[i] = v`).
+                let is_array = matches!(self.ty(base).strip_ref(), Type::Array { .. });
+                let store = if is_array {
                     "array_store"
                 } else {
                     "assign_inplace"
                 };
-                self.check_component_target(base)?;
+                if !is_array {
+                    self.check_component_target(base)?;
+                }
                 let mut args = Vars::new();
                 args.push(base);
                 args.extend(indices);
@@ -889,8 +893,10 @@ impl<'a> Adjoint<'a> {
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(target, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
-                let is_array = matches!(self.ty(base), Type::Array { .. });
-                self.check_component_target(base)?;
+                let is_array = matches!(self.ty(base).strip_ref(), Type::Array { .. });
+                if !is_array {
+                    self.check_component_target(base)?;
+                }
                 let mut args = vec![base];
                 args.extend(indices.iter().copied());
                 if let BinOp::Add | BinOp::Sub = op {

@@ -487,6 +487,10 @@ impl<'a> Adjoint<'a> {
                     n > 1 && scalar_args,
                 )
             }
+            // `wp.spatial_vector(w, v)` from its two 3D parts.
+            Value::Vector(6, s) if matches!(&types[..], [Type::Vector(3, a), Type::Vector(3, b)] if *a == s && *b == s) => {
+                (format!("vec_t<6, {}>", s.ctype()), "vec_t", false)
+            }
             _ => {
                 let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
                 let init = match target {

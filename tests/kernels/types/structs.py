@@ -62,3 +62,17 @@ def struct_element_store(a: wp.array2d(dtype=float), ps: wp.array(dtype=Particle
     ps[i].mass = float(n * m)
     ps[i].pos = wp.vec3(1.0)
     ps[i].flag = True
+
+
+@wp.struct
+class Bodies:
+    pos: wp.array(dtype=wp.vec3)
+    vel: wp.array(dtype=wp.vec3)
+
+
+@wp.kernel
+def struct_array_fields(b: Bodies, dt: float, out: wp.array(dtype=wp.spatial_vector)):
+    tid = wp.tid()
+    b.pos[tid] = b.pos[tid] + b.vel[tid] * dt
+    b.vel[tid] += wp.vec3(0.0, -9.8, 0.0) * dt
+    out[tid] = wp.spatial_vector(b.pos[tid], b.vel[tid])
