@@ -932,6 +932,9 @@ impl<'a> Adjoint<'a> {
                 Ok(())
             }
             ExprKind::Attribute(base, attr) => {
+                if self.struct_field_aug_assign(base, attr, op, value)? {
+                    return Ok(());
+                }
                 let agg = self.expr(base)?;
                 self.check_component_target(agg)?;
                 let idx = self.component_index(agg, attr)?;

@@ -383,6 +383,57 @@ impl<'a> Adjoint<'a> {
         Ok(Some(true))
     }
 
+    /// `x.a.b op= v` for a field of a local struct value: read, operate, write back.
+    pub(super) fn struct_field_aug_assign(
+        &mut self,
+        base: &Expr<'a>,
+        attr: &str,
+        op: BinOp,
+        value: &Expr<'a>,
+    ) -> LResult<bool> {
+        let Some((root, path, Type::Struct(id))) = self.struct_member_path(base) else {
+            return Ok(false);
+        };
+        let current = if path.is_empty() {
+            self.attribute_read(root, attr)?
+        } else {
+            // warp reads through the flat member (`&(var_0.inner.value)`), not a reference chain.
+            let def = id.def();
+            let Some((_, field)) = def.field(attr) else {
+                return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+            };
+            let ref_ty = match field {
+                Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                t => match t.value() {
+                    Some(v) => Type::Ref(v),
+                    None => return Err(self.err("unsupported struct field type")),
+                },
+            };
+            let out = self.add_var(ref_ty, None);
+            forward!(
+                self,
+                "{} = &({}{path}.{attr});",
+                self.emit(out),
+                self.emit(root)
+            );
+            let op = if differentiable_value(&field) {
+                "+="
+            } else {
+                "="
+            };
+            reverse!(
+                self,
+                "{}{path}.{attr} {op} {};",
+                self.var(root).adj(),
+                self.var(out).adj()
+            );
+            out
+        };
+        let rhs = self.expr(value)?;
+        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+        self.attribute_store(base, attr, result)
+    }
+
     /// `x.a.b` where `x` is a local struct value (not a reference): the root
     /// variable, the `.a.b` path and the type at its end.
     fn struct_member_path(&mut self, e: &Expr<'a>) -> Option<(VarId, String, Type)> {
