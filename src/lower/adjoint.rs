@@ -48,6 +48,9 @@ macro_rules! reverse {
 #[path = "tile.rs"]
 mod tile;
 
+#[path = "structs.rs"]
+pub(super) mod structs;
+
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VarId(usize);
@@ -210,6 +213,8 @@ pub struct BuiltFunc {
 #[derive(Debug, Default)]
 pub struct FuncTable {
     pub built: Vec<(String, BuiltFunc)>,
+    /// The structs the module defines, in warp's build order.
+    pub structs: Vec<super::types::StructId>,
     building: Vec<String>,
     /// `@wp.func_replay` functions of built functions, built after the kernels
     /// (warp's deferred functions): (index of the function they replay, C++ name).
@@ -273,6 +278,9 @@ pub struct Adjoint<'a> {
     pub slot_augassign_error: Option<LowerError>,
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
+    /// The lvalue behind struct-field references and array-of-struct elements
+    /// (warp's `ref_origin`), for the field accesses chained on them.
+    origins: Vec<(VarId, String)>,
 }
 
 /// An evaluated array location, for stores and atomic updates of an element's
@@ -335,6 +343,7 @@ impl<'a> Adjoint<'a> {
             slots: Vec::new(),
             view_origins: Vec::new(),
             slot_augassign_error: None,
+            origins: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -796,6 +805,7 @@ impl<'a> Adjoint<'a> {
         {
             self.add_forward("return {};", None, true);
         }
+        self.use_argument_structs();
         let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
         if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
@@ -855,6 +865,9 @@ impl<'a> Adjoint<'a> {
             StmtKind::Assert(test, _) => self.assert_stmt(stmt.pos, test),
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
+            }
+            StmtKind::ClassDef(_) => {
+                Err(self.err("class definitions are not supported in kernels"))
             }
             StmtKind::Import(_) | StmtKind::ImportFrom(..) => {
                 Err(self.err("imports are not supported in kernels"))
@@ -947,6 +960,10 @@ impl<'a> Adjoint<'a> {
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
+                // A field of a local struct value is written in place.
+                if self.local_struct_store(base, attr, rhs)? {
+                    return Ok(());
+                }
                 let agg = self.eval_store_target(base)?;
                 if let Some(slot) = self.select_slot(agg, SlotSel::Attr(attr))? {
                     return self.emit_array_slot(&slot, rhs, None);
@@ -1026,7 +1043,8 @@ impl<'a> Adjoint<'a> {
                 let (base, nodes) = self.subscript_target(target, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
                 let inplace = match self.ty(base) {
-                    Type::Array { dtype, .. } => {
+                    // An array, or an array field of a struct (`s.arr[i] += v`).
+                    Type::Array { dtype, .. } | Type::ArrayRef { dtype, .. } => {
                         // Small integer elements have no atomics: load, apply, store.
                         if is_non_atomic(dtype.dtype()) {
                             None
@@ -1041,14 +1059,16 @@ impl<'a> Adjoint<'a> {
                             }
                         }
                     }
-                    Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => match op {
-                        BinOp::Add => Some("add_inplace"),
-                        BinOp::Sub => Some("sub_inplace"),
-                        BinOp::BitAnd => Some("bit_and_inplace"),
-                        BinOp::BitOr => Some("bit_or_inplace"),
-                        BinOp::BitXor => Some("bit_xor_inplace"),
-                        _ => None,
-                    },
+                    Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
+                        match op {
+                            BinOp::Add => Some("add_inplace"),
+                            BinOp::Sub => Some("sub_inplace"),
+                            BinOp::BitAnd => Some("bit_and_inplace"),
+                            BinOp::BitOr => Some("bit_or_inplace"),
+                            BinOp::BitXor => Some("bit_xor_inplace"),
+                            _ => None,
+                        }
+                    }
                     // An array element's component: through its slot.
                     Type::Ref(_) => None,
                     _ => {
@@ -1069,6 +1089,10 @@ impl<'a> Adjoint<'a> {
                 Ok(())
             }
             ExprKind::Attribute(base, attr) => {
+                // A field of a local struct value: read, operate, write back.
+                if self.struct_field_aug_assign(base, attr, op, value)? {
+                    return Ok(());
+                }
                 let agg = self.eval_store_target(base)?;
                 let slot = self.select_slot(agg, SlotSel::Attr(attr))?;
                 if let Some(slot) = &slot {
@@ -1077,8 +1101,7 @@ impl<'a> Adjoint<'a> {
                         return self.emit_array_slot(slot, rhs, Some(atomic));
                     }
                 }
-                let idx = self.component_index(agg, attr)?;
-                let current = self.add_value_call("extract", &[agg, idx])?;
+                let current = self.attribute_read(agg, attr)?;
                 let rhs = self.expr(value)?;
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                 match slot {
@@ -1848,20 +1871,7 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
-                if let (Type::Array { .. }, "shape") = (self.ty(agg), *attr) {
-                    // The descriptor's field, by address (warp's struct attribute read).
-                    let r = self.add_var(Type::Shape(true), None);
-                    forward!(self, "{} = &({}.shape);", self.emit(r), self.emit(agg));
-                    reverse!(
-                        self,
-                        "{}.shape = {};",
-                        self.var(agg).adj(),
-                        self.var(r).adj()
-                    );
-                    return Ok(r);
-                }
-                let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                self.attribute_read(agg, attr)
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
@@ -1968,8 +1978,10 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Attribute(base, attr) => {
                 let agg = self.eval_store_target(base)?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                if let Some(slot) = self.select_slot(agg, SlotSel::Attr(attr))? {
+                    return Ok(self.array_slot_reference(slot));
+                }
+                self.attribute_read(agg, attr)
             }
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(e, true)?;
@@ -1991,7 +2003,7 @@ impl<'a> Adjoint<'a> {
                 }
                 n > 0
             }
-            Type::Vector(..) | Type::Quat(_) | Type::Shape(_) => n == 1,
+            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Shape(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -2051,7 +2063,9 @@ impl<'a> Adjoint<'a> {
                     };
                     return Ok(self.array_slot_reference(slot));
                 }
-                return self.add_value_call("address", &args);
+                let out = self.add_value_call("address", &args)?;
+                self.note_element_origin(target, &args[1..], out);
+                return Ok(out);
             }
             let view = self.add_value_call("view", &args)?;
             self.record_view(view, target, &args[1..]);
@@ -2148,7 +2162,7 @@ impl<'a> Adjoint<'a> {
                     )
                 }
             }
-            (SlotSel::Index([i]), Type::Vector(_, s) | Type::Quat(s)) => {
+            (SlotSel::Index([i]), Type::Vector(_, s) | Type::Quat(s) | Type::Transform(s)) => {
                 let i = self.load(*i)?;
                 if !self.ty(i).scalar().is_some_and(Scalar::is_int) {
                     return Ok(None);
@@ -2159,6 +2173,18 @@ impl<'a> Adjoint<'a> {
                 let i = self.component_index(target, attr)?;
                 (format!(".component_ref({})", self.emit(i)), Type::Scalar(s))
             }
+            (SlotSel::Attr(attr @ ("p" | "q")), Type::Transform(s)) => {
+                let ty = if attr == "p" {
+                    Type::Vector(3, s)
+                } else {
+                    Type::Quat(s)
+                };
+                (format!(".{attr}"), ty)
+            }
+            (SlotSel::Attr(attr), Type::Struct(id)) => match id.def().field(attr) {
+                Some((_, Type::Array { .. })) | None => return Ok(None),
+                Some((_, ty)) => (format!(".{attr}"), ty),
+            },
             _ => return Ok(None),
         };
         Ok(Some(Slot {
@@ -2278,7 +2304,7 @@ impl<'a> Adjoint<'a> {
         args.push(base);
         args.extend(indices.iter().copied());
         let read = match self.ty(base) {
-            Type::Array { .. } => "address",
+            Type::Array { .. } | Type::ArrayRef { .. } => "address",
             _ => "extract",
         };
         let current = self.add_value_call(read, &args)?;
@@ -2296,8 +2322,11 @@ impl<'a> Adjoint<'a> {
     /// warp's `_store_subscript` for arrays, vectors, matrices and quaternions.
     fn store_subscript(&mut self, base: VarId, indices: &[VarId], rhs: VarId) -> LResult<()> {
         let store = match self.ty(base) {
-            Type::Array { .. } => "array_store",
-            Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => "assign_inplace",
+            // An array, or an array field of a struct (`s.arr[i] = v`).
+            Type::Array { .. } | Type::ArrayRef { .. } => "array_store",
+            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
+                "assign_inplace"
+            }
             Type::Ref(_) => {
                 return Err(self.err(
                     "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
@@ -2319,6 +2348,12 @@ impl<'a> Adjoint<'a> {
 
     /// warp's `_store_attribute` for vector and quaternion components.
     fn store_attribute(&mut self, agg: VarId, attr: &str, rhs: VarId) -> LResult<()> {
+        if let Type::Transform(_)
+        | Type::Struct(_)
+        | Type::Ref(Value::Transform(_) | Value::Struct(_)) = self.ty(agg)
+        {
+            return self.store_composite_attribute(agg, attr, rhs);
+        }
         let idx = self.component_index(agg, attr)?;
         if self.ty(agg).is_ref() {
             return Err(self.err(
@@ -2512,6 +2547,9 @@ impl<'a> Adjoint<'a> {
                 }
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
+                if let Some(v) = self.scope.type_name(name) {
+                    return Ok(Callee::Constructor(v));
+                }
                 if self.scope.user_function(name).is_some() {
                     return Ok(Callee::User((*name).into()));
                 }
@@ -2636,14 +2674,7 @@ impl<'a> Adjoint<'a> {
         }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
-                }
-                let vals = self.eval_args(args)?;
-                let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
-                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
-                self.builtins_used.insert(target.to_string());
-                return self.emit_call(ov, &vals);
+                return self.construct(target, args, kwargs).map(Some);
             }
             Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
                 return self.templated_constant(&name, args, kwargs).map(Some);
@@ -2898,7 +2929,9 @@ impl<'a> Adjoint<'a> {
         let mut distinct: Vec<Type> = Vec::with_capacity(8);
         for v in &self.vars {
             let t = match v.ty {
-                Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
+                Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
+                    x.to_type()
+                }
                 Type::Range
                 | Type::IntTuple(_)
                 | Type::StorageStr(_)
