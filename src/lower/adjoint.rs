@@ -281,6 +281,19 @@ pub struct Adjoint<'a> {
     /// The lvalue behind struct-field references and array-of-struct elements
     /// (warp's `ref_origin`), for the field accesses chained on them.
     origins: Vec<(VarId, String)>,
+    /// Struct fields read from a struct variable (warp's field steps of a
+    /// `ref_origin`): the variable, the struct it was read from, the field
+    /// names; the adjoint of a slot in an array field goes through them.
+    field_origins: Vec<(VarId, VarId, Vec<OriginStep>)>,
+}
+
+/// A step from a variable to the lvalue a struct field reference reads.
+#[derive(Debug, Clone)]
+enum OriginStep {
+    /// A field of a struct.
+    Field(String),
+    /// An element of an array of structs.
+    Element(Vars),
 }
 
 /// An evaluated array location, for stores and atomic updates of an element's
@@ -344,6 +357,7 @@ impl<'a> Adjoint<'a> {
             view_origins: Vec::new(),
             slot_augassign_error: None,
             origins: Vec::new(),
+            field_origins: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -939,6 +953,7 @@ impl<'a> Adjoint<'a> {
                 };
                 if matches!(self.ty(out), Type::Array { .. }) {
                     self.propagate_view_origin(out, rhs);
+                    self.propagate_field_origin(out, rhs);
                 }
                 self.set_symbol(name, out);
                 Ok(())
@@ -2054,14 +2069,21 @@ impl<'a> Adjoint<'a> {
                 *a = self.load(*a)?;
             }
             if args.len() - 1 == ndim && all_int {
-                if as_target && !self.ty(target).is_ref() && !matches!(dtype, Value::Scalar(_)) {
+                let slot_root =
+                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. });
+                if as_target && slot_root && !matches!(dtype, Value::Scalar(_)) {
                     let slot = Slot {
                         root: target,
                         indices: args[1..].iter().copied().collect(),
                         access: String::new(),
                         ty: dtype.to_type(),
                     };
-                    return Ok(self.array_slot_reference(slot));
+                    let r = self.array_slot_reference(slot);
+                    self.note_element_origin(target, &args[1..], r);
+                    if let Value::Struct(_) = dtype {
+                        self.note_element_step(target, &args[1..], r);
+                    }
+                    return Ok(r);
                 }
                 let out = self.add_value_call("address", &args)?;
                 self.note_element_origin(target, &args[1..], out);
@@ -2110,12 +2132,75 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// A struct field's origin follows it into a copy (`values = holder.values`).
+    fn propagate_field_origin(&mut self, to: VarId, from: VarId) {
+        if to == from {
+            return;
+        }
+        if let Some((_, root, steps)) = self.field_origins.iter().find(|(v, _, _)| *v == from) {
+            let entry = (to, *root, steps.clone());
+            self.field_origins.push(entry);
+        }
+    }
+
+    /// Records that `out` is field `attr` of `agg` (a struct variable, or a
+    /// field of one), for the adjoint of slots written through it.
+    pub(super) fn note_field_origin(&mut self, agg: VarId, attr: &str, out: VarId) {
+        let origin =
+            if let Some((_, root, steps)) = self.field_origins.iter().find(|(v, _, _)| *v == agg) {
+                let mut steps = steps.clone();
+                steps.push(OriginStep::Field(attr.to_string()));
+                Some((*root, steps))
+            } else if matches!(self.ty(agg), Type::Struct(_))
+                && self.symbols.iter().any(|(_, v)| *v == agg)
+            {
+                Some((agg, vec![OriginStep::Field(attr.to_string())]))
+            } else {
+                None
+            };
+        if let Some((root, steps)) = origin {
+            self.field_origins.push((out, root, steps));
+        }
+    }
+
+    /// Records that `out` is an element of `array` (an array of structs that
+    /// is a variable, or a field of one), for the adjoint of slots in its fields.
+    fn note_element_step(&mut self, array: VarId, indices: &[VarId], out: VarId) {
+        let step = OriginStep::Element(indices.iter().copied().collect());
+        let origin = if let Some((_, root, steps)) =
+            self.field_origins.iter().find(|(v, _, _)| *v == array)
+        {
+            let mut steps = steps.clone();
+            steps.push(step);
+            Some((*root, steps))
+        } else if matches!(self.ty(array), Type::Array { .. })
+            && self.symbols.iter().any(|(_, v)| *v == array)
+        {
+            Some((array, vec![step]))
+        } else {
+            None
+        };
+        if let Some((root, steps)) = origin {
+            self.field_origins.push((out, root, steps));
+        }
+    }
+
+    /// The C++ array descriptor of a slot's root (a pointer to an array field is dereferenced).
+    fn slot_root_expr(&self, root: VarId) -> String {
+        if self.ty(root).is_ref() {
+            format!("*({})", self.emit(root))
+        } else {
+            self.emit(root).to_string()
+        }
+    }
+
     /// warp's `array_slot_reference`: the address of a slot, as a store target.
     fn array_slot_reference(&mut self, slot: Slot) -> VarId {
         let value = slot.ty.value().expect("slots hold values");
         let r = self.add_var(Type::Ref(value), None);
         let mut line = self.new_line();
-        line.put_all(&[self.emit(r), " = &(wp::index(", self.emit(slot.root), ", "]);
+        let root = self.slot_root_expr(slot.root);
+        line.put_all(&[self.emit(r), " = &(wp::index(", &root, ", "]);
         self.push_names(&mut line, slot.indices.iter().map(|a| self.emit(*a)));
         line.put_all(&[")", &slot.access, ");"]);
         self.push_forward_line(line);
@@ -2209,7 +2294,7 @@ impl<'a> Adjoint<'a> {
                 slot.ty
             )));
         }
-        let array = self.emit(slot.root).to_string();
+        let array = self.slot_root_expr(slot.root);
         let mut indices = String::new();
         self.push_names(&mut indices, slot.indices.iter().map(|a| self.emit(*a)));
         let access = &slot.access;
@@ -2240,6 +2325,42 @@ impl<'a> Adjoint<'a> {
     /// to; through a view, the same view of the root's gradient (none if the
     /// root has no gradient).
     fn slot_adjoint(&self, root: VarId) -> String {
+        if let Some((_, base, fields)) = self.field_origins.iter().find(|(v, _, _)| *v == root) {
+            let mut out = String::with_capacity(128);
+            out.put("([&]() -> ");
+            self.ty(root).strip_ref().push_ctype(&mut out, false);
+            out.put_all(&[" { auto slot_adj_0 = ", self.var(*base).adj(), ";"]);
+            let mut digits = itoa::Buffer::new();
+            for (k, step) in fields.iter().enumerate() {
+                let cur = digits.format(k).to_string();
+                let next = digits.format(k + 1).to_string();
+                match step {
+                    OriginStep::Field(field) => out.put_all(&[
+                        " auto slot_adj_",
+                        &next,
+                        " = (slot_adj_",
+                        &cur,
+                        ").",
+                        field,
+                        ";",
+                    ]),
+                    OriginStep::Element(idx) => {
+                        out.put_all(&[" if (!slot_adj_", &cur, ".data) return {};"]);
+                        out.put_all(&[
+                            " auto slot_adj_",
+                            &next,
+                            " = (*wp::address(slot_adj_",
+                            &cur,
+                            ", ",
+                        ]);
+                        self.push_names(&mut out, idx.iter().map(|a| self.emit(*a)));
+                        out.put("));");
+                    }
+                }
+            }
+            out.put_all(&[" return slot_adj_", digits.format(fields.len()), "; }())"]);
+            return out;
+        }
         let Some((_, base, steps)) = self.view_origins.iter().find(|(v, _, _)| *v == root) else {
             return self.var(root).adj().to_string();
         };

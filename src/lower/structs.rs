@@ -223,6 +223,7 @@ impl<'a> Adjoint<'a> {
                     self.var(agg).adj(),
                     self.var(out).adj()
                 );
+                self.note_field_origin(agg, attr, out);
                 Ok(out)
             }
             Type::Array { .. } if attr == "shape" => {
