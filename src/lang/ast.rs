@@ -149,6 +149,14 @@ pub struct FunctionDef<'a> {
     pub end_line: usize,
 }
 
+/// A decorated class definition (`@wp.struct class Name: ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassDef<'a> {
+    pub name: &'a str,
+    pub decorators: &'a [Expr<'a>],
+    pub body: &'a [Stmt<'a>],
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind<'a> {
     Expr(Expr<'a>),
@@ -164,6 +172,9 @@ pub enum StmtKind<'a> {
     Continue,
     Assert(Expr<'a>, Option<Expr<'a>>),
     FunctionDef(&'a FunctionDef<'a>),
+    /// A decorated class whose decorator ends in `.struct` / `struct` (a `@wp.struct`):
+    /// its body is parsed; other classes are `Other("ClassDef")`.
+    ClassDef(&'a ClassDef<'a>),
     /// `import a.b as c, d`: (dotted module, alias) pairs.
     Import(&'a [(&'a str, Option<&'a str>)]),
     /// `from a.b import c as d, e`: module and (name, alias) pairs.

@@ -392,8 +392,32 @@ impl<'a> Parser<'_, 'a> {
             decorators.push(self.namedexpr_test()?);
             self.expect_newline()?;
         }
+        let struct_decorator = decorators.iter().any(|d| match &d.kind {
+            ExprKind::Attribute(_, a) => *a == "struct",
+            ExprKind::Name(n) => *n == "struct",
+            _ => false,
+        });
         if self.is_kw("def") {
             self.funcdef(decorators.into_bump_slice(), first.line)
+        } else if self.is_kw("class") && struct_decorator {
+            self.bump();
+            let name = self.expect_name()?;
+            if self.eat_op("(") {
+                while !self.eat_op(")") {
+                    self.test()?;
+                    self.eat_op(",");
+                }
+            }
+            self.expect_op(":")?;
+            let body = self.suite()?.into_bump_slice();
+            Ok(Stmt {
+                kind: StmtKind::ClassDef(self.alloc(ClassDef {
+                    name,
+                    decorators: decorators.into_bump_slice(),
+                    body,
+                })),
+                pos: pos_of(&first),
+            })
         } else if self.is_kw("class") || self.is_kw("async") {
             let mut s = self.skip_statement()?;
             s.pos = pos_of(&first);
@@ -1685,6 +1709,10 @@ fn check_depth<'a>(module: &Module<'a>) -> PResult<()> {
                     stack.extend(f.args.iter().filter_map(|a| a.annotation.as_ref()).map(e));
                     stack.extend(f.returns.iter().map(e));
                     stack.extend(f.body.iter().map(|s| (Node::S(s), next)));
+                }
+                StmtKind::ClassDef(c) => {
+                    stack.extend(c.decorators.iter().map(e));
+                    stack.extend(c.body.iter().map(|s| (Node::S(s), next)));
                 }
                 StmtKind::Return(None)
                 | StmtKind::Pass

@@ -48,6 +48,9 @@ macro_rules! reverse {
 #[path = "tile.rs"]
 mod tile;
 
+#[path = "structs.rs"]
+pub(super) mod structs;
+
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VarId(usize);
@@ -210,6 +213,8 @@ pub struct BuiltFunc {
 #[derive(Debug, Default)]
 pub struct FuncTable {
     pub built: Vec<(String, BuiltFunc)>,
+    /// The structs the module defines, in warp's build order.
+    pub structs: Vec<super::types::StructId>,
     building: Vec<String>,
     /// `@wp.func_replay` functions of built functions, built after the kernels
     /// (warp's deferred functions): (index of the function they replay, C++ name).
@@ -273,6 +278,22 @@ pub struct Adjoint<'a> {
     pub slot_augassign_error: Option<LowerError>,
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
+    /// The lvalue behind struct-field references and array-of-struct elements
+    /// (warp's `ref_origin`), for the field accesses chained on them.
+    origins: Vec<(VarId, String)>,
+    /// Struct fields read from a struct variable (warp's field steps of a
+    /// `ref_origin`): the variable, the struct it was read from, the field
+    /// names; the adjoint of a slot in an array field goes through them.
+    field_origins: Vec<(VarId, VarId, Vec<OriginStep>)>,
+}
+
+/// A step from a variable to the lvalue a struct field reference reads.
+#[derive(Debug, Clone)]
+enum OriginStep {
+    /// A field of a struct.
+    Field(String),
+    /// An element of an array of structs.
+    Element(Vars),
 }
 
 /// An evaluated array location, for stores and atomic updates of an element's
@@ -335,6 +356,8 @@ impl<'a> Adjoint<'a> {
             slots: Vec::new(),
             view_origins: Vec::new(),
             slot_augassign_error: None,
+            origins: Vec::new(),
+            field_origins: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -796,6 +819,7 @@ impl<'a> Adjoint<'a> {
         {
             self.add_forward("return {};", None, true);
         }
+        self.use_argument_structs();
         let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
         if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
@@ -855,6 +879,9 @@ impl<'a> Adjoint<'a> {
             StmtKind::Assert(test, _) => self.assert_stmt(stmt.pos, test),
             StmtKind::FunctionDef(_) => {
                 Err(self.err("nested function definitions are not supported in kernels"))
+            }
+            StmtKind::ClassDef(_) => {
+                Err(self.err("class definitions are not supported in kernels"))
             }
             StmtKind::Import(_) | StmtKind::ImportFrom(..) => {
                 Err(self.err("imports are not supported in kernels"))
@@ -926,6 +953,7 @@ impl<'a> Adjoint<'a> {
                 };
                 if matches!(self.ty(out), Type::Array { .. }) {
                     self.propagate_view_origin(out, rhs);
+                    self.propagate_field_origin(out, rhs);
                 }
                 self.set_symbol(name, out);
                 Ok(())
@@ -946,6 +974,10 @@ impl<'a> Adjoint<'a> {
                 let mut rhs = self.expr(value)?;
                 if self.ty(rhs).is_ref() {
                     rhs = self.add_value_call("copy", &[rhs])?;
+                }
+                // A field of a local struct value is written in place.
+                if self.local_struct_store(base, attr, rhs)? {
+                    return Ok(());
                 }
                 let agg = self.eval_store_target(base)?;
                 if let Some(slot) = self.select_slot(agg, SlotSel::Attr(attr))? {
@@ -1026,7 +1058,8 @@ impl<'a> Adjoint<'a> {
                 let (base, nodes) = self.subscript_target(target, true)?;
                 let indices = self.eval_indices(base, &nodes)?;
                 let inplace = match self.ty(base) {
-                    Type::Array { dtype, .. } => {
+                    // An array, or an array field of a struct (`s.arr[i] += v`).
+                    Type::Array { dtype, .. } | Type::ArrayRef { dtype, .. } => {
                         // Small integer elements have no atomics: load, apply, store.
                         if is_non_atomic(dtype.dtype()) {
                             None
@@ -1041,14 +1074,16 @@ impl<'a> Adjoint<'a> {
                             }
                         }
                     }
-                    Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => match op {
-                        BinOp::Add => Some("add_inplace"),
-                        BinOp::Sub => Some("sub_inplace"),
-                        BinOp::BitAnd => Some("bit_and_inplace"),
-                        BinOp::BitOr => Some("bit_or_inplace"),
-                        BinOp::BitXor => Some("bit_xor_inplace"),
-                        _ => None,
-                    },
+                    Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
+                        match op {
+                            BinOp::Add => Some("add_inplace"),
+                            BinOp::Sub => Some("sub_inplace"),
+                            BinOp::BitAnd => Some("bit_and_inplace"),
+                            BinOp::BitOr => Some("bit_or_inplace"),
+                            BinOp::BitXor => Some("bit_xor_inplace"),
+                            _ => None,
+                        }
+                    }
                     // An array element's component: through its slot.
                     Type::Ref(_) => None,
                     _ => {
@@ -1069,6 +1104,10 @@ impl<'a> Adjoint<'a> {
                 Ok(())
             }
             ExprKind::Attribute(base, attr) => {
+                // A field of a local struct value: read, operate, write back.
+                if self.struct_field_aug_assign(base, attr, op, value)? {
+                    return Ok(());
+                }
                 let agg = self.eval_store_target(base)?;
                 let slot = self.select_slot(agg, SlotSel::Attr(attr))?;
                 if let Some(slot) = &slot {
@@ -1077,8 +1116,7 @@ impl<'a> Adjoint<'a> {
                         return self.emit_array_slot(slot, rhs, Some(atomic));
                     }
                 }
-                let idx = self.component_index(agg, attr)?;
-                let current = self.add_value_call("extract", &[agg, idx])?;
+                let current = self.attribute_read(agg, attr)?;
                 let rhs = self.expr(value)?;
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                 match slot {
@@ -1848,20 +1886,7 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
-                if let (Type::Array { .. }, "shape") = (self.ty(agg), *attr) {
-                    // The descriptor's field, by address (warp's struct attribute read).
-                    let r = self.add_var(Type::Shape(true), None);
-                    forward!(self, "{} = &({}.shape);", self.emit(r), self.emit(agg));
-                    reverse!(
-                        self,
-                        "{}.shape = {};",
-                        self.var(agg).adj(),
-                        self.var(r).adj()
-                    );
-                    return Ok(r);
-                }
-                let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                self.attribute_read(agg, attr)
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
             ExprKind::List(_) => Err(self.err("list constructs are not supported in kernels")),
@@ -1968,8 +1993,10 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Attribute(base, attr) => {
                 let agg = self.eval_store_target(base)?;
-                let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                if let Some(slot) = self.select_slot(agg, SlotSel::Attr(attr))? {
+                    return Ok(self.array_slot_reference(slot));
+                }
+                self.attribute_read(agg, attr)
             }
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(e, true)?;
@@ -1991,7 +2018,7 @@ impl<'a> Adjoint<'a> {
                 }
                 n > 0
             }
-            Type::Vector(..) | Type::Quat(_) | Type::Shape(_) => n == 1,
+            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Shape(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -2042,16 +2069,25 @@ impl<'a> Adjoint<'a> {
                 *a = self.load(*a)?;
             }
             if args.len() - 1 == ndim && all_int {
-                if as_target && !self.ty(target).is_ref() && !matches!(dtype, Value::Scalar(_)) {
+                let slot_root =
+                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. });
+                if as_target && slot_root && !matches!(dtype, Value::Scalar(_)) {
                     let slot = Slot {
                         root: target,
                         indices: args[1..].iter().copied().collect(),
                         access: String::new(),
                         ty: dtype.to_type(),
                     };
-                    return Ok(self.array_slot_reference(slot));
+                    let r = self.array_slot_reference(slot);
+                    self.note_element_origin(target, &args[1..], r);
+                    if let Value::Struct(_) = dtype {
+                        self.note_element_step(target, &args[1..], r);
+                    }
+                    return Ok(r);
                 }
-                return self.add_value_call("address", &args);
+                let out = self.add_value_call("address", &args)?;
+                self.note_element_origin(target, &args[1..], out);
+                return Ok(out);
             }
             let view = self.add_value_call("view", &args)?;
             self.record_view(view, target, &args[1..]);
@@ -2096,12 +2132,75 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// A struct field's origin follows it into a copy (`values = holder.values`).
+    fn propagate_field_origin(&mut self, to: VarId, from: VarId) {
+        if to == from {
+            return;
+        }
+        if let Some((_, root, steps)) = self.field_origins.iter().find(|(v, _, _)| *v == from) {
+            let entry = (to, *root, steps.clone());
+            self.field_origins.push(entry);
+        }
+    }
+
+    /// Records that `out` is field `attr` of `agg` (a struct variable, or a
+    /// field of one), for the adjoint of slots written through it.
+    pub(super) fn note_field_origin(&mut self, agg: VarId, attr: &str, out: VarId) {
+        let origin =
+            if let Some((_, root, steps)) = self.field_origins.iter().find(|(v, _, _)| *v == agg) {
+                let mut steps = steps.clone();
+                steps.push(OriginStep::Field(attr.to_string()));
+                Some((*root, steps))
+            } else if matches!(self.ty(agg), Type::Struct(_))
+                && self.symbols.iter().any(|(_, v)| *v == agg)
+            {
+                Some((agg, vec![OriginStep::Field(attr.to_string())]))
+            } else {
+                None
+            };
+        if let Some((root, steps)) = origin {
+            self.field_origins.push((out, root, steps));
+        }
+    }
+
+    /// Records that `out` is an element of `array` (an array of structs that
+    /// is a variable, or a field of one), for the adjoint of slots in its fields.
+    fn note_element_step(&mut self, array: VarId, indices: &[VarId], out: VarId) {
+        let step = OriginStep::Element(indices.iter().copied().collect());
+        let origin = if let Some((_, root, steps)) =
+            self.field_origins.iter().find(|(v, _, _)| *v == array)
+        {
+            let mut steps = steps.clone();
+            steps.push(step);
+            Some((*root, steps))
+        } else if matches!(self.ty(array), Type::Array { .. })
+            && self.symbols.iter().any(|(_, v)| *v == array)
+        {
+            Some((array, vec![step]))
+        } else {
+            None
+        };
+        if let Some((root, steps)) = origin {
+            self.field_origins.push((out, root, steps));
+        }
+    }
+
+    /// The C++ array descriptor of a slot's root (a pointer to an array field is dereferenced).
+    fn slot_root_expr(&self, root: VarId) -> String {
+        if self.ty(root).is_ref() {
+            format!("*({})", self.emit(root))
+        } else {
+            self.emit(root).to_string()
+        }
+    }
+
     /// warp's `array_slot_reference`: the address of a slot, as a store target.
     fn array_slot_reference(&mut self, slot: Slot) -> VarId {
         let value = slot.ty.value().expect("slots hold values");
         let r = self.add_var(Type::Ref(value), None);
         let mut line = self.new_line();
-        line.put_all(&[self.emit(r), " = &(wp::index(", self.emit(slot.root), ", "]);
+        let root = self.slot_root_expr(slot.root);
+        line.put_all(&[self.emit(r), " = &(wp::index(", &root, ", "]);
         self.push_names(&mut line, slot.indices.iter().map(|a| self.emit(*a)));
         line.put_all(&[")", &slot.access, ");"]);
         self.push_forward_line(line);
@@ -2148,7 +2247,7 @@ impl<'a> Adjoint<'a> {
                     )
                 }
             }
-            (SlotSel::Index([i]), Type::Vector(_, s) | Type::Quat(s)) => {
+            (SlotSel::Index([i]), Type::Vector(_, s) | Type::Quat(s) | Type::Transform(s)) => {
                 let i = self.load(*i)?;
                 if !self.ty(i).scalar().is_some_and(Scalar::is_int) {
                     return Ok(None);
@@ -2159,6 +2258,18 @@ impl<'a> Adjoint<'a> {
                 let i = self.component_index(target, attr)?;
                 (format!(".component_ref({})", self.emit(i)), Type::Scalar(s))
             }
+            (SlotSel::Attr(attr @ ("p" | "q")), Type::Transform(s)) => {
+                let ty = if attr == "p" {
+                    Type::Vector(3, s)
+                } else {
+                    Type::Quat(s)
+                };
+                (format!(".{attr}"), ty)
+            }
+            (SlotSel::Attr(attr), Type::Struct(id)) => match id.def().field(attr) {
+                Some((_, Type::Array { .. })) | None => return Ok(None),
+                Some((_, ty)) => (format!(".{attr}"), ty),
+            },
             _ => return Ok(None),
         };
         Ok(Some(Slot {
@@ -2183,7 +2294,7 @@ impl<'a> Adjoint<'a> {
                 slot.ty
             )));
         }
-        let array = self.emit(slot.root).to_string();
+        let array = self.slot_root_expr(slot.root);
         let mut indices = String::new();
         self.push_names(&mut indices, slot.indices.iter().map(|a| self.emit(*a)));
         let access = &slot.access;
@@ -2214,6 +2325,42 @@ impl<'a> Adjoint<'a> {
     /// to; through a view, the same view of the root's gradient (none if the
     /// root has no gradient).
     fn slot_adjoint(&self, root: VarId) -> String {
+        if let Some((_, base, fields)) = self.field_origins.iter().find(|(v, _, _)| *v == root) {
+            let mut out = String::with_capacity(128);
+            out.put("([&]() -> ");
+            self.ty(root).strip_ref().push_ctype(&mut out, false);
+            out.put_all(&[" { auto slot_adj_0 = ", self.var(*base).adj(), ";"]);
+            let mut digits = itoa::Buffer::new();
+            for (k, step) in fields.iter().enumerate() {
+                let cur = digits.format(k).to_string();
+                let next = digits.format(k + 1).to_string();
+                match step {
+                    OriginStep::Field(field) => out.put_all(&[
+                        " auto slot_adj_",
+                        &next,
+                        " = (slot_adj_",
+                        &cur,
+                        ").",
+                        field,
+                        ";",
+                    ]),
+                    OriginStep::Element(idx) => {
+                        out.put_all(&[" if (!slot_adj_", &cur, ".data) return {};"]);
+                        out.put_all(&[
+                            " auto slot_adj_",
+                            &next,
+                            " = (*wp::address(slot_adj_",
+                            &cur,
+                            ", ",
+                        ]);
+                        self.push_names(&mut out, idx.iter().map(|a| self.emit(*a)));
+                        out.put("));");
+                    }
+                }
+            }
+            out.put_all(&[" return slot_adj_", digits.format(fields.len()), "; }())"]);
+            return out;
+        }
         let Some((_, base, steps)) = self.view_origins.iter().find(|(v, _, _)| *v == root) else {
             return self.var(root).adj().to_string();
         };
@@ -2278,7 +2425,7 @@ impl<'a> Adjoint<'a> {
         args.push(base);
         args.extend(indices.iter().copied());
         let read = match self.ty(base) {
-            Type::Array { .. } => "address",
+            Type::Array { .. } | Type::ArrayRef { .. } => "address",
             _ => "extract",
         };
         let current = self.add_value_call(read, &args)?;
@@ -2296,8 +2443,11 @@ impl<'a> Adjoint<'a> {
     /// warp's `_store_subscript` for arrays, vectors, matrices and quaternions.
     fn store_subscript(&mut self, base: VarId, indices: &[VarId], rhs: VarId) -> LResult<()> {
         let store = match self.ty(base) {
-            Type::Array { .. } => "array_store",
-            Type::Vector(..) | Type::Quat(_) | Type::Matrix(..) => "assign_inplace",
+            // An array, or an array field of a struct (`s.arr[i] = v`).
+            Type::Array { .. } | Type::ArrayRef { .. } => "array_store",
+            Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
+                "assign_inplace"
+            }
             Type::Ref(_) => {
                 return Err(self.err(
                     "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
@@ -2319,6 +2469,12 @@ impl<'a> Adjoint<'a> {
 
     /// warp's `_store_attribute` for vector and quaternion components.
     fn store_attribute(&mut self, agg: VarId, attr: &str, rhs: VarId) -> LResult<()> {
+        if let Type::Transform(_)
+        | Type::Struct(_)
+        | Type::Ref(Value::Transform(_) | Value::Struct(_)) = self.ty(agg)
+        {
+            return self.store_composite_attribute(agg, attr, rhs);
+        }
         let idx = self.component_index(agg, attr)?;
         if self.ty(agg).is_ref() {
             return Err(self.err(
@@ -2512,6 +2668,9 @@ impl<'a> Adjoint<'a> {
                 }
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
+                if let Some(v) = self.scope.type_name(name) {
+                    return Ok(Callee::Constructor(v));
+                }
                 if self.scope.user_function(name).is_some() {
                     return Ok(Callee::User((*name).into()));
                 }
@@ -2636,14 +2795,7 @@ impl<'a> Adjoint<'a> {
         }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err(format!("keyword arguments to {target}() are not supported by this version of the lowering")));
-                }
-                let vals = self.eval_args(args)?;
-                let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
-                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
-                self.builtins_used.insert(target.to_string());
-                return self.emit_call(ov, &vals);
+                return self.construct(target, args, kwargs).map(Some);
             }
             Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
                 return self.templated_constant(&name, args, kwargs).map(Some);
@@ -2898,7 +3050,9 @@ impl<'a> Adjoint<'a> {
         let mut distinct: Vec<Type> = Vec::with_capacity(8);
         for v in &self.vars {
             let t = match v.ty {
-                Type::Ref(x) | Type::Array { dtype: x, .. } => x.to_type(),
+                Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
+                    x.to_type()
+                }
                 Type::Range
                 | Type::IntTuple(_)
                 | Type::StorageStr(_)

@@ -103,7 +103,7 @@ const BINARY_NUM: &str = "<T: Numeric>(a: T, b: T) -> T";
 const BINARY_INT: &str = "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V, b: V) -> V";
 const FLOAT_ANY: &str = "(a: Float | Vector(_, Float) | Quat(Float) | Matrix(_, _, Float)) -> bool";
 /// The atomic read-modify-write of an array element.
-const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_) | Transform(_)>(arr: Array(V, D), i: Int*D, value: V) -> V";
 const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: Array(V, D), i: Int*D, value: V) -> V";
 const ATOMIC_BITS: &str =
     "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: Array(V, D), i: Int*D, value: V) -> V";
@@ -343,7 +343,7 @@ pub static TABLE: &[Row] = &[
     // ---- components (indexing and assignment of vector, matrix, quaternion parts)
     b(
         "extract",
-        "(a: Vector(_, T) | Quat(T), i: Int) -> T",
+        "(a: Vector(_, T) | Quat(T) | Transform(T), i: Int) -> T",
         HIDDEN,
     ),
     b(
@@ -358,7 +358,7 @@ pub static TABLE: &[Row] = &[
     ),
     b(
         "assign_inplace",
-        "(a: Vector(_, T) | Quat(T), i: Int, value: T)",
+        "(a: Vector(_, T) | Quat(T) | Transform(T), i: Int, value: T)",
         HIDDEN,
     ),
     b(
@@ -373,7 +373,7 @@ pub static TABLE: &[Row] = &[
     ),
     b(
         "add_inplace",
-        "(a: Vector(_, T) | Quat(T), i: Int, value: T)",
+        "(a: Vector(_, T) | Quat(T) | Transform(T), i: Int, value: T)",
         HIDDEN,
     ),
     b(
@@ -388,7 +388,7 @@ pub static TABLE: &[Row] = &[
     ),
     b(
         "sub_inplace",
-        "(a: Vector(_, T) | Quat(T), i: Int, value: T)",
+        "(a: Vector(_, T) | Quat(T) | Transform(T), i: Int, value: T)",
         HIDDEN,
     ),
     b(
@@ -400,6 +400,27 @@ pub static TABLE: &[Row] = &[
         "sub_inplace",
         "(a: Matrix(_, _, T), i: Int, j: Int, value: T)",
         HIDDEN,
+    ),
+    // ---- transforms
+    b(
+        "transform_get_translation",
+        "<T: Float>(xform: Transform(T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "transform_get_rotation",
+        "<T: Float>(xform: Transform(T)) -> Quat(T)",
+        0,
+    ),
+    b(
+        "transform_set_translation",
+        "<T: Float>(xform: Transform(T), p: Vector(3, T))",
+        0,
+    ),
+    b(
+        "transform_set_rotation",
+        "<T: Float>(xform: Transform(T), q: Quat(T))",
+        0,
     ),
     // ---- values, references, loops
     b("copy", "(a: V) -> V", HIDDEN),
@@ -634,6 +655,7 @@ pub static TABLE: &[Row] = &[
     b("float16", "(a: Scalar) -> float16", 0),
     b("float32", "(a: Scalar) -> float32", 0),
     b("float64", "(a: Scalar) -> float64", 0),
+    b("bfloat16", "(a: Scalar) -> bfloat16", 0),
     // ---- tiles (lowered by tile.rs)
     b("tile_load", "", CUSTOM),
     b("tile_store", "", CUSTOM),
@@ -707,6 +729,7 @@ enum Pat {
     Vector(Dim, Box<Pat>),
     Matrix(Dim, Dim, Box<Pat>),
     Quat(Box<Pat>),
+    Transform(Box<Pat>),
     Array(Box<Pat>, Dim),
     Ref(Box<Pat>),
     Alt(Vec<Pat>),
@@ -787,6 +810,10 @@ impl Sig {
             },
             Pat::Quat(inner) => match *t {
                 Type::Quat(s) => self.match_pat(inner, &Type::Scalar(s), b),
+                _ => false,
+            },
+            Pat::Transform(inner) => match *t {
+                Type::Transform(s) => self.match_pat(inner, &Type::Scalar(s), b),
                 _ => false,
             },
             Pat::Array(inner, d) => match *t {
@@ -877,6 +904,7 @@ impl Sig {
                 Type::Matrix(Sig::eval_dim(*r, b)?, Sig::eval_dim(*c, b)?, scalar(inner)?)
             }
             Pat::Quat(inner) => Type::Quat(scalar(inner)?),
+            Pat::Transform(inner) => Type::Transform(scalar(inner)?),
             Pat::Ref(inner) => Type::Ref(Sig::eval(inner, b)?.value()?),
             _ => return None,
         })
@@ -1049,14 +1077,14 @@ impl<'s> Parser<'s> {
                 self.expect(")");
                 Pat::Matrix(r, c, inner)
             }
-            "Quat" | "Ref" => {
+            "Quat" | "Transform" | "Ref" => {
                 self.expect("(");
                 let inner = boxed(self);
                 self.expect(")");
-                if w == "Quat" {
-                    Pat::Quat(inner)
-                } else {
-                    Pat::Ref(inner)
+                match w {
+                    "Quat" => Pat::Quat(inner),
+                    "Transform" => Pat::Transform(inner),
+                    _ => Pat::Ref(inner),
                 }
             }
             "Array" => {
@@ -1471,7 +1499,7 @@ pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload<'sta
         Value::Vector(n, s) => (format!("vec_t<{n}, {}>", s.ctype()), "vec_t"),
         Value::Matrix(r, c, s) => (format!("mat_t<{r}, {c}, {}>", s.ctype()), "mat_t"),
         Value::Quat(s) => (format!("quat_t<{}>", s.ctype()), "quat_t"),
-        Value::Scalar(_) => return Err("not a composite type".into()),
+        _ => return Err("not a vector, matrix or quaternion type".into()),
     };
     let components = match target {
         Value::Vector(n, _) => n as usize,

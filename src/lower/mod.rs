@@ -11,6 +11,7 @@ pub mod builtins;
 mod lines;
 mod module;
 mod pyconst;
+mod sha256;
 mod templates;
 pub mod types;
 

@@ -11,7 +11,7 @@ use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
-use super::types::{ConstVal, Scalar, Type, Value, composite_type};
+use super::types::{ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -45,6 +45,9 @@ pub struct Scope<'a> {
     replays: Vec<(String, &'a FunctionDef<'a>, Pos, String)>,
     /// Bytes of code a kernel or function may generate, and the module's kernels together.
     pub max_generated: usize,
+    /// Module-level names bound to types: `@wp.struct` classes and aliases
+    /// such as `vec5 = wp.types.vector(length=5, dtype=float)`.
+    type_names: Vec<(String, Value)>,
 }
 
 /// The `warp.config` settings that change generated code, as the file sets them.
@@ -225,7 +228,9 @@ impl<'a> Scope<'a> {
             block_dim: 256,
             replays: Vec::new(),
             max_generated: usize::MAX,
+            type_names: Vec::new(),
         };
+        scope.collect_type_names(module);
         // warp numbers functions per name, globally, as they are decorated;
         // importing warp already defined some names.
         let mut counts: Vec<(String, usize)> = Vec::new();
@@ -1047,19 +1052,156 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// The scalar, vector, matrix or quaternion type an expression names.
-    fn value_type(&self, expr: &Expr) -> Option<Value> {
+    /// The module-level struct or type alias called `name`.
+    pub fn type_name(&self, name: &str) -> Option<Value> {
+        self.type_names
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// `wp.X` or `wp.types.X` (or `X` imported from warp): the `X`.
+    fn warp_attr<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
+        match &expr.kind {
+            ExprKind::Attribute(base, a) => match &base.kind {
+                ExprKind::Name(m) if self.is_warp_module(m) => Some(a),
+                ExprKind::Attribute(inner, t) if *t == "types" => {
+                    matches!(&inner.kind, ExprKind::Name(m) if self.is_warp_module(m)).then_some(*a)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The scalar, vector, matrix, quaternion, transform or struct type an expression names.
+    pub fn value_type(&self, expr: &Expr) -> Option<Value> {
+        if let ExprKind::Name(n) = &expr.kind {
+            if let Some(v) = self.type_name(n) {
+                return Some(v);
+            }
+        }
         if let Some(s) = self.scalar_type(expr) {
             return Some(Value::Scalar(s));
         }
+        if let ExprKind::Call(func, args, kwargs) = &expr.kind {
+            return self.type_constructor_call(func, args, kwargs);
+        }
         let name = match &expr.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
-            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                *a
-            }
-            _ => return None,
+            _ => self.warp_attr(expr)?,
         };
         composite_type(name)
+    }
+
+    /// `wp.types.vector(length=N, dtype=T)`, `wp.types.matrix(shape=(R, C), dtype=T)`,
+    /// `wp.types.quaternion(dtype=T)`, `wp.types.transformation(dtype=T)`.
+    fn type_constructor_call(
+        &self,
+        func: &Expr,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> Option<Value> {
+        let name = match &func.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            _ => self.warp_attr(func)?,
+        };
+        let params: &[&str] = match name {
+            "vector" => &["length", "dtype"],
+            "matrix" => &["shape", "dtype"],
+            "quaternion" | "transformation" => &["dtype"],
+            _ => return None,
+        };
+        let mut bound: [Option<&Expr>; 2] = [None, None];
+        for (i, a) in args.iter().enumerate() {
+            *bound.get_mut(i).filter(|_| i < params.len())? = Some(a);
+        }
+        for kw in kwargs {
+            let i = params.iter().position(|p| Some(*p) == kw.arg)?;
+            bound[i] = Some(&kw.value);
+        }
+        let int = |e: Option<&Expr>| match e?.kind {
+            ExprKind::Constant(Constant::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
+            _ => None,
+        };
+        let dtype = |e: Option<&Expr>| match e {
+            Some(e) => self.scalar_type(e),
+            None => Some(Scalar::Float32),
+        };
+        match name {
+            "vector" => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            "matrix" => {
+                let ExprKind::Tuple(dims) = &bound[0]?.kind else {
+                    return None;
+                };
+                let [r, c] = &dims[..] else {
+                    return None;
+                };
+                Some(Value::Matrix(
+                    int(Some(r))?,
+                    int(Some(c))?,
+                    dtype(bound[1])?,
+                ))
+            }
+            "quaternion" => Some(Value::Quat(dtype(bound[0])?)),
+            _ => Some(Value::Transform(dtype(bound[0])?)),
+        }
+    }
+
+    /// Module-level `@wp.struct` classes and type aliases, in definition order.
+    fn collect_type_names(&mut self, module: &Module) {
+        for stmt in module.body {
+            match &stmt.kind {
+                StmtKind::ClassDef(class)
+                    if class
+                        .decorators
+                        .iter()
+                        .any(|d| self.names_warp(d, "struct")) =>
+                {
+                    let mut fields = Vec::new();
+                    let mut ok = true;
+                    for s in class.body {
+                        if let StmtKind::AnnAssign(target, annotation, _) = &s.kind {
+                            match (&target.kind, self.annotation_type(annotation)) {
+                                (ExprKind::Name(n), Ok(t)) if !matches!(t, Type::Ref(_)) => {
+                                    fields.push((n.to_string(), t))
+                                }
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                    self.type_names.retain(|(n, _)| n != class.name);
+                    if ok {
+                        let key = native_identifier(class.name);
+                        let id = StructId::intern(StructDef::new(&key, fields));
+                        self.type_names
+                            .push((class.name.to_string(), Value::Struct(id)));
+                    }
+                }
+                StmtKind::Assign(targets, value) => {
+                    if let [
+                        Expr {
+                            kind: ExprKind::Name(name),
+                            ..
+                        },
+                    ] = targets[..]
+                    {
+                        let ty = match &value.kind {
+                            ExprKind::Call(..) | ExprKind::Attribute(..) | ExprKind::Name(_) => {
+                                self.value_type(value)
+                            }
+                            _ => None,
+                        };
+                        self.type_names.retain(|(n, _)| n != name);
+                        if let Some(v) = ty {
+                            self.type_names.push((name.to_string(), v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn scalar_type(&self, expr: &Expr) -> Option<Scalar> {
@@ -1070,14 +1212,12 @@ impl<'a> Scope<'a> {
                 "bool" => return Some(Scalar::Bool),
                 _ => self.imported_builtin(n)?,
             },
-            ExprKind::Attribute(base, a) if matches!(&base.kind, ExprKind::Name(m) if self.is_warp_module(m)) => {
-                *a
-            }
-            _ => return None,
+            _ => self.warp_attr(expr)?,
         };
         match name {
             "float" => Some(Scalar::Float32),
             "int" => Some(Scalar::Int32),
+            "handle" => Some(Scalar::UInt64),
             n => Scalar::from_name(n),
         }
     }
@@ -1353,6 +1493,7 @@ pub fn lower_parsed<'a>(
     let mut skipped = Vec::new();
     for k in &kernel_defs {
         let built_before = funcs.borrow().built.len();
+        let structs_before = funcs.borrow().structs.len();
         let lowered = k.options.clone().and_then(|options| {
             let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
             adj.max_unroll = options.max_unroll;
@@ -1381,6 +1522,7 @@ pub fn lower_parsed<'a>(
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
                 funcs.borrow_mut().built.truncate(built_before);
+                funcs.borrow_mut().structs.truncate(structs_before);
                 skipped.push((k.def.name.to_string(), e));
                 continue;
             }
@@ -1609,7 +1751,14 @@ fn module_source(
             })
             .collect(),
     };
-    let mut pieces: Vec<&str> = Vec::with_capacity(functions.len() + 8 * kernels.len());
+    let structs: Vec<String> = funcs
+        .structs
+        .iter()
+        .map(|id| super::adjoint::structs::struct_source(id.def()))
+        .collect();
+    let mut pieces: Vec<&str> =
+        Vec::with_capacity(structs.len() + functions.len() + 8 * kernels.len());
+    pieces.extend(structs.iter().map(String::as_str));
     pieces.extend(functions.iter().map(String::as_str));
     for (i, k) in kernels.iter().enumerate() {
         let cpu = cpu_parts.get(i);

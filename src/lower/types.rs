@@ -17,10 +17,12 @@ pub enum Scalar {
     Float16,
     Float32,
     Float64,
+    /// `wp.bfloat16` (brain floating point).
+    BFloat16,
 }
 
 impl Scalar {
-    pub const ALL: [Scalar; 12] = [
+    pub const ALL: [Scalar; 13] = [
         Scalar::Bool,
         Scalar::Int8,
         Scalar::Int16,
@@ -33,6 +35,7 @@ impl Scalar {
         Scalar::Float16,
         Scalar::Float32,
         Scalar::Float64,
+        Scalar::BFloat16,
     ];
 
     /// Warp's name for the type (`wp.float32`), which is also the C++ name in `wp::`.
@@ -50,6 +53,7 @@ impl Scalar {
             Scalar::Float16 => "float16",
             Scalar::Float32 => "float32",
             Scalar::Float64 => "float64",
+            Scalar::BFloat16 => "bfloat16",
         }
     }
 
@@ -71,11 +75,15 @@ impl Scalar {
             Scalar::Float16 => "wp::float16",
             Scalar::Float32 => "wp::float32",
             Scalar::Float64 => "wp::float64",
+            Scalar::BFloat16 => "wp::bfloat16",
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float16 | Scalar::Float32 | Scalar::Float64)
+        matches!(
+            self,
+            Scalar::Float16 | Scalar::Float32 | Scalar::Float64 | Scalar::BFloat16
+        )
     }
 
     pub fn is_int(self) -> bool {
@@ -92,6 +100,10 @@ pub enum Value {
     /// `wp.matNM`: rows, columns, component type.
     Matrix(u8, u8, Scalar),
     Quat(Scalar),
+    /// `wp.transform`: translation and rotation, 7 components.
+    Transform(Scalar),
+    /// A `@wp.struct`, by its entry in the struct table.
+    Struct(StructId),
 }
 
 impl Value {
@@ -115,13 +127,20 @@ impl Value {
                 out.put_all(&[n.format(c), ", ", s.ctype(), ">"]);
             }
             Value::Quat(s) => out.put_all(&["wp::quat_t<", s.ctype(), ">"]),
+            Value::Transform(s) => out.put_all(&["wp::transform_t<", s.ctype(), ">"]),
+            Value::Struct(id) => out.put(&id.def().native),
         }
     }
 
-    /// The component (scalar) type.
+    /// The component (scalar) type; a struct has none (bool, not numeric, is answered).
     pub fn dtype(self) -> Scalar {
         match self {
-            Value::Scalar(s) | Value::Vector(_, s) | Value::Matrix(_, _, s) | Value::Quat(s) => s,
+            Value::Scalar(s)
+            | Value::Vector(_, s)
+            | Value::Matrix(_, _, s)
+            | Value::Quat(s)
+            | Value::Transform(s) => s,
+            Value::Struct(_) => Scalar::Bool,
         }
     }
 
@@ -131,7 +150,117 @@ impl Value {
             Value::Vector(n, s) => Type::Vector(n, s),
             Value::Matrix(r, c, s) => Type::Matrix(r, c, s),
             Value::Quat(s) => Type::Quat(s),
+            Value::Transform(s) => Type::Transform(s),
+            Value::Struct(id) => Type::Struct(id),
         }
+    }
+
+    /// warp's `get_type_code` of the type (struct hashes are made of these).
+    pub fn type_code(self) -> String {
+        let scalar = |s: Scalar| match s {
+            Scalar::Bool => "b",
+            Scalar::Int8 => "i1",
+            Scalar::Int16 => "i2",
+            Scalar::Int32 => "i4",
+            Scalar::Int64 => "i8",
+            Scalar::UInt8 => "u1",
+            Scalar::UInt16 => "u2",
+            Scalar::UInt32 => "u4",
+            Scalar::UInt64 => "u8",
+            Scalar::Float16 => "f2",
+            Scalar::BFloat16 => "bf2",
+            Scalar::Float32 => "f4",
+            Scalar::Float64 => "f8",
+        };
+        match self {
+            Value::Scalar(s) => scalar(s).to_string(),
+            Value::Vector(n, s) => format!("v{n}{}", scalar(s)),
+            Value::Matrix(r, c, s) => format!("m{r}{c}{}", scalar(s)),
+            Value::Quat(s) => format!("q{}", scalar(s)),
+            Value::Transform(s) => format!("t{}", scalar(s)),
+            Value::Struct(id) => id.def().native.clone(),
+        }
+    }
+}
+
+/// Index of a `@wp.struct` in the process-wide struct table. Structs are
+/// interned by their native name (which hashes the name and every field's
+/// type), so one id stands for one C++ definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StructId(u32);
+
+/// A `@wp.struct` as the code generator sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructDef {
+    /// warp's key: the class's qualified name, sanitized.
+    pub key: String,
+    /// `key_` + the first 8 hex digits of the struct's hash.
+    pub native: String,
+    /// SHA-256 of the key and field types (nested structs hash into their parents).
+    pub hash: [u8; 32],
+    pub fields: Vec<(String, Type)>,
+}
+
+impl StructDef {
+    /// A struct named `key` with `fields`, its hash and native name computed as warp does.
+    pub fn new(key: &str, fields: Vec<(String, Type)>) -> StructDef {
+        let mut data = key.as_bytes().to_vec();
+        for (name, ty) in &fields {
+            data.extend_from_slice(name.as_bytes());
+            data.push(b':');
+            data.extend_from_slice(ty.type_code().as_bytes());
+            if let Type::Struct(id) = ty {
+                data.extend_from_slice(&id.def().hash);
+            }
+        }
+        let hash = super::sha256::digest(&data);
+        let mut native = String::with_capacity(key.len() + 9);
+        native.put_all(&[key, "_"]);
+        for b in &hash[..4] {
+            native.put(&format!("{b:02x}"));
+        }
+        StructDef {
+            key: key.to_string(),
+            native,
+            hash,
+            fields,
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<(usize, Type)> {
+        self.fields
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(|i| (i, self.fields[i].1))
+    }
+}
+
+type StructTable = (
+    Vec<&'static StructDef>,
+    std::collections::HashMap<String, u32>,
+);
+
+static STRUCTS: std::sync::LazyLock<std::sync::RwLock<StructTable>> =
+    std::sync::LazyLock::new(Default::default);
+
+impl StructId {
+    /// The id of `def`, added to the table if no struct of its native name is there.
+    pub fn intern(def: StructDef) -> StructId {
+        if let Some(&id) = STRUCTS.read().expect("struct table").1.get(&def.native) {
+            return StructId(id);
+        }
+        let mut table = STRUCTS.write().expect("struct table");
+        if let Some(&id) = table.1.get(&def.native) {
+            return StructId(id);
+        }
+        let id = table.0.len() as u32;
+        table.1.insert(def.native.clone(), id);
+        table.0.push(Box::leak(Box::new(def)));
+        StructId(id)
+    }
+
+    pub fn def(self) -> &'static StructDef {
+        STRUCTS.read().expect("struct table").0[self.0 as usize]
     }
 }
 
@@ -149,6 +278,7 @@ fn type_suffix(s: Scalar) -> &'static str {
         Scalar::UInt32 => "ui",
         Scalar::UInt64 => "ul",
         Scalar::Bool => "bool",
+        Scalar::BFloat16 => "bf",
     }
 }
 
@@ -159,12 +289,29 @@ impl fmt::Display for Value {
             Value::Vector(n, s) => write!(f, "vec{n}{}", type_suffix(s)),
             Value::Matrix(r, c, s) => write!(f, "mat{r}{c}{}", type_suffix(s)),
             Value::Quat(s) => write!(f, "quat{}", type_suffix(s)),
+            Value::Transform(s) => write!(f, "transform{}", type_suffix(s)),
+            Value::Struct(id) => f.write_str(&id.def().key),
         }
     }
 }
 
 /// Warp's built-in vector, matrix and quaternion type names (`vec3`, `mat33d`, `quatf`).
 pub fn composite_type(name: &str) -> Option<Value> {
+    let float_suffix = |rest: &str| match rest {
+        "" | "f" => Some(Scalar::Float32),
+        "d" => Some(Scalar::Float64),
+        "h" => Some(Scalar::Float16),
+        _ => None,
+    };
+    if let Some(rest) = name.strip_prefix("transform") {
+        return float_suffix(rest).map(Value::Transform);
+    }
+    if let Some(rest) = name.strip_prefix("spatial_vector") {
+        return float_suffix(rest).map(|s| Value::Vector(6, s));
+    }
+    if let Some(rest) = name.strip_prefix("spatial_matrix") {
+        return float_suffix(rest).map(|s| Value::Matrix(6, 6, s));
+    }
     let (base, suffix) = if let Some(rest) = name.strip_prefix("vec") {
         let n = rest.chars().next()?.to_digit(10)? as u8;
         (Value::Vector(n, Scalar::Float32), &rest[1..])
@@ -210,11 +357,18 @@ pub enum Type {
     Vector(u8, Scalar),
     Matrix(u8, u8, Scalar),
     Quat(Scalar),
+    Transform(Scalar),
+    Struct(StructId),
     Array {
         dtype: Value,
         ndim: usize,
     },
     Ref(Value),
+    /// A pointer to an array descriptor (an array field of a struct, `&(s.arr)`).
+    ArrayRef {
+        dtype: Value,
+        ndim: usize,
+    },
     /// `range()` iterator state.
     Range,
     /// A block-level tile (`wp.tile_load`, `wp.tile_zeros`, ...).
@@ -338,7 +492,7 @@ impl Type {
         match *self {
             Type::Scalar(s) => Cow::Borrowed(s.ctype()),
             Type::Ref(Value::Scalar(s)) if value_type => Cow::Borrowed(s.ctype()),
-            Type::Array { .. } | Type::Ref(_) => {
+            Type::Array { .. } | Type::Ref(_) | Type::ArrayRef { .. } => {
                 let mut out = String::with_capacity(40);
                 self.push_ctype(&mut out, value_type);
                 Cow::Owned(out)
@@ -347,6 +501,7 @@ impl Type {
             Type::Shape(true) if !value_type => Cow::Borrowed("wp::shape_t*"),
             Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
             Type::Slice => Cow::Borrowed("wp::slice_t"),
+            Type::Struct(id) => Cow::Borrowed(id.def().native.as_str()),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
@@ -373,10 +528,21 @@ impl Type {
                     out.push('*');
                 }
             }
-            Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) => match self.value() {
-                Some(v) => v.push_ctype(out),
-                None => out.put(&self.ctype(value_type)),
-            },
+            Type::ArrayRef { dtype, .. } => {
+                out.put("wp::array_t<");
+                dtype.push_ctype(out);
+                out.push('>');
+                if !value_type {
+                    out.push('*');
+                }
+            }
+            Type::Struct(id) => out.put(&id.def().native),
+            Type::Vector(..) | Type::Matrix(..) | Type::Quat(_) | Type::Transform(_) => {
+                match self.value() {
+                    Some(v) => v.push_ctype(out),
+                    None => out.put(&self.ctype(value_type)),
+                }
+            }
             _ => out.put(&self.ctype(value_type)),
         }
     }
@@ -386,12 +552,16 @@ impl Type {
         match *self {
             Type::Ref(v) => v.to_type(),
             Type::Shape(_) => Type::Shape(false),
+            Type::ArrayRef { dtype, ndim } => Type::Array { dtype, ndim },
             t => t,
         }
     }
 
     pub fn is_ref(&self) -> bool {
-        matches!(self, Type::Ref(_) | Type::Shape(true))
+        matches!(
+            self,
+            Type::Ref(_) | Type::Shape(true) | Type::ArrayRef { .. }
+        )
     }
 
     pub fn scalar(&self) -> Option<Scalar> {
@@ -408,7 +578,17 @@ impl Type {
             Type::Vector(n, s) => Some(Value::Vector(n, s)),
             Type::Matrix(r, c, s) => Some(Value::Matrix(r, c, s)),
             Type::Quat(s) => Some(Value::Quat(s)),
+            Type::Transform(s) => Some(Value::Transform(s)),
+            Type::Struct(id) => Some(Value::Struct(id)),
             _ => None,
+        }
+    }
+
+    /// warp's `get_type_code` (struct hashes are made of these).
+    pub fn type_code(&self) -> String {
+        match *self {
+            Type::Array { dtype, ndim } => format!("a{ndim}{}", dtype.type_code()),
+            t => t.value().map(Value::type_code).unwrap_or_default(),
         }
     }
 }
@@ -418,6 +598,9 @@ impl fmt::Display for Type {
         match self {
             Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
             Type::Ref(v) => write!(f, "Reference[{v}]"),
+            Type::ArrayRef { dtype, ndim } => {
+                write!(f, "Reference[array(ndim={ndim}, dtype={dtype})]")
+            }
             Type::Range => f.write_str("range_t"),
             Type::Shape(_) => f.write_str("shape_t"),
             Type::Slice => f.write_str("slice_t"),

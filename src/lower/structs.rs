@@ -1,0 +1,607 @@
+//! `@wp.struct` support: the C++ definitions warp emits for each struct a
+//! module uses, and the lowering of struct values (constructors, field reads
+//! and writes) and of the other composite constructors and components
+//! (vector, matrix, quaternion and transform constructors, `t.p` / `t.q`).
+
+use super::*;
+use crate::lower::types::{StructDef, StructId, Value};
+
+/// warp's `codegen_struct` (without the tile helpers): the struct, its
+/// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
+pub fn struct_source(def: &StructDef) -> String {
+    let name = def.native.as_str();
+    let ind = "    ";
+    let mut body = String::new();
+    if def.fields.is_empty() {
+        body.put_all(&[ind, "char _dummy_;\n"]);
+    }
+    let mut forward_args = Vec::new();
+    let mut reverse_args = Vec::new();
+    let mut initializers = String::new();
+    let mut prefix_add = String::new();
+    let mut reverse_body = String::new();
+    let mut atomic_add = String::new();
+    for (label, ty) in &def.fields {
+        let ctype = ty.ctype(false);
+        body.put_all(&[ind, &ctype, " ", label, ";\n"]);
+        let default = if forward_args.is_empty() { "" } else { " = {}" };
+        forward_args.push(format!("{ctype} const& {label}{default}"));
+        reverse_args.push(format!("{ctype} const&"));
+        let namespace = if ctype.starts_with("wp::") || ctype == "bool" {
+            "wp::"
+        } else {
+            ""
+        };
+        atomic_add.put(&format!(
+            "{ind}{namespace}adj_atomic_add(&p->{label}, t.{label});\n"
+        ));
+        let prefix = if initializers.is_empty() {
+            ":".to_string()
+        } else {
+            format!("{ind},")
+        };
+        initializers.put(&format!("{ind}{prefix} {label}{{{label}}}\n"));
+    }
+    for (label, ty) in &def.fields {
+        if accumulates(ty) {
+            prefix_add.put(&format!("{ind}{label} += rhs.{label};\n"));
+        }
+    }
+    for (label, ty) in &def.fields {
+        reverse_args.push(format!("{} & adj_{label}", ty.ctype(false)));
+        if matches!(ty, Type::Array { .. }) {
+            reverse_body.put(&format!("{ind}adj_{label} = adj_ret.{label};\n"));
+        } else {
+            reverse_body.put(&format!("{ind}adj_{label} += adj_ret.{label};\n"));
+        }
+    }
+    reverse_args.push(format!("{name} & adj_ret"));
+    let defaulted = if forward_args.is_empty() {
+        String::new()
+    } else {
+        format!("{name}() = default;")
+    };
+    format!(
+        "\nstruct {name}\n{{\n{body}\n\n    {defaulted}\n    CUDA_CALLABLE {name}({})\n    {initializers}\n    {{\n    }}\n\n    CUDA_CALLABLE {name}& operator += (const {name}& rhs)\n    {{{prefix_add}\n        return *this;}}\n\n}};\n\nstatic CUDA_CALLABLE void adj_{name}({})\n{{\n{reverse_body}}}\n\n// Required when compiling adjoints.\nCUDA_CALLABLE {name} add(const {name}& a, const {name}& b)\n{{\n    return {name}();\n}}\n\nCUDA_CALLABLE void adj_atomic_add({name}* p, {name} t)\n{{\n{atomic_add}}}\n\n\n\n",
+        forward_args.join(",\n    "),
+        reverse_args.join(",\n    "),
+    )
+}
+
+/// warp's `field_type_accumulates`: nested structs, and values of the atomic-add scalar types.
+fn accumulates(ty: &Type) -> bool {
+    match ty {
+        Type::Struct(_) => true,
+        Type::Array { .. } => false,
+        t => t.value().is_some_and(|v| {
+            matches!(
+                v.dtype(),
+                Scalar::Int32
+                    | Scalar::Int64
+                    | Scalar::UInt32
+                    | Scalar::UInt64
+                    | Scalar::Float32
+                    | Scalar::Float64
+                    | Scalar::Float16
+                    | Scalar::BFloat16
+            )
+        }),
+    }
+}
+
+/// warp's `is_differentiable_value_type`: float components, or a struct.
+fn differentiable_value(ty: &Type) -> bool {
+    match ty.strip_ref() {
+        Type::Struct(_) => true,
+        Type::Array { .. } => false,
+        t => t.value().is_some_and(|v| v.dtype().is_float()),
+    }
+}
+
+/// The structs `id` depends on, then `id` (warp's `build_struct_recursive` order).
+pub(super) fn struct_build_order(id: StructId) -> Vec<StructId> {
+    let mut stack = vec![id];
+    let mut seen = Vec::new();
+    while let Some(s) = stack.pop() {
+        seen.push(s);
+        for (_, ty) in &s.def().fields {
+            match ty {
+                Type::Struct(c)
+                | Type::Array {
+                    dtype: Value::Struct(c),
+                    ..
+                } => stack.push(*c),
+                _ => {}
+            }
+        }
+    }
+    seen.reverse();
+    seen
+}
+
+impl<'a> Adjoint<'a> {
+    /// Records that the module needs `id` (and the structs it holds) defined.
+    pub(super) fn use_struct(&mut self, id: StructId) {
+        let mut funcs = self.funcs.borrow_mut();
+        for s in struct_build_order(id) {
+            if !funcs.structs.contains(&s) {
+                funcs.structs.push(s);
+            }
+        }
+    }
+
+    /// The structs of the arguments, registered after the body as warp does.
+    pub(super) fn use_argument_structs(&mut self) {
+        for i in 0..self.args.len() {
+            match *self.ty(self.args[i]) {
+                Type::Struct(id)
+                | Type::Array {
+                    dtype: Value::Struct(id),
+                    ..
+                } => self.use_struct(id),
+                _ => {}
+            }
+        }
+    }
+
+    /// warp's `reference_origin_for_var`: the lvalue a variable reads, when it has one.
+    fn origin_of(&self, id: VarId) -> Option<String> {
+        if let Some((_, o)) = self.origins.iter().find(|(v, _)| *v == id) {
+            return Some(o.clone());
+        }
+        if self.ty(id).is_ref() {
+            return None;
+        }
+        self.symbols
+            .iter()
+            .any(|(_, v)| *v == id)
+            .then(|| self.emit(id).to_string())
+    }
+
+    /// After `out = wp::address(array, indices)` of an array of structs: the element's lvalue.
+    pub(super) fn note_element_origin(&mut self, array: VarId, indices: &[VarId], out: VarId) {
+        if !matches!(
+            self.ty(array),
+            Type::Array {
+                dtype: Value::Struct(_),
+                ..
+            }
+        ) {
+            return;
+        }
+        if let Some(base) = self.origin_of(array) {
+            let mut lvalue = format!("(*wp::address({base}");
+            for i in indices {
+                lvalue.put_all(&[", ", self.emit(*i)]);
+            }
+            lvalue.put("))");
+            self.origins.push((out, lvalue));
+        }
+    }
+
+    /// Reads `agg.attr`: a struct field (a reference to it), a transform's
+    /// `p` / `q`, or a vector or quaternion component.
+    pub(super) fn attribute_read(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
+        match self.ty(agg).strip_ref() {
+            Type::Struct(id) => {
+                let def = id.def();
+                let Some((_, field)) = def.field(attr) else {
+                    return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+                };
+                let ref_ty = match field {
+                    Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                    t => match t.value() {
+                        Some(v) => Type::Ref(v),
+                        None => return Err(self.err("unsupported struct field type")),
+                    },
+                };
+                let out = self.add_var(ref_ty, None);
+                let origin = if matches!(self.ty(agg), Type::Array { .. }) {
+                    None
+                } else {
+                    self.origin_of(agg)
+                };
+                match origin {
+                    Some(o) => {
+                        let lvalue = format!("({o}).{attr}");
+                        forward!(self, "{} = &({lvalue});", self.emit(out));
+                        self.origins.push((out, lvalue));
+                    }
+                    None if self.ty(agg).is_ref() => {
+                        forward!(self, "{} = &({}->{attr});", self.emit(out), self.emit(agg))
+                    }
+                    None => forward!(self, "{} = &({}.{attr});", self.emit(out), self.emit(agg)),
+                }
+                let op = if differentiable_value(&field) {
+                    "+="
+                } else {
+                    "="
+                };
+                reverse!(
+                    self,
+                    "{}.{attr} {op} {};",
+                    self.var(agg).adj(),
+                    self.var(out).adj()
+                );
+                self.note_field_origin(agg, attr, out);
+                Ok(out)
+            }
+            Type::Array { .. } if attr == "shape" => {
+                let out = self.add_var(Type::Shape(true), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(self, "{} = &({}{op}shape);", self.emit(out), self.emit(agg));
+                reverse!(
+                    self,
+                    "{}.shape = {};",
+                    self.var(agg).adj(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
+            Type::Transform(_) => {
+                let name = match attr {
+                    "p" => "transform_get_translation",
+                    "q" => "transform_get_rotation",
+                    _ => return Err(self.err(format!("'transform' has no attribute '{attr}'"))),
+                };
+                self.add_value_call(name, &[agg])
+            }
+            _ => {
+                let idx = self.component_index(agg, attr)?;
+                self.add_value_call("extract", &[agg, idx])
+            }
+        }
+    }
+
+    /// `base.attr = rhs` where `base` is a chain of struct fields rooted at a
+    /// local struct value (warp's flat member lvalue): written in place.
+    /// False when `base` is something else.
+    pub(super) fn local_struct_store(
+        &mut self,
+        base: &Expr<'a>,
+        attr: &str,
+        rhs: VarId,
+    ) -> LResult<bool> {
+        let Some((root, path, Type::Struct(id))) = self.struct_member_path(base) else {
+            return Ok(false);
+        };
+        let def = id.def();
+        let Some((_, field)) = def.field(attr) else {
+            return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+        };
+        let got = self.ty(rhs).strip_ref();
+        if got != field {
+            return Err(self.err(format!(
+                "assigning to struct field `{attr}` ({field}) with different type ({got})"
+            )));
+        }
+        forward!(
+            self,
+            "{}{path}.{attr} = {};",
+            self.emit(root),
+            self.emit(rhs)
+        );
+        reverse!(self, "{}{path}.{attr} = {{}};", self.var(root).adj());
+        if differentiable_value(&field) {
+            reverse!(
+                self,
+                "{} += {}{path}.{attr};",
+                self.var(rhs).adj(),
+                self.var(root).adj()
+            );
+        }
+        Ok(true)
+    }
+
+    /// `agg.attr = rhs` for a transform `agg` (its `p` / `q`); struct values
+    /// other than local ones are refused.
+    pub(super) fn store_composite_attribute(
+        &mut self,
+        agg: VarId,
+        attr: &str,
+        rhs: VarId,
+    ) -> LResult<()> {
+        match *self.ty(agg) {
+            Type::Transform(_) => {
+                let name = match attr {
+                    "p" => "transform_set_translation",
+                    "q" => "transform_set_rotation",
+                    _ => return Err(self.err(format!("'transform' has no attribute '{attr}'"))),
+                };
+                self.add_call(name, &[agg, rhs])?;
+                Ok(())
+            }
+            Type::Ref(Value::Transform(_)) => Err(self.err(format!(
+                "Error, assigning transform attribute {attr} to an array element"
+            ))),
+            _ => Err(self.err(
+                "assigning to a field of a struct held by reference (an array element or argument) is not supported by this version of the lowering",
+            )),
+        }
+    }
+
+    /// `x.a.b op= v` for a field of a local struct value: read, operate, write back.
+    pub(super) fn struct_field_aug_assign(
+        &mut self,
+        base: &Expr<'a>,
+        attr: &str,
+        op: BinOp,
+        value: &Expr<'a>,
+    ) -> LResult<bool> {
+        let Some((root, path, Type::Struct(id))) = self.struct_member_path(base) else {
+            return Ok(false);
+        };
+        let current = if path.is_empty() {
+            self.attribute_read(root, attr)?
+        } else {
+            // warp reads through the flat member (`&(var_0.inner.value)`), not a reference chain.
+            let def = id.def();
+            let Some((_, field)) = def.field(attr) else {
+                return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+            };
+            let ref_ty = match field {
+                Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                t => match t.value() {
+                    Some(v) => Type::Ref(v),
+                    None => return Err(self.err("unsupported struct field type")),
+                },
+            };
+            let out = self.add_var(ref_ty, None);
+            forward!(
+                self,
+                "{} = &({}{path}.{attr});",
+                self.emit(out),
+                self.emit(root)
+            );
+            let op = if differentiable_value(&field) {
+                "+="
+            } else {
+                "="
+            };
+            reverse!(
+                self,
+                "{}{path}.{attr} {op} {};",
+                self.var(root).adj(),
+                self.var(out).adj()
+            );
+            out
+        };
+        let rhs = self.expr(value)?;
+        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+        self.local_struct_store(base, attr, result)
+    }
+
+    /// `x.a.b` where `x` is a local struct value (not a reference): the root
+    /// variable, the `.a.b` path and the type at its end.
+    fn struct_member_path(&mut self, e: &Expr<'a>) -> Option<(VarId, String, Type)> {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let v = self.symbol(n)?;
+                matches!(self.ty(v), Type::Struct(_)).then(|| (v, String::new(), *self.ty(v)))
+            }
+            ExprKind::Attribute(inner, attr) => {
+                let (root, mut path, ty) = self.struct_member_path(inner)?;
+                let Type::Struct(id) = ty else {
+                    return None;
+                };
+                let (_, field) = id.def().field(attr)?;
+                path.put_all(&[".", attr]);
+                Some((root, path, field))
+            }
+            _ => None,
+        }
+    }
+
+    /// A call of a composite type: vector, matrix, quaternion, transform or struct.
+    pub(super) fn construct(
+        &mut self,
+        target: Value,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<VarId> {
+        if let Value::Struct(id) = target {
+            return self.construct_struct(id, args, kwargs);
+        }
+        let transform_kwargs = matches!(target, Value::Transform(_))
+            && kwargs.iter().all(|k| matches!(k.arg, Some("p" | "q")));
+        if !kwargs.is_empty() && !transform_kwargs {
+            return Err(self.err(format!(
+                "keyword arguments to {target}() are not supported by this version of the lowering"
+            )));
+        }
+        let mut vals = self.eval_args(args)?;
+        // `wp.transform(p=..., q=...)`: the keywords take their places.
+        let mut slots: [Option<VarId>; 2] = [None, None];
+        for kw in kwargs {
+            let v = self.expr(&kw.value)?;
+            slots[usize::from(kw.arg == Some("q"))] = Some(v);
+        }
+        if !kwargs.is_empty() {
+            for (i, v) in slots.into_iter().enumerate() {
+                match v {
+                    Some(v) if vals.len() == i => vals.push(v),
+                    None => {}
+                    _ => return Err(self.err("transform() got multiple values for p or q")),
+                }
+            }
+        }
+        let dtype = target.dtype();
+        let scalar_args = vals
+            .iter()
+            .all(|v| matches!(self.ty(*v).strip_ref(), Type::Scalar(_)));
+        // Constant scalars of another type are converted to the component type.
+        let cast: Vec<bool> = vals
+            .iter()
+            .map(|v| {
+                scalar_args
+                    && self.var(*v).constant.is_some()
+                    && !matches!(self.var(*v).constant, Some(ConstVal::Bool(_)))
+                    && *self.ty(*v) != Type::Scalar(dtype)
+            })
+            .collect();
+        let types: Vec<Type> = vals
+            .iter()
+            .zip(&cast)
+            .map(|(v, c)| {
+                if *c {
+                    Type::Scalar(dtype)
+                } else {
+                    self.ty(*v).strip_ref()
+                }
+            })
+            .collect();
+        let n = vals.len();
+        let (native, adj_native, init_list) = match target {
+            Value::Transform(s) => {
+                let ok = match &types[..] {
+                    [] => true,
+                    [Type::Scalar(a)] | [Type::Transform(a)] => *a == s,
+                    [Type::Vector(3, a), Type::Quat(b)] => *a == s && *b == s,
+                    ts => ts.len() == 7 && ts.iter().all(|t| *t == Type::Scalar(s)),
+                };
+                if !ok {
+                    let shown: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+                    return Err(self.err(format!(
+                        "couldn't construct {target} from arguments '{}'",
+                        shown.join(", ")
+                    )));
+                }
+                (
+                    format!("transform_t<{}>", s.ctype()),
+                    "transform_t",
+                    n > 1 && scalar_args,
+                )
+            }
+            // `wp.spatial_vector(w, v)` from its two 3D parts.
+            Value::Vector(6, s) if matches!(&types[..], [Type::Vector(3, a), Type::Vector(3, b)] if *a == s && *b == s) => {
+                (format!("vec_t<6, {}>", s.ctype()), "vec_t", false)
+            }
+            _ => {
+                let ov = builtins::resolve_constructor(target, &types).map_err(|m| self.err(m))?;
+                let init = match target {
+                    Value::Vector(..) => n > 4,
+                    Value::Matrix(r, c, _) => !(n <= 1 || (r == c && c < 5)),
+                    _ => false,
+                };
+                let adj_native = match target {
+                    Value::Vector(..) => "vec_t",
+                    Value::Matrix(..) => "mat_t",
+                    _ => "quat_t",
+                };
+                (ov.native.into_owned(), adj_native, init)
+            }
+        };
+        self.builtins_used.insert(target.to_string());
+        let out = self.add_var(target.to_type(), None);
+        let mut fwd = Vars::new();
+        let mut rev = Vars::new();
+        for (v, c) in vals.iter().zip(&cast) {
+            if *c {
+                let k = self.var(*v).constant.expect("a constant");
+                let k = match (k, dtype.is_float()) {
+                    (ConstVal::Float(f), false) => ConstVal::Int(f.trunc() as i128),
+                    (k, _) => k,
+                };
+                let casted = self.add_var(Type::Scalar(dtype), Some(k));
+                fwd.push(casted);
+                rev.push(casted);
+            } else {
+                fwd.push(*v);
+                rev.push(*v);
+            }
+        }
+        for f in fwd.iter_mut() {
+            *f = self.load(*f)?;
+        }
+        let names: Vec<&str> = fwd.iter().map(|v| self.emit(*v)).collect();
+        let joined = names.join(", ");
+        let call = if init_list {
+            format!("{{{joined}}}")
+        } else {
+            joined.clone()
+        };
+        forward!(self, "{} = wp::{native}({call});", self.emit(out));
+        if n > 0 {
+            let adjs: Vec<String> = rev
+                .iter()
+                .map(|v| {
+                    if init_list {
+                        format!("&{}", self.var(*v).adj())
+                    } else {
+                        self.var(*v).adj().to_string()
+                    }
+                })
+                .collect();
+            if init_list {
+                reverse!(
+                    self,
+                    "wp::adj_{adj_native}({{{joined}}}, {{{}}}, {});",
+                    adjs.join(", "),
+                    self.var(out).adj()
+                );
+            } else {
+                reverse!(
+                    self,
+                    "wp::adj_{adj_native}({joined}, {}, {});",
+                    adjs.join(", "),
+                    self.var(out).adj()
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    fn construct_struct(
+        &mut self,
+        id: StructId,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<VarId> {
+        let def = id.def();
+        self.use_struct(id);
+        let mut vals: Vec<Option<VarId>> = vec![None; def.fields.len().max(args.len())];
+        for (i, a) in args.iter().enumerate() {
+            vals[i] = Some(self.expr(a)?);
+        }
+        for kw in kwargs {
+            let Some((i, _)) = kw.arg.and_then(|k| def.field(k)) else {
+                return Err(self.err(format!(
+                    "struct '{}' has no field '{}'",
+                    def.key,
+                    kw.arg.unwrap_or("**")
+                )));
+            };
+            vals[i] = Some(self.expr(&kw.value)?);
+        }
+        let given: Vec<VarId> = vals.iter().flatten().copied().collect();
+        let types: Vec<Type> = given.iter().map(|v| self.ty(*v).strip_ref()).collect();
+        let expected: Vec<Type> = def.fields.iter().map(|(_, t)| *t).collect();
+        if !given.is_empty() && (given.len() != vals.len() || types != expected) {
+            let shown: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            return Err(self.err(format!(
+                "Couldn't find function overload for '{}' that matched inputs with types: [{}]",
+                def.native,
+                shown.join(", ")
+            )));
+        }
+        let out = self.add_var(Type::Struct(id), None);
+        let mut fwd = Vars::new();
+        for v in &given {
+            fwd.push(self.load(*v)?);
+        }
+        let names: Vec<&str> = fwd.iter().map(|v| self.emit(*v)).collect();
+        let joined = names.join(", ");
+        forward!(self, "{} = {}({joined});", self.emit(out), def.native);
+        if !given.is_empty() {
+            let adjs: Vec<&str> = given.iter().map(|v| self.var(*v).adj()).collect();
+            let line = format!(
+                "adj_{}({joined}, {}, {});",
+                def.native,
+                adjs.join(", "),
+                self.var(out).adj()
+            );
+            self.add_reverse(&line);
+        }
+        Ok(out)
+    }
+}
