@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import collections
-import concurrent.futures as cf
 import difflib
+import functools
 import importlib.util
 import io
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -246,10 +247,13 @@ def main() -> int:
     if a.only:
         files = [f for f in files if any(s in str(f) for s in a.only)]
     results = []
-    with cf.ProcessPoolExecutor(max_workers=a.jobs, initializer=_init_worker) as pool:
-        futs = [pool.submit(check_file, a.pairpipe, f, a.verbose) for f in files]
-        for fut in futs:
-            results.append(fut.result())
+    # Each file is checked in a fresh child forked from this process after
+    # warp is imported, so no file sees state another file left in warp
+    # (module options, config, registries) whatever the scheduling.
+    _init_worker()
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(processes=a.jobs, maxtasksperchild=1) as pool:
+        results = pool.map(functools.partial(check_file, a.pairpipe, want_diffs=a.verbose), files, chunksize=1)
 
     total = equal = 0
     excluded = []
