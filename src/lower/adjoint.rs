@@ -2797,7 +2797,11 @@ impl<'a> Adjoint<'a> {
             Callee::Constructor(target) => {
                 return self.construct(target, args, kwargs).map(Some);
             }
-            Callee::Builtin(name) if name == "identity" || name == "quat_identity" => {
+            Callee::Builtin(name)
+                if name == "identity"
+                    || name == "quat_identity"
+                    || name == "transform_identity" =>
+            {
                 return self.templated_constant(&name, args, kwargs).map(Some);
             }
             Callee::Builtin(name)
@@ -3031,6 +3035,11 @@ impl<'a> Adjoint<'a> {
             (
                 format!("identity<{n}, {}>", dtype.ctype()),
                 Type::Matrix(n, n, dtype),
+            )
+        } else if name == "transform_identity" {
+            (
+                format!("transform_identity<{}>", dtype.ctype()),
+                Type::Transform(dtype),
             )
         } else {
             (

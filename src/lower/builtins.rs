@@ -227,6 +227,25 @@ pub static TABLE: &[Row] = &[
         0,
     ),
     b("where", "<V: Value>(cond: Int | bool, a: V, b: V) -> V", 0),
+    b("smoothstep", "<T: Float>(a: T, b: T, x: T) -> T", 0),
+    nat(
+        "div_approx",
+        "approx_div",
+        "<T: Float>(a: T, b: T) -> T",
+        ORIG,
+    ),
+    nat(
+        "div_approx",
+        "approx_div",
+        "<V: Vector(_, T) | Matrix(_, _, T) | Quat(T), T: Float>(a: V, b: T) -> V",
+        0,
+    ),
+    nat(
+        "div_approx",
+        "approx_div",
+        "<V: Vector(_, T) | Matrix(_, _, T) | Quat(T), T: Float>(a: T, b: V) -> V",
+        0,
+    ),
     // ---- vectors, matrices, quaternions
     b("dot", "<V: Vector(_, T) | Quat(T)>(a: V, b: V) -> T", 0),
     b("cross", "<V: Vector(3, _)>(a: V, b: V) -> V", 0),
@@ -420,6 +439,41 @@ pub static TABLE: &[Row] = &[
     b(
         "transform_set_rotation",
         "<T: Float>(xform: Transform(T), q: Quat(T))",
+        0,
+    ),
+    b(
+        "transform_identity",
+        "(dtype: Float) -> Transform(T)",
+        NODIFF | CUSTOM,
+    ),
+    b(
+        "transform_multiply",
+        "<T: Float>(a: Transform(T), b: Transform(T)) -> Transform(T)",
+        0,
+    ),
+    b(
+        "transform_point",
+        "<T: Float>(xform: Transform(T), point: Vector(3, T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "transform_point",
+        "<T: Float>(mat: Matrix(4, 4, T), point: Vector(3, T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "transform_vector",
+        "<T: Float>(xform: Transform(T), vec: Vector(3, T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "transform_vector",
+        "<T: Float>(mat: Matrix(4, 4, T), vec: Vector(3, T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "transform_inverse",
+        "<T: Float>(xform: Transform(T)) -> Transform(T)",
         0,
     ),
     // ---- values, references, loops
