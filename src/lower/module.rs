@@ -378,6 +378,13 @@ impl<'a> Scope<'a> {
                     }
                 }
                 StmtKind::FunctionDef(def) => {
+                    // The name now denotes this definition (`alias = func` binds it).
+                    let native = self
+                        .functions
+                        .iter()
+                        .find(|(d, _, _)| std::ptr::eq(*d, *def))
+                        .map(|(_, _, n)| PyVal::Function(n.clone()));
+                    self.set_value(def.name, native);
                     let mut kernel = None;
                     let mut warp_decorated = false;
                     for d in def.decorators {
@@ -691,9 +698,7 @@ impl<'a> Scope<'a> {
                 if let Some(v) = self.values.iter().find(|(k, _)| k == n) {
                     return v.1.clone();
                 }
-                if self.functions.iter().any(|(d, _, _)| d.name == *n) {
-                    return Some(PyVal::Function(n.to_string()));
-                }
+
                 if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == n) {
                     return pyconst::math_constant(m);
                 }
@@ -976,6 +981,14 @@ impl<'a> Scope<'a> {
             }
         }
         ""
+    }
+
+    /// The `@wp.func` definition whose C++ name is `native`.
+    pub fn function_by_native(&self, native: &str) -> Option<(&'a FunctionDef<'a>, Pos, &str)> {
+        self.functions
+            .iter()
+            .find(|(_, _, n)| n == native)
+            .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
     /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
