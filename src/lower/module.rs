@@ -436,6 +436,7 @@ impl<'a> Scope<'a> {
                 ModuleRef::Unique(o) => o,
                 ModuleRef::Named(n) => &named.iter().find(|(k, _)| k == n).unwrap().1,
             };
+            let name = p.options.as_ref().ok().and_then(|k| k.name.clone());
             let options = p.options.and_then(|k| {
                 let fail = |m: &str| Err(err_at(p.pos, m));
                 if let Some(e) = &opts.error {
@@ -468,7 +469,7 @@ impl<'a> Scope<'a> {
             self.kernels.push(KernelDef {
                 def: p.def,
                 pos: p.pos,
-                name: None,
+                name,
                 options,
             });
         }
@@ -636,12 +637,15 @@ impl<'a> Scope<'a> {
                     (Some("entry_point_abi"), Some(PyVal::None)) => {}
                     (Some("entry_point_abi"), Some(PyVal::Str(s))) if s == "warp" => {}
                     (Some("enable_cuda_smem_spilling"), Some(v)) if !v.truthy() => {}
-                    (Some("name"), _) => {
-                        return Err(err_at(
-                            value.pos,
-                            "wp.kernel(name=...) is not supported by this version of the lowering",
-                        ));
+                    (Some("name"), Some(PyVal::None)) => {}
+                    (Some("name"), Some(PyVal::Str(n)))
+                        if !n.is_empty()
+                            && !n.starts_with(|c: char| c.is_ascii_digit())
+                            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                    {
+                        out.name = Some(n)
                     }
+                    (Some("name"), _) => return bad("name"),
                     (Some(k), _) => {
                         return Err(err_at(
                             value.pos,
@@ -1245,6 +1249,8 @@ struct KernelDef<'m> {
 /// What a `@wp.kernel(...)` decorator sets for the kernel itself.
 #[derive(Clone, Debug, Default)]
 struct KernelDecorator {
+    /// `name=`: the kernel's key.
+    name: Option<String>,
     enable_backward: Option<bool>,
     grid_stride: Option<bool>,
     cuda_attrs: String,
