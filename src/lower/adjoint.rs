@@ -1725,10 +1725,14 @@ impl<'a> Adjoint<'a> {
             spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
             &spilled
         };
-        let (def, pos, native) = self
-            .scope
-            .user_overload(name, types)
-            .expect("resolve_callee checked it");
+        // `=NATIVE`: one definition, reached through a name bound to it.
+        let found = match name.strip_prefix('=') {
+            Some(native) => self.scope.function_by_native(native),
+            None => self.scope.user_overload(name, types),
+        };
+        let (def, pos, native) =
+            found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
+        let name = def.name;
         let idx = self.ensure_built(def, pos, native)?;
         let (native, params, ret, outputs) = {
             let t = self.funcs.borrow();
@@ -2620,9 +2624,6 @@ impl<'a> Adjoint<'a> {
                 if self.symbol(n).is_some() {
                     return Ok(None);
                 }
-                if self.scope.user_function(n).is_some() {
-                    return Ok(Some(n.to_string()));
-                }
                 Ok(self.scope.module_function_alias(n))
             }
             ExprKind::Call(f, args, _) if self.scope.names_warp(f, "static") => {
@@ -2638,13 +2639,11 @@ impl<'a> Adjoint<'a> {
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
         if let ExprKind::Name(name) = &func.kind {
             if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == name) {
-                return Ok(Callee::User(f.as_str().into()));
+                return Ok(Callee::User(format!("={f}").as_str().into()));
             }
             if self.symbol(name).is_none() && self.scope.user_function(name).is_none() {
                 if let Some(f) = self.scope.module_function_alias(name) {
-                    if self.scope.user_function(&f).is_some() {
-                        return Ok(Callee::User(f.as_str().into()));
-                    }
+                    return Ok(Callee::User(format!("={f}").as_str().into()));
                 }
             }
         }

@@ -392,6 +392,13 @@ impl<'a> Scope<'a> {
                     }
                 }
                 StmtKind::FunctionDef(def) => {
+                    // The name now denotes this definition (`alias = func` binds it).
+                    let native = self
+                        .functions
+                        .iter()
+                        .find(|(d, _, _)| std::ptr::eq(*d, *def))
+                        .map(|(_, _, n)| PyVal::Function(n.clone()));
+                    self.set_value(def.name, native);
                     let mut kernel = None;
                     let mut warp_decorated = false;
                     for d in def.decorators {
@@ -443,6 +450,7 @@ impl<'a> Scope<'a> {
                 ModuleRef::Unique(o) => o,
                 ModuleRef::Named(n) => &named.iter().find(|(k, _)| k == n).unwrap().1,
             };
+            let name = p.options.as_ref().ok().and_then(|k| k.name.clone());
             let options = p.options.and_then(|k| {
                 let fail = |m: &str| Err(err_at(p.pos, m));
                 if let Some(e) = &opts.error {
@@ -475,7 +483,7 @@ impl<'a> Scope<'a> {
             self.kernels.push(KernelDef {
                 def: p.def,
                 pos: p.pos,
-                name: None,
+                name,
                 options,
             });
         }
@@ -643,12 +651,15 @@ impl<'a> Scope<'a> {
                     (Some("entry_point_abi"), Some(PyVal::None)) => {}
                     (Some("entry_point_abi"), Some(PyVal::Str(s))) if s == "warp" => {}
                     (Some("enable_cuda_smem_spilling"), Some(v)) if !v.truthy() => {}
-                    (Some("name"), _) => {
-                        return Err(err_at(
-                            value.pos,
-                            "wp.kernel(name=...) is not supported by this version of the lowering",
-                        ));
+                    (Some("name"), Some(PyVal::None)) => {}
+                    (Some("name"), Some(PyVal::Str(n)))
+                        if !n.is_empty()
+                            && !n.starts_with(|c: char| c.is_ascii_digit())
+                            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                    {
+                        out.name = Some(n)
                     }
+                    (Some("name"), _) => return bad("name"),
                     (Some(k), _) => {
                         return Err(err_at(
                             value.pos,
@@ -705,9 +716,7 @@ impl<'a> Scope<'a> {
                 if let Some(v) = self.values.iter().find(|(k, _)| k == n) {
                     return v.1.clone();
                 }
-                if self.functions.iter().any(|(d, _, _)| d.name == *n) {
-                    return Some(PyVal::Function(n.to_string()));
-                }
+
                 if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == n) {
                     return pyconst::math_constant(m);
                 }
@@ -990,6 +999,14 @@ impl<'a> Scope<'a> {
             }
         }
         ""
+    }
+
+    /// The `@wp.func` definition whose C++ name is `native`.
+    pub fn function_by_native(&self, native: &str) -> Option<(&'a FunctionDef<'a>, Pos, &str)> {
+        self.functions
+            .iter()
+            .find(|(_, _, n)| n == native)
+            .map(|(d, p, n)| (*d, *p, n.as_str()))
     }
 
     /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
@@ -1381,6 +1398,8 @@ struct KernelDef<'m> {
 /// What a `@wp.kernel(...)` decorator sets for the kernel itself.
 #[derive(Clone, Debug, Default)]
 struct KernelDecorator {
+    /// `name=`: the kernel's key.
+    name: Option<String>,
     enable_backward: Option<bool>,
     grid_stride: Option<bool>,
     cuda_attrs: String,

@@ -29,3 +29,8 @@ def bounded(a: wp.array(dtype=float)):
 @wp.kernel(launch_bounds=64)
 def bounded_int(a: wp.array(dtype=float)):
     a[wp.tid()] = 0.0
+
+
+@wp.kernel(name="custom_named_kernel", enable_backward=False)
+def named(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
