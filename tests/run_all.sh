@@ -44,7 +44,8 @@ ROOT="$PWD"
 step "Parity with warp-lang: hand-written kernels"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" \
     "$ROOT/tests/kernels/scalar" "$ROOT/tests/kernels/funcs" "$ROOT/tests/kernels/vector" \
-    "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions" "$ROOT/tests/kernels/tile")
+    "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions" "$ROOT/tests/kernels/tile" \
+    "$ROOT/tests/kernels/statements")
 
 step "Parity with warp-lang: kernels both must reject"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
