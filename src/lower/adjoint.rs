@@ -3082,6 +3082,8 @@ impl<'a> Adjoint<'a> {
 fn same_type(a: &Type, b: &Type) -> bool {
     match (a, b) {
         (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype,
+        // Arrays match on element type: a view of another rank may rebind a name.
+        (Type::Array { dtype: x, .. }, Type::Array { dtype: y, .. }) => x == y,
         _ => a == b,
     }
 }

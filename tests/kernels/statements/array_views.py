@@ -42,3 +42,11 @@ def composite_len(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
     m = wp.mat22()
     q = wp.quat()
     out[i] = len(v) + len(m) + len(a[i]) + len(q)
+
+
+@wp.kernel
+def rebind_view_of_other_rank(arr: wp.array2d(dtype=int), out: wp.array(dtype=int)):
+    sub = arr[:2]
+    out[0] = sub[1, 0]
+    sub = arr[:2, 1]
+    out[1] = sub[0]
