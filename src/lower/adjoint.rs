@@ -749,9 +749,9 @@ impl<'a> Adjoint<'a> {
         }
         forward.put(ov.namespace);
         forward.put(&ov.native);
-        forward.push('(');
+        forward.put(if ov.initializer_list { "({" } else { "(" });
         self.push_names(&mut forward, fwd_args.iter().map(|a| self.emit(*a)));
-        forward.put(");");
+        forward.put(if ov.initializer_list { "});" } else { ");" });
         if ov.skip_replay {
             let Adjoint {
                 blocks,
@@ -780,6 +780,25 @@ impl<'a> Adjoint<'a> {
                 (true, Some(o)) => Some(o),
                 _ => None,
             };
+            if ov.initializer_list {
+                // `adj_f({a, b}, {&adj_a, &adj_b}, adj_ret)`
+                reverse.push('{');
+                self.push_names(&mut reverse, fwd_args.iter().map(|a| self.emit(*a)));
+                reverse.put("}, {");
+                let adjs: Vec<String> = args
+                    .iter()
+                    .map(|a| format!("&{}", self.var(*a).adj()))
+                    .collect();
+                self.push_names(&mut reverse, adjs.iter().map(String::as_str));
+                reverse.put("}");
+                if let Some(o) = &output {
+                    reverse.put(", ");
+                    reverse.put(self.var(*o).adj());
+                }
+                reverse.put(");");
+                self.push_reverse_line(reverse);
+                return Ok(output);
+            }
             // Forward arguments, the original output if the adjoint needs it,
             // then the adjoints of the original (unloaded) arguments and of the output.
             let names = fwd_args

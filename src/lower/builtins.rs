@@ -53,6 +53,9 @@ pub struct Overload<'a> {
     /// Values of the trailing arguments the call left out (warp's `defaults`),
     /// each with the type of the constant the caller creates for it.
     pub defaults: &'static [(Type, ConstVal)],
+    /// The arguments are passed as an initializer list (`f({a, b})`), and
+    /// their adjoints as one of pointers (`adj_f({a, b}, {&adj_a, &adj_b}, adj_ret)`).
+    pub initializer_list: bool,
 }
 
 /// No adjoint call (warp's `is_differentiable=False`).
@@ -77,6 +80,10 @@ pub struct Row {
     pub native: &'static str,
     pub sig: &'static str,
     pub flags: u16,
+    /// warp's `dispatch_func`: from the return type, the C++ template arguments
+    /// (appended to the native name) and whether the arguments are passed as
+    /// an initializer list (`f<2, 3, T>({a, b})`).
+    pub dispatch: Option<fn(Type) -> (String, bool)>,
 }
 
 const fn b(name: &'static str, sig: &'static str, flags: u16) -> Row {
@@ -85,6 +92,7 @@ const fn b(name: &'static str, sig: &'static str, flags: u16) -> Row {
         native: name,
         sig,
         flags,
+        dispatch: None,
     }
 }
 
@@ -95,6 +103,36 @@ const fn nat(name: &'static str, native: &'static str, sig: &'static str, flags:
         native,
         sig,
         flags,
+        dispatch: None,
+    }
+}
+
+/// A line whose call warp's `dispatch_func` shapes.
+const fn dispatched(
+    name: &'static str,
+    sig: &'static str,
+    flags: u16,
+    dispatch: fn(Type) -> (String, bool),
+) -> Row {
+    Row {
+        name,
+        native: name,
+        sig,
+        flags,
+        dispatch: Some(dispatch),
+    }
+}
+
+/// `matrix_from_rows`/`_cols`: the shape is a template argument unless the
+/// matrix is square of size 2 to 4; other shapes take their vectors as an
+/// initializer list.
+fn matrix_from_vecs(ret: Type) -> (String, bool) {
+    match ret {
+        Type::Matrix(r, c, s) if r == c && (2..=4).contains(&r) => {
+            (format!("<{}>", s.ctype()), false)
+        }
+        Type::Matrix(r, c, s) => (format!("<{r}, {c}, {}>", s.ctype()), r != c || r > 4),
+        _ => (String::new(), false),
     }
 }
 
@@ -356,6 +394,18 @@ pub static TABLE: &[Row] = &[
         "svd2",
         "<T: Float>(a: Matrix(2, 2, T), u: Matrix(2, 2, T), sigma: Vector(2, T), v: Matrix(2, 2, T))",
         0,
+    ),
+    dispatched(
+        "matrix_from_rows",
+        "(rows: Vector(N, T)...) -> Matrix(#, N, T)",
+        0,
+        matrix_from_vecs,
+    ),
+    dispatched(
+        "matrix_from_cols",
+        "(cols: Vector(N, T)...) -> Matrix(N, #, T)",
+        0,
+        matrix_from_vecs,
     ),
     b("argmin", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     b("argmax", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
@@ -813,6 +863,8 @@ struct Sig {
     /// arguments (`axis, angle = wp.quat_to_axis_angle(q)`).
     outputs: Vec<Pat>,
     defaults: Vec<(Type, ConstVal)>,
+    /// The variable `#`: how many arguments the variadic one took.
+    count_var: Option<u8>,
 }
 
 fn match_dim(d: Dim, n: u8, b: &mut [Bind; MAX_VARS]) -> bool {
@@ -897,11 +949,15 @@ impl Sig {
         let mut first_missing = None;
         for a in &self.args {
             if a.variadic {
+                let first = next;
                 while next < args.len() {
                     if !self.match_pat(&a.pat, &args[next], b) {
                         return None;
                     }
                     next += 1;
+                }
+                if let Some(c) = self.count_var {
+                    b[c as usize] = Bind::Dim(u8::try_from(next - first).ok()?);
                 }
                 continue;
             }
@@ -1081,6 +1137,10 @@ impl<'s> Parser<'s> {
             Some(Tok::Word("_")) => {
                 self.pos += 1;
                 Dim::Any
+            }
+            Some(Tok::P("#")) => {
+                self.pos += 1;
+                Dim::Var(self.var("#"))
             }
             Some(Tok::Word(w)) if is_var(w) => {
                 self.pos += 1;
@@ -1267,12 +1327,14 @@ impl<'s> Parser<'s> {
         for (v, p) in constraints {
             cs[v as usize] = Some(p);
         }
+        let count_var = self.vars.iter().position(|v| *v == "#").map(|i| i as u8);
         Sig {
             constraints: cs,
             args,
             ret,
             outputs,
             defaults,
+            count_var,
         }
     }
 }
@@ -1432,7 +1494,7 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             },
             None => None,
         };
-        return Ok(Overload {
+        let mut ov = Overload {
             native: Cow::Borrowed(row.native),
             adj_native: Cow::Borrowed(row.native),
             namespace: if row.flags & GLOBAL != 0 { "" } else { "wp::" },
@@ -1441,7 +1503,14 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             differentiable: row.flags & NODIFF == 0,
             skip_replay: row.flags & SKIP_REPLAY != 0,
             defaults: &sig.defaults[first_default..],
-        });
+            initializer_list: false,
+        };
+        if let (Some(dispatch), Some(ret)) = (row.dispatch, ov.ret) {
+            let (template, list) = dispatch(ret);
+            ov.native = Cow::Owned(format!("{}{template}", row.native));
+            ov.initializer_list = list;
+        }
+        return Ok(ov);
     }
     let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
     Err(format!(
@@ -1541,6 +1610,7 @@ pub fn resolve_multi<'a>(
             differentiable: row.flags & NODIFF == 0,
             skip_replay: row.flags & SKIP_REPLAY != 0,
             defaults: &[],
+            initializer_list: false,
         };
         return Ok((ov, outs));
     }
@@ -1589,6 +1659,7 @@ pub fn resolve_constructor(target: Value, args: &[Type]) -> Result<Overload<'sta
         differentiable: true,
         skip_replay: false,
         defaults: &[],
+        initializer_list: false,
     })
 }
 
