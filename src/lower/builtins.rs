@@ -1548,6 +1548,7 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
         differentiable: name == "view",
         skip_replay: false,
         defaults: &[],
+        initializer_list: false,
     })
 }
 
