@@ -69,6 +69,17 @@ def extract_function(module: str, fragment: str) -> str | None:
     return None
 
 
+def kernel_function(module: str, name: str, target: str, kind: str) -> str | None:
+    """Kernel `name`'s forward or backward function in a module that may hold several kernels,
+    hash normalized; None when the module has none."""
+    m = re.search(re.escape(name) + r"_[0-9a-f]{8}_" + target + "_kernel_" + kind + r"\(", module)
+    if not m:
+        return None
+    line_start = module.rfind("\n", 0, m.start()) + 1
+    f = extract_function(module, module[line_start : module.find("\n", m.start())].strip())
+    return None if f is None else normalize(f, name)
+
+
 def normalize(text: str, name: str) -> str:
     return re.sub(re.escape(name) + r"_[0-9a-f]{8}(?![0-9a-f])", name + "_HASH", text)
 
@@ -130,16 +141,7 @@ def warp_side(path: Path) -> tuple[dict[str, dict[str, str | None]] | None, str 
                     continue
                 funcs = {}
                 for target, kind in KINDS:
-                    # several kernels in one module: find this kernel's own function
-                    f = None
-                    src = sources[(id(m), target)]
-                    pat = re.compile(re.escape(key) + r"_[0-9a-f]{8}_" + target + "_kernel_" + kind + r"\(")
-                    mm = pat.search(src)
-                    if mm:
-                        line_start = src.rfind("\n", 0, mm.start()) + 1
-                        frag = src[line_start : src.find("\n", mm.start())]
-                        f = extract_function(src, frag.strip())
-                    funcs[f"{target}_{kind}"] = None if f is None else normalize(f, key)
+                    funcs[f"{target}_{kind}"] = kernel_function(sources[(id(m), target)], key, target, kind)
                 out[key] = funcs
             return out, None
     finally:
@@ -185,15 +187,7 @@ def pairpipe_side(binary: str, path: Path, names: list[str]) -> tuple[dict[str, 
             if file_error and n not in errors and f" {n}_" not in res.stdout:
                 errors[n] = file_error
             for kind in ("forward", "backward"):
-                pat = re.compile(re.escape(n) + r"_[0-9a-f]{8}_" + target + "_kernel_" + kind + r"\(")
-                mm = pat.search(res.stdout)
-                f = None
-                if mm:
-                    src = res.stdout
-                    line_start = src.rfind("\n", 0, mm.start()) + 1
-                    frag = src[line_start : src.find("\n", mm.start())]
-                    f = extract_function(src, frag.strip())
-                funcs[n][f"{target}_{kind}"] = None if f is None else normalize(f, n)
+                funcs[n][f"{target}_{kind}"] = kernel_function(res.stdout, n, target, kind)
     return funcs, errors
 
 
@@ -246,7 +240,6 @@ def main() -> int:
     files = candidate_files(warp_root())
     if a.only:
         files = [f for f in files if any(s in str(f) for s in a.only)]
-    results = []
     # Each file is checked in a fresh child forked from this process after
     # warp is imported, so no file sees state another file left in warp
     # (module options, config, registries) whatever the scheduling.
