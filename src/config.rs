@@ -27,9 +27,17 @@ pub fn user_error(msg: impl Into<String>) -> anyhow::Error {
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub run: Run,
+    /// Where kernels come from: the synthesizer (absent: the default) or a corpus.
+    #[serde(default, skip_serializing_if = "SourceSpec::is_synth")]
+    pub source: SourceSpec,
+    /// Required for a synthesized run; optional for a corpus run (which
+    /// ends when its corpus is exhausted, the target then only caps it).
+    #[serde(default, skip_serializing_if = "TargetSpec::is_unset")]
     pub target: TargetSpec,
     #[serde(default)]
     pub ir: Ir,
+    /// Synthesized runs only.
+    #[serde(default, skip_serializing_if = "Synth::is_unset")]
     pub synth: Synth,
     #[serde(default)]
     pub dedup: Dedup,
@@ -44,6 +52,78 @@ pub struct Config {
     pub tokens: Tokens,
     #[serde(default, skip_serializing_if = "Filter::is_empty")]
     pub filter: Filter,
+}
+
+/// `[source]`: where a run's kernels come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// "synth" (the default), "files" or "parquet".
+    #[serde(default)]
+    pub kind: SourceKind,
+    /// Globs (relative to the current directory): Python files, or folders
+    /// (every `*.py` under them), for "files"; Parquet files for "parquet".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Parquet: the column holding a file's text.
+    #[serde(default = "default_content_column")]
+    pub content_column: String,
+    /// Parquet: optional columns with the repository, the path in it, the license.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_column: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_column: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license_column: Option<String>,
+    /// Files (or records) larger than this are counted (`file_too_large`), not read.
+    #[serde(default = "default_max_file_bytes")]
+    pub max_file_bytes: Size,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    #[default]
+    Synth,
+    Files,
+    Parquet,
+}
+
+fn default_content_column() -> String {
+    "content".into()
+}
+
+fn default_max_file_bytes() -> Size {
+    Size(1 << 20)
+}
+
+impl Default for SourceSpec {
+    fn default() -> SourceSpec {
+        SourceSpec {
+            kind: SourceKind::Synth,
+            paths: Vec::new(),
+            content_column: default_content_column(),
+            repo_column: None,
+            path_column: None,
+            license_column: None,
+            max_file_bytes: default_max_file_bytes(),
+        }
+    }
+}
+
+impl SourceSpec {
+    pub fn is_synth(&self) -> bool {
+        self.kind == SourceKind::Synth
+    }
+
+    /// A folder corpus of `dir` (`pairpipe run CONFIG --source DIR`).
+    pub fn folder(dir: &str) -> SourceSpec {
+        SourceSpec {
+            kind: SourceKind::Files,
+            paths: vec![dir.to_string()],
+            ..SourceSpec::default()
+        }
+    }
 }
 
 /// `[lower]`: bounds on what lowering one kernel may produce.
@@ -112,8 +192,13 @@ impl TargetSpec {
             (Some(n), _, _) => Target::Rows(n),
             (_, Some(b), _) => Target::TextBytes(b.0),
             (_, _, Some(b)) => Target::DiskBytes(b.0),
-            _ => Target::Rows(0),
+            // Unset (a corpus run): until the corpus is exhausted.
+            _ => Target::Rows(u64::MAX),
         }
+    }
+
+    pub fn is_unset(&self) -> bool {
+        *self == TargetSpec::default()
     }
 
     pub fn rows(n: u64) -> TargetSpec {
@@ -152,7 +237,6 @@ impl Default for Ir {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Synth {
-    /// Category → relative weight; categories not listed are off.
     pub categories: BTreeMap<String, f64>,
     /// Kernel body lines (the `wp.tid()` line to the end), `[min, max]`.
     #[serde(default = "default_statements")]
@@ -191,6 +275,26 @@ fn default_loop_depth() -> usize {
 
 fn default_dtypes() -> Vec<String> {
     DTYPES.iter().map(|d| d.to_string()).collect()
+}
+
+impl Default for Synth {
+    fn default() -> Synth {
+        Synth {
+            categories: BTreeMap::new(),
+            statements: default_statements(),
+            params: default_params(),
+            expr_depth: default_expr_depth(),
+            loop_depth: default_loop_depth(),
+            dtypes: default_dtypes(),
+        }
+    }
+}
+
+impl Synth {
+    /// No `[synth]` table (a corpus run).
+    pub fn is_unset(&self) -> bool {
+        *self == Synth::default()
+    }
 }
 
 /// Largest accepted `synth.statements` bound.
@@ -531,7 +635,24 @@ impl Config {
         .iter()
         .filter(|&&s| s)
         .count();
-        if set != 1 {
+        let mined = !self.source.is_synth();
+        if mined {
+            if self.source.paths.is_empty() {
+                return Err("source.paths: list at least one path or glob".into());
+            }
+            if !self.synth.is_unset() {
+                return Err(
+                    "synth: a corpus run ([source] kind = files | parquet) takes no [synth] table"
+                        .into(),
+                );
+            }
+            if self.source.max_file_bytes.0 == 0 {
+                return Err("source.max_file_bytes: must be more than 0".into());
+            }
+        } else if self.source != SourceSpec::default() {
+            return Err("source: kind = \"synth\" takes no other keys".into());
+        }
+        if set > 1 || (set == 0 && !mined) {
             return Err(format!(
                 "target: set exactly one of rows, text_bytes, disk_bytes (found {set})"
             ));
@@ -545,23 +666,25 @@ impl Config {
         if !self.ir.cpu && !self.ir.cuda {
             return Err("ir: at least one of cpu, cuda must be true".into());
         }
-        if self.synth.categories.is_empty() {
-            return Err("synth.categories: list at least one category".into());
-        }
-        for (name, &w) in &self.synth.categories {
-            if !CATEGORIES.contains(&name.as_str()) {
-                return Err(format!(
-                    "synth.categories: unknown category \"{name}\" (known: {})",
-                    CATEGORIES.join(", ")
-                ));
+        if !mined {
+            if self.synth.categories.is_empty() {
+                return Err("synth.categories: list at least one category".into());
             }
-            if !(w > 0.0 && w.is_finite()) {
-                return Err(format!(
-                    "synth.categories.{name}: weight must be a number > 0, got {w}"
-                ));
+            for (name, &w) in &self.synth.categories {
+                if !CATEGORIES.contains(&name.as_str()) {
+                    return Err(format!(
+                        "synth.categories: unknown category \"{name}\" (known: {})",
+                        CATEGORIES.join(", ")
+                    ));
+                }
+                if !(w > 0.0 && w.is_finite()) {
+                    return Err(format!(
+                        "synth.categories.{name}: weight must be a number > 0, got {w}"
+                    ));
+                }
             }
+            self.synth.validate_knobs()?;
         }
-        self.synth.validate_knobs()?;
         let d = &self.dedup;
         if d.expected_items == 0 {
             return Err("dedup.expected_items: must be at least 1".into());

@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod report;
 pub mod row;
 pub mod sink;
+pub mod source;
 pub mod synth;
 pub mod text;
 pub mod tokens;

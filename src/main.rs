@@ -63,6 +63,12 @@ enum Command {
         /// parts.
         #[arg(long, value_name = "i/N")]
         part: Option<String>,
+        /// Mine the Python files under DIR (a folder or glob) instead of the
+        /// config's source: every module-level @wp.kernel becomes a row. The
+        /// config's [synth] and [target] are then ignored (the run ends when
+        /// the corpus does; --count caps it).
+        #[arg(long, value_name = "DIR")]
+        source: Option<String>,
         /// No progress bar (it is also off when stderr is not a terminal).
         #[arg(long)]
         quiet: bool,
@@ -234,6 +240,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             seed,
             workers,
             part,
+            source,
             quiet,
             fresh,
         } => {
@@ -244,6 +251,11 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
                 (Some(dir), _) => cfg.run.output = dir,
                 (None, Some(p)) => cfg.run.output = p.default_output(&cfg.run.output),
                 (None, None) => {}
+            }
+            if let Some(dir) = source {
+                cfg.source = pairpipe::config::SourceSpec::folder(&dir);
+                cfg.synth = Default::default();
+                cfg.target = TargetSpec::default();
             }
             if let Some(n) = count {
                 cfg.target = TargetSpec::rows(n);

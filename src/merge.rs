@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, user_error};
 use crate::dedup::DedupKeys;
 use crate::pipeline::{Part, Tally, check_output, mib, thousands};
-use crate::row::Row;
+use crate::row::{Provenance, Row};
 use crate::sink::{
     self, CardInfo, Origin, SPLITS, ShardInfo, Sink, SinkOptions, open_shard, u64_column,
 };
@@ -169,6 +169,16 @@ pub fn merge(parts: &[PathBuf], out: &Path, progress: bool) -> Result<MergeRepor
                 parts: count,
                 duplicates: dropped,
             },
+            mined: (!config.source.is_synth()).then(|| {
+                let mut card = crate::pipeline::mined_card(&tally);
+                if let Some(m) = manifest["counters"]["rejected"].as_object() {
+                    card.rejected = m
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                        .collect();
+                }
+                card
+            }),
         },
     )?;
     Ok(MergeReport {
@@ -596,6 +606,11 @@ struct Batch {
     launch_dims: Int32Array,
     /// python_source_tokens, then the IR columns' counts in `ir`'s order.
     tokens: [Int32Array; 7],
+    origin: StringArray,
+    /// source_repo, source_path, source_license.
+    source: [StringArray; 3],
+    source_line: Int32Array,
+    source_file_xxh3: UInt64Array,
 }
 
 impl Batch {
@@ -665,6 +680,17 @@ impl Batch {
             .collect::<Result<Vec<_>>>()?
             .try_into()
             .map_err(|_| anyhow!("seven token columns"))?,
+            origin: string("origin")?,
+            source: [
+                string("source_repo")?,
+                string("source_path")?,
+                string("source_license")?,
+            ],
+            source_line: col("source_line")?
+                .as_primitive_opt::<Int32Type>()
+                .cloned()
+                .ok_or_else(|| anyhow!("{}: column source_line is not int32", path.display()))?,
+            source_file_xxh3: u64_column(batch, "source_file_xxh3", path)?.clone(),
         })
     }
 
@@ -687,6 +713,7 @@ impl Batch {
         let category = CATEGORIES
             .iter()
             .copied()
+            .chain([crate::source::MINED])
             .find(|c| *c == category)
             .ok_or_else(|| anyhow!("row {}: unknown category {category:?}", self.id.value(i)))?;
         let [
@@ -720,6 +747,16 @@ impl Batch {
             dtypes: list(&self.dtypes),
             launch_dims: self.launch_dims.value(i).max(0) as u32,
             ir_from_lowering: false,
+            provenance: (self.origin.value(i) == "mined").then(|| {
+                let [repo, path, license] = self.source.each_ref().map(text);
+                Box::new(Provenance {
+                    repo,
+                    path: path.unwrap_or_default(),
+                    line: self.source_line.value(i).max(0) as u32,
+                    license,
+                    file_xxh3: self.source_file_xxh3.value(i),
+                })
+            }),
             tokens: {
                 let n = |a: &Int32Array| a.is_valid(i).then(|| a.value(i).max(0) as u32);
                 let [python, ir @ ..] = &self.tokens;
@@ -791,7 +828,7 @@ fn merged_manifest(
         list.truncate(EXAMPLES_PER_REASON);
     }
     let total_seconds = part_seconds + seconds;
-    let counters = json!({
+    let mut counters = json!({
         "generated": generated,
         "written": tally.written,
         "duplicates": within + dropped,
@@ -808,6 +845,10 @@ fn merged_manifest(
         "rows_per_second": tally.written as f64 / total_seconds.max(1e-9),
         "bloom": { "estimated_false_positives": false_positives },
     });
+    if !tally.rows_per_license.is_empty() {
+        counters["rows_per_license"] = json!(tally.rows_per_license);
+        counters["rows_per_repo"] = json!(tally.rows_per_repo);
+    }
     Ok(json!({
         "pairpipe_version": crate::PAIRPIPE_VERSION,
         "warp_version": crate::WARP_VERSION,

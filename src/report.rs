@@ -97,6 +97,12 @@ struct Section {
     rows: u64,
     splits: Vec<Share>,
     categories: Vec<Share>,
+    /// Rows by `origin` (synthetic / mined).
+    origins: Vec<Share>,
+    /// Mined rows by `source_license` ("unknown" where none was found), and
+    /// the ten repositories with the most rows; empty for synthesized data.
+    licenses: Vec<Share>,
+    repositories: Vec<Share>,
     columns: Vec<ColumnStats>,
     /// Token counts (`*_tokens`, `pair_tokens`); None when the shards have none.
     tokens: Option<TokenStats>,
@@ -373,6 +379,14 @@ fn scan_sizes(files: &[PathBuf]) -> Result<DataFrame> {
         exprs.push(or_null(&format!("{column}_tokens"), DataType::Int64));
     }
     exprs.push(or_null("pair_tokens", DataType::Int64));
+    // Shards from before the provenance columns hold synthesized rows only.
+    exprs.push(if schema.get("origin").is_some() {
+        col("origin").cast(DataType::String)
+    } else {
+        lit("synthetic").alias("origin")
+    });
+    exprs.push(or_null("source_license", DataType::String));
+    exprs.push(or_null("source_repo", DataType::String));
     Ok(lf.select(exprs).collect()?)
 }
 
@@ -392,6 +406,30 @@ fn summarize(
     });
     let mut categories = shares(frame, "category", rows)?;
     categories.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
+    let by_rows = |v: &mut Vec<Share>| {
+        v.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)))
+    };
+    let mut origins = shares(frame, "origin", rows)?;
+    by_rows(&mut origins);
+    let mined = frame
+        .clone()
+        .lazy()
+        .filter(col("origin").eq(lit("mined")))
+        .with_column(col("source_license").fill_null(lit("unknown")))
+        .with_column(col("source_repo").fill_null(lit("unknown")))
+        .collect()?;
+    let mined_rows = mined.height() as u64;
+    let (mut licenses, mut repositories) = if mined_rows > 0 {
+        (
+            shares(&mined, "source_license", mined_rows)?,
+            shares(&mined, "source_repo", mined_rows)?,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    by_rows(&mut licenses);
+    by_rows(&mut repositories);
+    repositories.truncate(10);
 
     let (columns, text_bytes) = column_stats(frame)?;
     let tokenizer = manifest.and_then(|m| m["tokenizer"].as_str().map(str::to_owned));
@@ -414,6 +452,9 @@ fn summarize(
         rows,
         splits,
         categories,
+        origins,
+        licenses,
+        repositories,
         columns,
         tokens,
         contents,
@@ -875,7 +916,13 @@ impl Section {
         for (title, key, shares) in [
             ("Rows per split", "split", &self.splits),
             ("Categories", "category", &self.categories),
+            ("Origins", "origin", &self.origins),
+            ("Licenses of the mined rows", "license", &self.licenses),
+            ("Top repositories of the mined rows", "repository", &self.repositories),
         ] {
+            if shares.is_empty() {
+                continue;
+            }
             writeln!(
                 out,
                 "\n### {title}\n\n| {key} | rows | share |\n| --- | ---: | ---: |"

@@ -39,6 +39,26 @@ pub struct Row {
     /// Token counts per text column (the workers count them; all None when
     /// the run has no tokenizer).
     pub tokens: TokenCounts,
+    /// Where a mined kernel came from; `None` for a synthesized one (whose
+    /// `origin` is then "synthetic" and `source_*` columns null).
+    pub provenance: Option<Box<Provenance>>,
+}
+
+/// Where a mined row's kernel came from (the `source_*` columns).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Provenance {
+    /// The repository (a folder corpus: the folder holding `.git` or a
+    /// license file above the file, else the corpus folder; Parquet: the
+    /// repo column).
+    pub repo: Option<String>,
+    /// The file's path in its repository.
+    pub path: String,
+    /// Line of the kernel (its first decorator) in that file.
+    pub line: u32,
+    /// SPDX id (or the Parquet column's text); `None` when unknown.
+    pub license: Option<String>,
+    /// xxh3-64 of the file's bytes.
+    pub file_xxh3: u64,
 }
 
 impl Row {

@@ -142,6 +142,7 @@ fn read_shard(path: &Path) -> Vec<Row> {
                 dtypes: list("dtypes", i),
                 launch_dims: col("launch_dims").as_primitive::<Int32Type>().value(i) as u32,
                 ir_from_lowering: false,
+                provenance: None,
                 tokens: {
                     let n = |name: &str| {
                         let c = col(name);

@@ -60,6 +60,9 @@ step "Parity with warp-lang: hand-written kernels"
 step "Parity with warp-lang: warp-lang's own tests and examples (floor in tests/realworld_floor.txt)"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_realworld.py" --pairpipe "$BIN" --floor "$ROOT/tests/realworld_floor.txt")
 
+step "Mining: warp-lang's own tests/ and examples/ as a corpus (rows = kernels lowered, every row warp-exact)"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/check_mined.py" --pairpipe "$BIN" --work "$WORK/mined")
+
 step "Parity with warp-lang: kernels both must reject"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_parity.py" --pairpipe "$BIN" --expect-reject "$ROOT/tests/kernels/invalid")
 

@@ -70,6 +70,7 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         dtypes: vec!["float32".into()],
         launch_dims: 2,
         ir_from_lowering: false,
+        provenance: None,
         tokens: TokenCounts {
             python: Some(40 + index as u32),
             ir: [Some(11), Some(12), Some(13), Some(14), Some(15), Some(16)],
@@ -114,6 +115,7 @@ fn write_dataset(out: &Path) -> Vec<PathBuf> {
         modules: true,
         tokenizer: "o200k_base".into(),
         origin: Default::default(),
+        mined: None,
     };
     write_dataset_card(out, &card).unwrap();
     shards.iter().map(|s| out.join(&s.path)).collect()
@@ -201,6 +203,7 @@ fn every_row_field_maps_to_a_column() {
         launch_dims,
         ir_from_lowering: _,
         tokens,
+        provenance: _,
     } = sample_row(1, "train");
     let ints = |name: &str| column(&batch, name).as_primitive::<Int32Type>().value(r);
     assert_eq!(ints("python_source_tokens") as u32, tokens.python.unwrap());

@@ -195,7 +195,18 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     };
 
     let workers = config.worker_count();
-    let ctx = WorkerContext::load(config)?;
+    let mut ctx = WorkerContext::load(config)?;
+    // A corpus run reads its corpus first: its units are the index space.
+    let corpus = match config.source.is_synth() {
+        true => None,
+        false => Some(std::sync::Arc::new(crate::source::load(
+            &config.source,
+            workers,
+        )?)),
+    };
+    let limit = corpus.as_ref().map(|c| c.units.len() as u64);
+    ctx.corpus = corpus.clone();
+    let ctx = ctx;
     let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
     let (index_tx, index_rx) = bounded::<u64>(in_flight);
@@ -215,7 +226,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     let mut filter = None;
     let (tally, shards) = std::thread::scope(|s| -> anyhow::Result<_> {
         spawn(s, "pairpipe-source".into(), move || {
-            source(indices, first, index_tx, credit_rx)
+            source(indices, first, limit, index_tx, credit_rx)
         })?;
         for w in 0..workers {
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
@@ -252,7 +263,15 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
                 enough,
             )
         })?;
-        writer(event_rx, sink, start_tally, target, &bar, &checkpoint)
+        writer(
+            event_rx,
+            sink,
+            start_tally,
+            target,
+            &bar,
+            &checkpoint,
+            limit.is_none(),
+        )
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -282,6 +301,9 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         "counters": counters,
         "shards": shards,
     });
+    if let Some(c) = &corpus {
+        manifest["corpus"] = c.summary();
+    }
     if let Some(p) = part {
         // The indices this part consumed: index + k·count for k < generated.
         manifest["part"] = json!({
@@ -316,6 +338,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
                 },
                 None => Origin::Run,
             },
+            mined: corpus.as_ref().map(|_| mined_card(&tally)),
         },
     );
     card?;
@@ -330,6 +353,18 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         part,
         resumed_at,
     })
+}
+
+/// The card's provenance figures of a corpus run (or a merge of one's parts).
+pub(crate) fn mined_card(tally: &Tally) -> crate::sink::MinedCard {
+    let pairs = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter().map(|(k, &v)| (k.clone(), v)).collect()
+    };
+    crate::sink::MinedCard {
+        licenses: pairs(&tally.rows_per_license),
+        repos: pairs(&tally.rows_per_repo),
+        rejected: pairs(&tally.rejected),
+    }
 }
 
 fn remove_if_present(path: &Path) -> anyhow::Result<()> {
@@ -375,10 +410,20 @@ fn lower_thread_priority(by: i32) {
 
 /// Hand out the part's sample indices (0, 1, 2, ... for a whole run) from
 /// position `first` on, one per credit, until the ordered stage stops
-/// returning credits.
-fn source(part: Part, first: u64, index_tx: Sender<u64>, credit_rx: Receiver<()>) {
+/// returning credits, or (a corpus run) the indices reach `limit`.
+fn source(
+    part: Part,
+    first: u64,
+    limit: Option<u64>,
+    index_tx: Sender<u64>,
+    credit_rx: Receiver<()>,
+) {
     for k in first.. {
-        if credit_rx.recv().is_err() || index_tx.send(part.sample_index(k)).is_err() {
+        let index = part.sample_index(k);
+        if limit.is_some_and(|n| index >= n) {
+            return;
+        }
+        if credit_rx.recv().is_err() || index_tx.send(index).is_err() {
             return;
         }
     }
@@ -539,6 +584,9 @@ fn writer(
     target: Target,
     bar: &ProgressBar,
     checkpoint: &dyn Fn(&Tally, &Sink) -> anyhow::Result<()>,
+    // A synthesized run stops when it makes no rows for long; a corpus run
+    // reads its corpus to the end, whatever it holds.
+    may_stall: bool,
 ) -> anyhow::Result<(Tally, Vec<ShardInfo>)> {
     // A resumed run may already be there (killed between its last cut and
     // writing the manifest).
@@ -579,7 +627,7 @@ fn writer(
                 tally.rejected(r.reason, example);
             }
         }
-        if let Some(why) = tally.stalled() {
+        if let Some(why) = tally.stalled().filter(|_| may_stall) {
             anyhow::bail!("run stopped: {why}");
         }
     }
@@ -871,7 +919,7 @@ mod tests {
             credit_tx.send(()).unwrap();
         }
         let part = Part { index: 1, count: 3 };
-        let source = std::thread::spawn(move || source(part, 5, index_tx, credit_rx));
+        let source = std::thread::spawn(move || source(part, 5, None, index_tx, credit_rx));
         let take = |n: usize| -> Vec<u64> {
             (0..n)
                 .map(|_| index_rx.recv_timeout(Duration::from_secs(10)).unwrap())

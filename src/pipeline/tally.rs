@@ -32,6 +32,12 @@ pub struct Tally {
     pub rows_per_category: BTreeMap<String, u64>,
     pub text_bytes: u64,
     pub disk_bytes: u64,
+    /// Mined rows (absent from a synthesized run's counters): written rows
+    /// by license ("unknown" where none was found) and by repository.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rows_per_license: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rows_per_repo: BTreeMap<String, u64>,
     /// Sum of the Bloom filter's false-positive odds over the written rows:
     /// how many duplicates were probably new kernels. (Reported with the
     /// Bloom filter's figures, not among the counters; a checkpoint keeps
@@ -62,6 +68,16 @@ impl Tally {
         self.text_bytes += row.text_bytes();
         bump(&mut self.rows_per_split, row.split);
         bump(&mut self.rows_per_category, row.category);
+        if let Some(p) = &row.provenance {
+            bump(
+                &mut self.rows_per_license,
+                p.license.as_deref().unwrap_or("unknown"),
+            );
+            bump(
+                &mut self.rows_per_repo,
+                p.repo.as_deref().unwrap_or("unknown"),
+            );
+        }
         self.estimated_false_positives += false_positive_odds;
     }
 

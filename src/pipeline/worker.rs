@@ -7,7 +7,8 @@ use crate::config::{Config, DedupLevel, Filter, Splits};
 use crate::dedup::{dedup_keys_of_tokens, split_for};
 use crate::lang::tokenize;
 use crate::lower::{self, KernelIr, Target, TargetIr};
-use crate::row::Row;
+use crate::row::{Provenance, Row};
+use crate::source::{Corpus, MINED, Unit};
 use crate::synth;
 use crate::tokens::{Counter, TokenCounts, Tokenizer};
 use crate::verify::verify;
@@ -43,6 +44,8 @@ pub struct WorkerContext {
     pub tokenizer: Tokenizer,
     /// Token budgets: rows over them are rejected here, before dedup.
     pub filter: Filter,
+    /// A corpus run's units (sample `i` is unit `i`); `None` for a synthesized run.
+    pub corpus: Option<std::sync::Arc<Corpus>>,
 }
 
 /// A worker's reusable state: buffers for canonical forms, and its token
@@ -88,6 +91,7 @@ impl WorkerContext {
             max_generated: config.lower.max_generated_bytes.0,
             tokenizer,
             filter: config.filter.clone(),
+            corpus: None,
         }
     }
 }
@@ -101,6 +105,9 @@ pub fn row_id(seed: u64, index: u64) -> String {
 /// canonical forms and its token counter. A panic in the synthesizer or the lowering becomes a
 /// rejection ("panic"), so one bad sample cannot stall the ordered stages.
 pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut Scratch) -> Outcome {
+    if let Some(corpus) = &ctx.corpus {
+        return process_mined(ctx, corpus, index, scratch);
+    }
     let draw = || {
         let rng = synth::sample_rng(ctx.seed, index);
         let category = synth::pick_category(ctx.seed, index, &ctx.weights);
@@ -137,6 +144,70 @@ pub fn process(ctx: &WorkerContext, index: u64, scratch: &mut Scratch) -> Outcom
     }
 }
 
+/// Sample `index` of a corpus run: unit `index` lowered, or its rejection.
+fn process_mined(
+    ctx: &WorkerContext,
+    corpus: &Corpus,
+    index: u64,
+    scratch: &mut Scratch,
+) -> Outcome {
+    let unit = usize::try_from(index)
+        .ok()
+        .and_then(|i| corpus.units.get(i));
+    let rejected = |reason, message: String, python_source: String| {
+        Outcome::Rejected(Rejection {
+            reason,
+            category: MINED,
+            message,
+            python_source,
+        })
+    };
+    match unit {
+        None => rejected(
+            "no_such_unit",
+            format!("index {index} is past the corpus"),
+            String::new(),
+        ),
+        Some(Unit::Rejected { reason, message }) => {
+            rejected(reason, message.clone(), String::new())
+        }
+        Some(Unit::Kernel {
+            kernel_name,
+            python_source,
+            provenance,
+        }) => {
+            let here = |p: &Provenance| format!("{}:{}", p.path, p.line);
+            match catch_unwind(AssertUnwindSafe(|| {
+                lower_row(
+                    ctx,
+                    index,
+                    MINED,
+                    kernel_name.clone(),
+                    python_source.clone(),
+                    Some(Box::new(provenance.clone())),
+                    scratch,
+                )
+            })) {
+                Ok(Outcome::Rejected(mut r)) => {
+                    // Where in the corpus: the message's position is in the cut module.
+                    r.message = format!(
+                        "{} (kernel '{kernel_name}'): {}",
+                        here(provenance),
+                        r.message
+                    );
+                    Outcome::Rejected(r)
+                }
+                Ok(row) => row,
+                Err(_) => rejected(
+                    "panic",
+                    format!("{} (kernel '{kernel_name}'): panic", here(provenance)),
+                    python_source.clone(),
+                ),
+            }
+        }
+    }
+}
+
 fn build_row(
     ctx: &WorkerContext,
     index: u64,
@@ -145,6 +216,33 @@ fn build_row(
     scratch: &mut Scratch,
 ) -> Outcome {
     let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
+    lower_row(
+        ctx,
+        index,
+        category,
+        sample.kernel_name,
+        sample.python_source,
+        None,
+        scratch,
+    )
+}
+
+/// Lowers one module of one kernel into a row (or a rejection).
+fn lower_row(
+    ctx: &WorkerContext,
+    index: u64,
+    category: &'static str,
+    kernel_name: String,
+    python_source: String,
+    provenance: Option<Box<Provenance>>,
+    scratch: &mut Scratch,
+) -> Outcome {
+    let sample = crate::synth::Sample {
+        index,
+        category,
+        kernel_name,
+        python_source,
+    };
     let reject = |reason, message: String, python_source: String| {
         Outcome::Rejected(Rejection {
             reason,
@@ -251,6 +349,7 @@ fn build_row(
         launch_dims: lowered.launch_dims,
         ir_from_lowering: true,
         tokens: counts,
+        provenance,
     }))
 }
 

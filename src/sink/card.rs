@@ -20,6 +20,27 @@ pub struct CardInfo {
     pub tokenizer: String,
     /// How the folder was made: a whole run, one part of one, or a merge of parts.
     pub origin: Origin,
+    /// A corpus run's provenance figures; `None` for a synthesized run.
+    pub mined: Option<MinedCard>,
+}
+
+/// What the card says about mined rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MinedCard {
+    /// Written rows by license (SPDX id, "unknown" where none was found).
+    pub licenses: Vec<(String, u64)>,
+    /// Written rows by repository.
+    pub repos: Vec<(String, u64)>,
+    /// Kernels or files left out, by reason.
+    pub rejected: Vec<(String, u64)>,
+}
+
+/// `counts` most frequent first (ties by name), at most `n`.
+fn top(counts: &[(String, u64)], n: usize) -> Vec<(String, u64)> {
+    let mut v = counts.to_vec();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(n);
+    v
 }
 
 /// What made a dataset folder, for the card's "How it was made".
@@ -88,7 +109,11 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
 
     let mut y = String::from("---\n");
     writeln!(y, "pretty_name: {}", quoted(&card.name))?;
-    y.push_str("tags:\n- code\n- nvidia-warp\n- synthetic\n");
+    y.push_str("tags:\n- code\n- nvidia-warp\n");
+    y.push_str(match card.mined {
+        Some(_) => "- mined\n",
+        None => "- synthetic\n",
+    });
     if card.cuda {
         y.push_str("- cuda\n");
     }
@@ -132,13 +157,48 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
 
     let mut m = y;
     writeln!(m, "# {}\n", card.name)?;
-    m.push_str(
+    let kernels = match card.mined {
+        Some(_) => {
+            "The kernels were mined from a corpus of real Python files: each module-level \
+             `@wp.kernel` was cut out of its file with the imports, constants, structs and \
+             `@wp.func`s it reaches into a minimal module (`python_source`), parsed, never \
+             executed; the `source_*` columns say where each came from"
+        }
+        None => "The kernels are synthesized",
+    };
+    writeln!(
+        m,
         "Pairs of GPU kernels written in [NVIDIA Warp](https://github.com/NVIDIA/warp)'s Python \
          dialect and the C++ / CUDA source that warp-lang 1.19.0's code generator emits for them, \
-         forward and backward (adjoint) passes. The kernels are synthesized; the generated source \
+         forward and backward (adjoint) passes. {kernels}; the generated source \
          was produced by pairpipe, a Rust re-implementation of warp's lowering that is byte-exact \
-         (up to the 8-hex module hash in kernel names).\n\n",
-    );
+         (up to the 8-hex module hash in kernel names).\n"
+    )?;
+    if let Some(mined) = &card.mined {
+        m.push_str("## Sources
+
+Licenses present (rows; SPDX ids where recognizable, from a \
+                    LICENSE / COPYING file at or above each file or the corpus's license column). \
+                    Check each license's terms before you redistribute or train on the rows.\n\n\
+                    | license | rows |\n| --- | ---: |\n");
+        for (l, n) in top(&mined.licenses, usize::MAX) {
+            writeln!(m, "| {} | {n} |", l.replace('|', "\\|"))?;
+        }
+        m.push_str("\nTop repositories:\n\n| repository | rows |\n| --- | ---: |\n");
+        for (r, n) in top(&mined.repos, 10) {
+            writeln!(m, "| {} | {n} |", r.replace('|', "\\|"))?;
+        }
+        if !mined.rejected.is_empty() {
+            m.push_str(
+                "\nKernels and files of the corpus left out, by reason (`manifest.json` has the \
+                 first examples of each, with file and line):\n\n| reason | count |\n| --- | ---: |\n",
+            );
+            for (r, n) in top(&mined.rejected, usize::MAX) {
+                writeln!(m, "| {r} | {n} |")?;
+            }
+        }
+        m.push('\n');
+    }
     writeln!(
         m,
         "IR columns filled in this dataset: {filled}. The other IR columns are null.\n"
@@ -243,6 +303,7 @@ mod tests {
             modules: false,
             tokenizer: "o200k_base".into(),
             origin: Origin::Run,
+            mined: None,
         }
     }
 

@@ -165,6 +165,12 @@ enum Source {
     TextBytes,
     Tokens(Text),
     PairTokens,
+    Origin,
+    SourceRepo,
+    SourcePath,
+    SourceLine,
+    SourceLicense,
+    SourceFileHash,
 }
 
 impl Source {
@@ -194,6 +200,12 @@ impl Source {
             "text_bytes" => Source::TextBytes,
             "python_source_tokens" => Source::Tokens(Text::Python),
             "pair_tokens" => Source::PairTokens,
+            "origin" => Source::Origin,
+            "source_repo" => Source::SourceRepo,
+            "source_path" => Source::SourcePath,
+            "source_line" => Source::SourceLine,
+            "source_license" => Source::SourceLicense,
+            "source_file_xxh3" => Source::SourceFileHash,
             _ => {
                 if let Some(prefix) = name.strip_suffix("_chars") {
                     Source::Chars(text(prefix)?)
@@ -224,6 +236,13 @@ impl Source {
             Source::TextBytes => (DataType::Int64, false),
             // Null without a tokenizer.
             Source::Tokens(_) | Source::PairTokens => (DataType::Int32, true),
+            Source::Origin => (DataType::Utf8, false),
+            // Null for synthesized rows.
+            Source::SourceRepo | Source::SourcePath | Source::SourceLicense => {
+                (DataType::Utf8, true)
+            }
+            Source::SourceLine => (DataType::Int32, true),
+            Source::SourceFileHash => (DataType::UInt64, true),
         }
     }
 
@@ -238,6 +257,8 @@ impl Source {
                 | Source::DedupKey
                 | Source::Key(_)
                 | Source::TextBytes
+                | Source::SourceFileHash
+                | Source::SourceLine
         )
     }
 }
@@ -467,6 +488,30 @@ impl Columns {
                         n.map(|n| n as usize)
                     }),
                     Source::PairTokens => sizes(rows, |r| r.tokens.pair().map(|n| n as usize)),
+                    Source::Origin => strings(rows, |r| {
+                        Some(match r.provenance {
+                            Some(_) => "mined",
+                            None => "synthetic",
+                        })
+                    }),
+                    Source::SourceRepo => strings(rows, |r| {
+                        r.provenance.as_ref().and_then(|p| p.repo.as_deref())
+                    }),
+                    Source::SourcePath => {
+                        strings(rows, |r| r.provenance.as_ref().map(|p| p.path.as_str()))
+                    }
+                    Source::SourceLicense => strings(rows, |r| {
+                        r.provenance.as_ref().and_then(|p| p.license.as_deref())
+                    }),
+                    Source::SourceLine => Arc::new(Int32Array::from_iter(rows.iter().map(|r| {
+                        r.provenance
+                            .as_ref()
+                            .map(|p| p.line.min(i32::MAX as u32) as i32)
+                    }))),
+                    Source::SourceFileHash => Arc::new(UInt64Array::from_iter(
+                        rows.iter()
+                            .map(|r| r.provenance.as_ref().map(|p| p.file_xxh3)),
+                    )),
                 }),
             })
             .collect())
@@ -633,6 +678,7 @@ mod tests {
             dtypes: vec![],
             launch_dims: 1,
             ir_from_lowering: true,
+            provenance: None,
             tokens: Default::default(),
         }
     }
@@ -662,6 +708,7 @@ mod tests {
         // Text that did not come from lowering its plain source.
         rows.push(Row {
             ir_from_lowering: false,
+            provenance: None,
             ..row(4, sources[0], Some("void k() {\n    // é\u{2028}\n}\n"))
         });
         let columns = columns().unwrap();

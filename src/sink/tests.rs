@@ -41,6 +41,7 @@ fn row(index: u64, split: &'static str, cpu: bool, cuda: bool) -> Row {
         dtypes: vec!["float32".into()],
         launch_dims: 1 + (index % 3) as u32,
         ir_from_lowering: false,
+        provenance: None,
         tokens: Default::default(),
     }
 }

@@ -235,6 +235,7 @@ def write_synthetic_run(
             "builtins": ["tid", "mul"],
             "dtypes": ["float32"],
             "launch_dims": 1,
+            "origin": "synthetic",
         }
         text = 0
         for column, prefix in TEXT_PREFIXES.items():

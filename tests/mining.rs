@@ -1,0 +1,341 @@
+//! Corpus runs ([source] kind = "files" | "parquet"): every module-level
+//! kernel of a corpus becomes a row with its provenance; files that cannot be
+//! used are counted by reason, none fatal; dedup, determinism across worker
+//! counts, `--part` and `merge` hold as for synthesized runs.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Int32Type, Schema, UInt64Type};
+use pairpipe::config::Config;
+use pairpipe::pipeline::{Part, RunOptions, RunReport, run_with};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+const KERNELS: &str = r#"import math
+import warp as wp
+
+SCALE = wp.constant(2.0)
+UNUSED = 7
+
+
+@wp.func
+def twice(x: float):
+    return x * SCALE
+
+
+def test_launch(device):
+    pass
+
+
+@wp.kernel
+def scale(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = twice(a[i])
+
+
+@wp.kernel
+def add_one(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+"#;
+
+const MIT: &str = "MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, \
+                   free of charge, to any person obtaining a copy of this software\n";
+
+fn config(out: &Path, source: &str, extra: &str) -> Config {
+    let text = format!(
+        "[run]\nname = \"mined\"\nseed = 5\noutput = \"{}\"\nworkers = 2\n\n[source]\n{source}\n{extra}",
+        out.display()
+    );
+    Config::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn run(config: &Config, part: Option<Part>) -> RunReport {
+    run_with(
+        config,
+        RunOptions {
+            part,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Every row of a run: (column name → value as text), in manifest order.
+fn rows(out: &Path) -> Vec<std::collections::BTreeMap<String, Option<String>>> {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let mut out_rows = Vec::new();
+    for shard in manifest["shards"].as_array().unwrap() {
+        let path = out.join(shard["path"].as_str().unwrap());
+        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            for i in 0..batch.num_rows() {
+                let mut row = std::collections::BTreeMap::new();
+                for (f, c) in batch.schema().fields().iter().zip(batch.columns()) {
+                    let v = match c.data_type() {
+                        DataType::Utf8 => {
+                            let a = c.as_string::<i32>();
+                            a.is_valid(i).then(|| a.value(i).to_string())
+                        }
+                        DataType::Int32 => {
+                            let a = c.as_primitive::<Int32Type>();
+                            a.is_valid(i).then(|| a.value(i).to_string())
+                        }
+                        DataType::UInt64 => {
+                            let a = c.as_primitive::<UInt64Type>();
+                            a.is_valid(i).then(|| a.value(i).to_string())
+                        }
+                        _ => continue,
+                    };
+                    row.insert(f.name().clone(), v);
+                }
+                out_rows.push(row);
+            }
+        }
+    }
+    out_rows
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A corpus of two copies of one repository, and every kind of bad file.
+fn folder_corpus(root: &Path) -> PathBuf {
+    let corpus = root.join("corpus");
+    for repo in ["repo-a", "repo-b"] {
+        write(&corpus.join(repo).join("LICENSE"), MIT.as_bytes());
+        write(&corpus.join(repo).join("src/kernels.py"), KERNELS.as_bytes());
+    }
+    let bad = corpus.join("bad");
+    write(&bad.join("latin1.py"), b"# kernel caf\xe9\nimport warp as wp\n");
+    write(
+        &bad.join("syntax.py"),
+        b"import warp as wp\n\n@wp.kernel\ndef broken(a: wp.array(dtype=float):\n    pass\n",
+    );
+    let mut huge = String::from("import warp as wp\n");
+    while huge.len() < 70_000 {
+        huge.push_str("# kernel padding line ...........................................\n");
+    }
+    write(&bad.join("huge.py"), huge.as_bytes());
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(bad.join("missing-target.py"), bad.join("dangling.py")).unwrap();
+    // A kernel pairpipe cannot lower: counted, and its file's other kernel kept.
+    write(
+        &bad.join("mixed.py"),
+        b"import warp as wp\n\n@wp.kernel\ndef nope(a: wp.array(dtype=float)):\n    a[0] = undefined_name\n\n\n@wp.kernel\ndef fine(a: wp.array(dtype=float)):\n    a[0] = 1.0\n",
+    );
+    // Not Python: not part of a folder corpus.
+    write(&bad.join("notes.txt"), b"@wp.kernel");
+    corpus
+}
+
+#[test]
+fn folder_corpus_rows_provenance_rejections_and_dedup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = folder_corpus(tmp.path());
+    let source = format!(
+        "kind = \"files\"\npaths = [\"{}\"]\nmax_file_bytes = \"64KiB\"",
+        corpus.display()
+    );
+    let out = tmp.path().join("out");
+    let report = run(&config(&out, &source, "[dedup]\nlevel = \"exact\""), None);
+    let t = &report.tally;
+    // repo-a's two kernels and mixed.py's good one are rows; repo-b's two
+    // kernels are the same modules: duplicates.
+    assert_eq!(t.written, 3, "{:?}", t);
+    assert_eq!(t.duplicates, 2);
+    for reason in [
+        "not_utf8",
+        "syntax_error",
+        "file_too_large",
+        "unreadable",
+        "lower_error",
+    ] {
+        assert_eq!(t.rejected.get(reason), Some(&1), "{reason}: {:?}", t.rejected);
+    }
+    // The examples name the file and line.
+    let ex = &t.rejected_examples["lower_error"][0];
+    assert!(ex.message.starts_with("bad/mixed.py:3"), "{}", ex.message);
+    assert!(ex.message.contains("nope"), "{}", ex.message);
+    let ex = &t.rejected_examples["syntax_error"][0];
+    assert!(ex.message.starts_with("bad/syntax.py:"), "{}", ex.message);
+    assert_eq!(report.manifest["corpus"]["files"], 7);
+
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 3);
+    let get = |r: &std::collections::BTreeMap<String, Option<String>>, k: &str| {
+        r[k].clone().unwrap_or_default()
+    };
+    let scale = rows.iter().find(|r| get(r, "kernel_name") == "scale").unwrap();
+    assert_eq!(get(scale, "origin"), "mined");
+    assert_eq!(get(scale, "category"), "mined");
+    assert_eq!(get(scale, "source_repo"), "repo-a");
+    assert_eq!(get(scale, "source_path"), "src/kernels.py");
+    assert_eq!(get(scale, "source_line"), "17");
+    assert_eq!(get(scale, "source_license"), "MIT");
+    assert_eq!(
+        get(scale, "source_file_xxh3"),
+        xxhash_rust::xxh3::xxh3_64(KERNELS.as_bytes()).to_string()
+    );
+    // The minimal module: what `scale` reaches, nothing else.
+    let py = get(scale, "python_source");
+    assert!(py.contains("SCALE = wp.constant(2.0)") && py.contains("def twice"));
+    assert!(!py.contains("UNUSED") && !py.contains("import math") && !py.contains("add_one"));
+    assert!(!py.contains("test_launch"));
+    // IR as the lowering makes it for that module.
+    let lowered = pairpipe::lower::lower(&py, true, true).unwrap();
+    assert_eq!(
+        Some(lowered.cuda.unwrap().kernels[0].forward.clone()),
+        scale["cuda_forward"].clone()
+    );
+    let fine = rows.iter().find(|r| get(r, "kernel_name") == "fine").unwrap();
+    assert_eq!(get(fine, "source_repo"), "corpus", "no marker: the corpus folder");
+    assert_eq!(fine["source_license"], None);
+
+    // The card and the manifest tell the licenses and repositories.
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("| MIT | 2 |"), "{card}");
+    assert!(card.contains("| repo-a | 2 |"), "{card}");
+    assert!(card.contains("| syntax_error | 1 |"), "{card}");
+    assert_eq!(report.manifest["counters"]["rows_per_license"]["MIT"], 2);
+
+    // Byte-identical with another worker count.
+    let out3 = tmp.path().join("out3");
+    let mut c3 = config(&out3, &source, "[dedup]\nlevel = \"exact\"");
+    c3.run.workers = 3;
+    let r3 = run(&c3, None);
+    let sums = |r: &RunReport| r.shards.iter().map(|s| s.xxh3.clone()).collect::<Vec<_>>();
+    assert_eq!(sums(&report), sums(&r3));
+}
+
+#[test]
+fn parts_of_a_corpus_run_merge_into_the_whole_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = folder_corpus(tmp.path());
+    let source = format!(
+        "kind = \"files\"\npaths = [\"{}/**/*.py\"]\nmax_file_bytes = \"64KiB\"",
+        corpus.display()
+    );
+    let whole = run(&config(&tmp.path().join("whole"), &source, ""), None);
+    let mut parts = Vec::new();
+    for i in 0..2 {
+        let dir = tmp.path().join(format!("part{i}"));
+        run(
+            &config(&dir, &source, ""),
+            Some(Part { index: i, count: 2 }),
+        );
+        parts.push(dir);
+    }
+    let merged = tmp.path().join("merged");
+    pairpipe::merge::merge(&parts, &merged, false).unwrap();
+    let ids = |dir: &Path| {
+        let mut v: Vec<_> = rows(dir)
+            .into_iter()
+            .map(|r| (r["id"].clone(), r["python_source"].clone(), r["source_path"].clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(&merged), ids(&whole.out_dir));
+    assert_eq!(ids(&merged).len() as u64, whole.tally.written);
+}
+
+fn parquet_corpus(path: &Path, with_meta: bool) {
+    let contents = [Some(KERNELS), Some("x = 1\n"), None, Some(KERNELS)];
+    let mut fields = vec![Field::new("content", DataType::Utf8, true)];
+    let mut columns: Vec<Arc<dyn Array>> = vec![Arc::new(StringArray::from(contents.to_vec()))];
+    if with_meta {
+        fields.push(Field::new("repo", DataType::Utf8, true));
+        fields.push(Field::new("path", DataType::Utf8, true));
+        fields.push(Field::new("lic", DataType::Utf8, true));
+        columns.push(Arc::new(StringArray::from(vec!["o/a", "o/b", "o/c", "o/fork"])));
+        columns.push(Arc::new(StringArray::from(vec!["k.py", "x.py", "n.py", "k.py"])));
+        columns.push(Arc::new(StringArray::from(vec![
+            Some("Apache-2.0"),
+            None,
+            None,
+            Some("Apache-2.0"),
+        ])));
+    }
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn parquet_corpus_with_and_without_metadata_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    for with_meta in [true, false] {
+        let file = tmp.path().join(format!("code-{with_meta}.parquet"));
+        parquet_corpus(&file, with_meta);
+        let mut source = format!("kind = \"parquet\"\npaths = [\"{}\"]", file.display());
+        if with_meta {
+            source.push_str(
+                "\nrepo_column = \"repo\"\npath_column = \"path\"\nlicense_column = \"lic\"",
+            );
+        }
+        let out = tmp.path().join(format!("out-{with_meta}"));
+        let report = run(&config(&out, &source, ""), None);
+        // Two kernels in record 0; record 3 (a fork) is the same modules.
+        assert_eq!(report.tally.written, 2, "{:?}", report.tally);
+        assert_eq!(report.tally.duplicates, 2);
+        assert_eq!(report.tally.rejected.get("unreadable"), Some(&1), "null content");
+        let rows = rows(&out);
+        let r = &rows[0];
+        assert_eq!(r["origin"].as_deref(), Some("mined"));
+        if with_meta {
+            assert_eq!(r["source_repo"].as_deref(), Some("o/a"));
+            assert_eq!(r["source_path"].as_deref(), Some("k.py"));
+            assert_eq!(r["source_license"].as_deref(), Some("Apache-2.0"));
+        } else {
+            assert_eq!(r["source_repo"], None);
+            assert_eq!(r["source_path"].as_deref(), Some("code-false.parquet#0"));
+            assert_eq!(r["source_license"], None);
+        }
+        assert!(r["source_line"].is_some() && r["source_file_xxh3"].is_some());
+    }
+    // A missing content column is the user's error, named.
+    let file = tmp.path().join("code-true.parquet");
+    let source = format!(
+        "kind = \"parquet\"\npaths = [\"{}\"]\ncontent_column = \"text\"",
+        file.display()
+    );
+    let err = run_with(&config(&tmp.path().join("x"), &source, ""), RunOptions::default())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("no column \"text\""), "{err}");
+}
+
+#[test]
+fn corpus_configs_are_checked() {
+    let bad = |text: &str| Config::parse(text).err().unwrap();
+    let base = "[run]\nname = \"m\"\noutput = \"o\"\n";
+    assert!(bad(&format!("{base}[source]\nkind = \"files\"\n")).contains("source.paths"));
+    assert!(
+        bad(&format!(
+            "{base}[source]\nkind = \"files\"\npaths = [\"x\"]\n[synth]\ncategories = {{ math = 1 }}\n"
+        ))
+        .contains("takes no [synth]")
+    );
+    assert!(bad(&format!("{base}[source]\nkind = \"git\"\npaths = [\"x\"]\n")).contains("kind"));
+    // A synthesized run still needs its target and categories.
+    assert!(bad(base).contains("target"));
+    // [run] and [source] alone are a complete corpus run, which needs no target.
+    let c = Config::parse(&format!("{base}[source]\nkind = \"files\"\npaths = [\"x\"]\n")).unwrap();
+    assert!(c.target.is_unset());
+    // Its TOML round-trips without a [synth] or [target] table.
+    let toml = c.to_toml();
+    assert!(!toml.contains("[synth]") && !toml.contains("[target]"), "{toml}");
+    assert_eq!(Config::parse(&toml).unwrap(), c);
+}
