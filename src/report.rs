@@ -918,7 +918,11 @@ impl Section {
             ("Categories", "category", &self.categories),
             ("Origins", "origin", &self.origins),
             ("Licenses of the mined rows", "license", &self.licenses),
-            ("Top repositories of the mined rows", "repository", &self.repositories),
+            (
+                "Top repositories of the mined rows",
+                "repository",
+                &self.repositories,
+            ),
         ] {
             if shares.is_empty() {
                 continue;

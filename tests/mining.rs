@@ -114,10 +114,16 @@ fn folder_corpus(root: &Path) -> PathBuf {
     let corpus = root.join("corpus");
     for repo in ["repo-a", "repo-b"] {
         write(&corpus.join(repo).join("LICENSE"), MIT.as_bytes());
-        write(&corpus.join(repo).join("src/kernels.py"), KERNELS.as_bytes());
+        write(
+            &corpus.join(repo).join("src/kernels.py"),
+            KERNELS.as_bytes(),
+        );
     }
     let bad = corpus.join("bad");
-    write(&bad.join("latin1.py"), b"# kernel caf\xe9\nimport warp as wp\n");
+    write(
+        &bad.join("latin1.py"),
+        b"# kernel caf\xe9\nimport warp as wp\n",
+    );
     write(
         &bad.join("syntax.py"),
         b"import warp as wp\n\n@wp.kernel\ndef broken(a: wp.array(dtype=float):\n    pass\n",
@@ -161,7 +167,12 @@ fn folder_corpus_rows_provenance_rejections_and_dedup() {
         "unreadable",
         "lower_error",
     ] {
-        assert_eq!(t.rejected.get(reason), Some(&1), "{reason}: {:?}", t.rejected);
+        assert_eq!(
+            t.rejected.get(reason),
+            Some(&1),
+            "{reason}: {:?}",
+            t.rejected
+        );
     }
     // The examples name the file and line.
     let ex = &t.rejected_examples["lower_error"][0];
@@ -176,7 +187,10 @@ fn folder_corpus_rows_provenance_rejections_and_dedup() {
     let get = |r: &std::collections::BTreeMap<String, Option<String>>, k: &str| {
         r[k].clone().unwrap_or_default()
     };
-    let scale = rows.iter().find(|r| get(r, "kernel_name") == "scale").unwrap();
+    let scale = rows
+        .iter()
+        .find(|r| get(r, "kernel_name") == "scale")
+        .unwrap();
     assert_eq!(get(scale, "origin"), "mined");
     assert_eq!(get(scale, "category"), "mined");
     assert_eq!(get(scale, "source_repo"), "repo-a");
@@ -198,8 +212,15 @@ fn folder_corpus_rows_provenance_rejections_and_dedup() {
         Some(lowered.cuda.unwrap().kernels[0].forward.clone()),
         scale["cuda_forward"].clone()
     );
-    let fine = rows.iter().find(|r| get(r, "kernel_name") == "fine").unwrap();
-    assert_eq!(get(fine, "source_repo"), "corpus", "no marker: the corpus folder");
+    let fine = rows
+        .iter()
+        .find(|r| get(r, "kernel_name") == "fine")
+        .unwrap();
+    assert_eq!(
+        get(fine, "source_repo"),
+        "corpus",
+        "no marker: the corpus folder"
+    );
     assert_eq!(fine["source_license"], None);
 
     // The card and the manifest tell the licenses and repositories.
@@ -241,7 +262,13 @@ fn parts_of_a_corpus_run_merge_into_the_whole_run() {
     let ids = |dir: &Path| {
         let mut v: Vec<_> = rows(dir)
             .into_iter()
-            .map(|r| (r["id"].clone(), r["python_source"].clone(), r["source_path"].clone()))
+            .map(|r| {
+                (
+                    r["id"].clone(),
+                    r["python_source"].clone(),
+                    r["source_path"].clone(),
+                )
+            })
             .collect();
         v.sort();
         v
@@ -258,8 +285,12 @@ fn parquet_corpus(path: &Path, with_meta: bool) {
         fields.push(Field::new("repo", DataType::Utf8, true));
         fields.push(Field::new("path", DataType::Utf8, true));
         fields.push(Field::new("lic", DataType::Utf8, true));
-        columns.push(Arc::new(StringArray::from(vec!["o/a", "o/b", "o/c", "o/fork"])));
-        columns.push(Arc::new(StringArray::from(vec!["k.py", "x.py", "n.py", "k.py"])));
+        columns.push(Arc::new(StringArray::from(vec![
+            "o/a", "o/b", "o/c", "o/fork",
+        ])));
+        columns.push(Arc::new(StringArray::from(vec![
+            "k.py", "x.py", "n.py", "k.py",
+        ])));
         columns.push(Arc::new(StringArray::from(vec![
             Some("Apache-2.0"),
             None,
@@ -290,7 +321,11 @@ fn parquet_corpus_with_and_without_metadata_columns() {
         // Two kernels in record 0; record 3 (a fork) is the same modules.
         assert_eq!(report.tally.written, 2, "{:?}", report.tally);
         assert_eq!(report.tally.duplicates, 2);
-        assert_eq!(report.tally.rejected.get("unreadable"), Some(&1), "null content");
+        assert_eq!(
+            report.tally.rejected.get("unreadable"),
+            Some(&1),
+            "null content"
+        );
         let rows = rows(&out);
         let r = &rows[0];
         assert_eq!(r["origin"].as_deref(), Some("mined"));
@@ -311,9 +346,12 @@ fn parquet_corpus_with_and_without_metadata_columns() {
         "kind = \"parquet\"\npaths = [\"{}\"]\ncontent_column = \"text\"",
         file.display()
     );
-    let err = run_with(&config(&tmp.path().join("x"), &source, ""), RunOptions::default())
-        .err()
-        .unwrap();
+    let err = run_with(
+        &config(&tmp.path().join("x"), &source, ""),
+        RunOptions::default(),
+    )
+    .err()
+    .unwrap();
     assert!(err.to_string().contains("no column \"text\""), "{err}");
 }
 
@@ -328,14 +366,25 @@ fn corpus_configs_are_checked() {
         ))
         .contains("takes no [synth]")
     );
-    assert!(bad(&format!("{base}[source]\nkind = \"git\"\npaths = [\"x\"]\n")).contains("kind"));
+    assert!(
+        bad(&format!(
+            "{base}[source]\nkind = \"git\"\npaths = [\"x\"]\n"
+        ))
+        .contains("kind")
+    );
     // A synthesized run still needs its target and categories.
     assert!(bad(base).contains("target"));
     // [run] and [source] alone are a complete corpus run, which needs no target.
-    let c = Config::parse(&format!("{base}[source]\nkind = \"files\"\npaths = [\"x\"]\n")).unwrap();
+    let c = Config::parse(&format!(
+        "{base}[source]\nkind = \"files\"\npaths = [\"x\"]\n"
+    ))
+    .unwrap();
     assert!(c.target.is_unset());
     // Its TOML round-trips without a [synth] or [target] table.
     let toml = c.to_toml();
-    assert!(!toml.contains("[synth]") && !toml.contains("[target]"), "{toml}");
+    assert!(
+        !toml.contains("[synth]") && !toml.contains("[target]"),
+        "{toml}"
+    );
     assert_eq!(Config::parse(&toml).unwrap(), c);
 }

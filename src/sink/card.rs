@@ -175,12 +175,12 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
          (up to the 8-hex module hash in kernel names).\n"
     )?;
     if let Some(mined) = &card.mined {
-        m.push_str("## Sources
-
-Licenses present (rows; SPDX ids where recognizable, from a \
+        m.push_str(
+            "## Sources\n\nLicenses present (rows; SPDX ids where recognizable, from a \
                     LICENSE / COPYING file at or above each file or the corpus's license column). \
                     Check each license's terms before you redistribute or train on the rows.\n\n\
-                    | license | rows |\n| --- | ---: |\n");
+                    | license | rows |\n| --- | ---: |\n",
+        );
         for (l, n) in top(&mined.licenses, usize::MAX) {
             writeln!(m, "| {} | {n} |", l.replace('|', "\\|"))?;
         }

@@ -55,7 +55,7 @@ pub struct Cut {
 }
 
 /// Every module-level kernel of `src` (already tokenized), cut out with what it reaches.
-pub fn cut_kernels(src: &str, tokens: &[Token<'_>]) -> Vec<Cut> {
+pub fn cut_kernels<'a>(src: &'a str, tokens: &[Token<'a>]) -> Vec<Cut> {
     let stmts = top_level(src, tokens);
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, s) in stmts.iter().enumerate() {
@@ -73,9 +73,9 @@ pub fn cut_kernels(src: &str, tokens: &[Token<'_>]) -> Vec<Cut> {
     for (k, s) in stmts.iter().enumerate() {
         let Kind::Kernel(name) = s.kind else { continue };
         let mut included = vec![false; stmts.len()];
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let mut queue: Vec<&str> = Vec::new();
-        let mut include = |i: usize, included: &mut Vec<bool>, queue: &mut Vec<&str>| {
+        let mut seen: BTreeSet<&'a str> = BTreeSet::new();
+        let mut queue: Vec<&'a str> = Vec::new();
+        let include = |i: usize, included: &mut Vec<bool>, queue: &mut Vec<&'a str>| {
             if !included[i] {
                 included[i] = true;
                 queue.extend(stmts[i].refs.iter().copied());

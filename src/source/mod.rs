@@ -275,7 +275,7 @@ fn walk(dir: &Path, rel: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
         let Ok(ft) = e.file_type() else { continue };
         rel.push(name);
         if ft.is_dir() {
-            if rel.last().is_some_and(|n| n != ".git") {
+            if rel.last().is_some_and(|n| n.as_str() != ".git") {
                 walk(&e.path(), rel, out);
             }
         } else {
@@ -306,12 +306,12 @@ fn expand(paths: &[String], ext: &str) -> anyhow::Result<Vec<(PathBuf, PathBuf)>
                 )));
             }
         } else {
-            let base: PathBuf = comps[..literal].iter().collect();
-            let base = if base.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                base
-            };
+            let joined = comps[..literal].join("/");
+            let base = PathBuf::from(match joined.as_str() {
+                "" if p.starts_with('/') => "/",
+                "" => ".",
+                _ => joined.as_str(),
+            });
             (
                 base,
                 comps[literal..].iter().map(|s| s.to_string()).collect(),
