@@ -304,9 +304,10 @@ fn lower_row(
         *slot = Some((kernel, module));
     }
     let columns = |slot: Option<(KernelIr, Option<String>)>| match slot {
+        // A kernel with `enable_backward=False` has no backward function.
         Some((k, module)) => (
             Some(k.forward),
-            Some(k.backward),
+            Some(k.backward).filter(|b| !b.is_empty()),
             module.filter(|_| ctx.modules),
         ),
         None => (None, None, None),

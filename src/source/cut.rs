@@ -308,7 +308,13 @@ fn line_defines<'a>(line: &[Token<'a>], out: &mut Vec<&'a str>) {
                     }
                 }
             }
-            let Some(end) = last_assign else { return };
+            let Some(end) = last_assign else {
+                // An annotation without a value (`x: float`, a struct's field).
+                if first.kind == TokenKind::Name && line.get(1).is_some_and(|t| is_op(t, ":")) {
+                    out.push(first.text);
+                }
+                return;
+            };
             let mut depth = 0i32;
             let mut annotation = false;
             for (i, t) in line[..end].iter().enumerate() {
@@ -404,12 +410,13 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
         && is_op(&head[3], "(")
     {
         kind = Kind::ModuleOptions;
-    } else if matches!(
-        head_word,
-        Some("if" | "for" | "while" | "try" | "with" | "match")
-    ) {
-        // A compound statement binds what its lines bind, outside the bodies
-        // of the functions and classes it defines.
+    } else if matches!(head_word, Some("if" | "try")) && !head.iter().any(|t| t.text == "__name__")
+    {
+        // A conditional definition (`try: import x` / `except: x = None`,
+        // `if cond: N = 3`) binds what its lines bind, outside the bodies of
+        // the functions and classes it defines. Loops, `with` blocks and the
+        // `if __name__ == "__main__":` block are code to run, not
+        // definitions: nothing is taken from them.
         let mut inside_def: Option<usize> = None;
         for (level, l) in &lines {
             if inside_def.is_some_and(|d| *level > d) {
@@ -424,11 +431,20 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
     } else {
         line_defines(head, &mut defines);
     }
+    // A definition's own locals (what its body binds: assignments, loop
+    // targets, a struct's fields) are not module names it reads.
+    let mut locals: Vec<&'a str> = Vec::new();
+    if matches!(kind, Kind::Def | Kind::Kernel(_)) {
+        for (_, l) in lines.iter().skip(decorators.len() + 1) {
+            line_defines(l, &mut locals);
+        }
+    }
     let mut refs = BTreeSet::new();
     for (i, t) in toks.iter().enumerate() {
         if t.kind == TokenKind::Name
             && !(i > 0 && is_op(&toks[i - 1], "."))
             && !params.contains(t.text)
+            && !locals.contains(&t.text)
         {
             refs.insert(t.text);
         }
