@@ -49,7 +49,7 @@ const KEY_BATCH_ROWS: usize = 65_536;
 const EXAMPLES_PER_REASON: usize = 3;
 
 /// The columns a `Row` is rebuilt from; the size columns are derived again by the sink.
-const ROW_COLUMNS: [&str; 26] = [
+const ROW_COLUMNS: [&str; 32] = [
     "id",
     "index",
     "split",
@@ -76,6 +76,12 @@ const ROW_COLUMNS: [&str; 26] = [
     "cuda_backward_tokens",
     "cpu_module_tokens",
     "cuda_module_tokens",
+    "origin",
+    "source_repo",
+    "source_path",
+    "source_line",
+    "source_license",
+    "source_file_xxh3",
 ];
 
 /// The outcome of a finished merge.

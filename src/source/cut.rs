@@ -40,9 +40,200 @@ enum Kind<'a> {
     Future,
     /// `wp.set_module_options(...)`: kept in every cut, it changes the lowering.
     ModuleOptions,
+    /// `from m import *`: kept when the kernel reads a name no statement of
+    /// the file binds (it may come from there: `wp` from a test helper module).
+    Star,
     /// Anything else (imports, assignments, compound statements).
     Other,
 }
+
+/// Python's builtins and keywords: names that need no definition in the file.
+const PYTHON_NAMES: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "Ellipsis",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "False",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "None",
+    "NotADirectoryError",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "True",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "__name__",
+    "abs",
+    "aiter",
+    "all",
+    "and",
+    "anext",
+    "any",
+    "as",
+    "ascii",
+    "assert",
+    "async",
+    "await",
+    "bin",
+    "bool",
+    "break",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "case",
+    "chr",
+    "class",
+    "classmethod",
+    "compile",
+    "complex",
+    "continue",
+    "copyright",
+    "credits",
+    "def",
+    "del",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "elif",
+    "else",
+    "enumerate",
+    "eval",
+    "except",
+    "exec",
+    "exit",
+    "filter",
+    "finally",
+    "float",
+    "for",
+    "format",
+    "from",
+    "frozenset",
+    "getattr",
+    "global",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "if",
+    "import",
+    "in",
+    "input",
+    "int",
+    "is",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "lambda",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "match",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "nonlocal",
+    "not",
+    "object",
+    "oct",
+    "open",
+    "or",
+    "ord",
+    "pass",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "raise",
+    "range",
+    "repr",
+    "return",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "try",
+    "tuple",
+    "type",
+    "vars",
+    "while",
+    "with",
+    "yield",
+    "zip",
+];
 
 /// A kernel cut out of its file.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +260,9 @@ pub fn cut_kernels<'a>(src: &'a str, tokens: &[Token<'a>]) -> Vec<Cut> {
     let always: Vec<usize> = (0..stmts.len())
         .filter(|&i| matches!(stmts[i].kind, Kind::Future | Kind::ModuleOptions))
         .collect();
+    let stars: Vec<usize> = (0..stmts.len())
+        .filter(|&i| stmts[i].kind == Kind::Star)
+        .collect();
     let mut cuts = Vec::new();
     for (k, s) in stmts.iter().enumerate() {
         let Kind::Kernel(name) = s.kind else { continue };
@@ -93,6 +287,18 @@ pub fn cut_kernels<'a>(src: &'a str, tokens: &[Token<'a>]) -> Vec<Cut> {
                 for &i in by_name.get(n).map_or(&[][..], |v| v.as_slice()) {
                     include(i, &mut included, &mut queue);
                 }
+            }
+            // A name bound nowhere in the file may come from a star import.
+            if !stars.is_empty()
+                && !stars.iter().all(|&i| included[i])
+                && seen
+                    .iter()
+                    .any(|n| !by_name.contains_key(n) && !PYTHON_NAMES.contains(n))
+            {
+                for &i in &stars {
+                    include(i, &mut included, &mut queue);
+                }
+                continue;
             }
             // Definitions attached to an included one by their decorator
             // (`@wp.func_grad(f)`, `@wp.func_replay(f)`, overloads) change
@@ -403,6 +609,8 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
         }
     } else if head_word == Some("from") && head.get(1).map(|t| t.text) == Some("__future__") {
         kind = Kind::Future;
+    } else if head_word == Some("from") && head.last().is_some_and(|t| is_op(t, "*")) {
+        kind = Kind::Star;
     } else if head.len() >= 4
         && matches!(head[0].text, "wp" | "warp")
         && is_op(&head[1], ".")
