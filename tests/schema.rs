@@ -70,7 +70,14 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         dtypes: vec!["float32".into()],
         launch_dims: 2,
         ir_from_lowering: false,
-        provenance: None,
+        // A mined row, so that every column has a value.
+        provenance: Some(Box::new(pairpipe::row::Provenance {
+            repo: Some("owner/repo".into()),
+            path: "src/kernels.py".into(),
+            line: 12,
+            license: Some("MIT".into()),
+            file_xxh3: 0xfeed,
+        })),
         tokens: TokenCounts {
             python: Some(40 + index as u32),
             ir: [Some(11), Some(12), Some(13), Some(14), Some(15), Some(16)],
@@ -203,7 +210,7 @@ fn every_row_field_maps_to_a_column() {
         launch_dims,
         ir_from_lowering: _,
         tokens,
-        provenance: _,
+        provenance,
     } = sample_row(1, "train");
     let ints = |name: &str| column(&batch, name).as_primitive::<Int32Type>().value(r);
     assert_eq!(ints("python_source_tokens") as u32, tokens.python.unwrap());
@@ -263,7 +270,24 @@ fn every_row_field_maps_to_a_column() {
         ("cuda_backward", cuda_backward),
         ("cpu_module", cpu_module),
         ("cuda_module", cuda_module),
+        ("origin", Some("mined".into())),
+        ("source_repo", Some("owner/repo".into())),
+        ("source_path", Some("src/kernels.py".into())),
+        ("source_license", Some("MIT".into())),
     ];
+    let p = provenance.expect("sample_row is a mined row");
+    assert_eq!(
+        column(&batch, "source_line")
+            .as_primitive::<Int32Type>()
+            .value(r) as u32,
+        p.line
+    );
+    assert_eq!(
+        column(&batch, "source_file_xxh3")
+            .as_primitive::<arrow::datatypes::UInt64Type>()
+            .value(r),
+        p.file_xxh3
+    );
     for (name, want) in texts {
         assert!(want.is_some(), "sample_row fills {name}");
         assert_eq!(string_at(&batch, name, r), want, "{name}");
