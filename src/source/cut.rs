@@ -653,6 +653,8 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
             && !(i > 0 && is_op(&toks[i - 1], "."))
             && !params.contains(t.text)
             && !locals.contains(&t.text)
+            // A keyword argument's name (`dtype=`) is not a name read.
+            && !toks.get(i + 1).is_some_and(|n| is_op(n, "="))
         {
             refs.insert(t.text);
         }
