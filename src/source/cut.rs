@@ -276,6 +276,10 @@ pub fn cut_kernels<'a>(src: &'a str, tokens: &[Token<'a>]) -> Vec<Cut> {
             }
         };
         include(k, &mut included, &mut queue);
+        // A module-level `@wp.func` named after an operator's builtin (`add`,
+        // `mul`, ...) is what warp tries first for that operator: the kernel
+        // reaches it through `+`, `*`, ... without naming it.
+        queue.extend(OPERATOR_FUNCS.iter().copied());
         for &i in &always {
             include(i, &mut included, &mut queue);
         }
@@ -345,6 +349,12 @@ pub fn cut_kernels<'a>(src: &'a str, tokens: &[Token<'a>]) -> Vec<Cut> {
     }
     cuts
 }
+
+/// The builtins Python's operators dispatch to in warp (`a + b` is `add(a, b)`).
+const OPERATOR_FUNCS: &[&str] = &[
+    "add", "sub", "mul", "div", "floordiv", "mod", "pow", "neg", "pos", "bit_and", "bit_or",
+    "bit_xor", "lshift", "rshift", "invert",
+];
 
 /// Byte offset of a token's text in `src`.
 fn offset(src: &str, t: &Token<'_>) -> usize {
