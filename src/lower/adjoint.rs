@@ -178,6 +178,10 @@ enum Callee {
     Builtin(Name),
     /// A vector, matrix or quaternion type called as a constructor.
     Constructor(super::types::Value),
+    /// warp's generic constructors `vector`, `matrix`, `quaternion` and
+    /// `transformation` (`wp.types.vector(..., length=3, dtype=float)`),
+    /// whose arguments pick the type.
+    Generic(&'static str),
     /// A module-level `@wp.func`, by name.
     User(Name),
 }
@@ -262,6 +266,9 @@ pub struct Adjoint<'a> {
     pub builtins_used: BTreeSet<String>,
     /// Tuple variables and their (loaded) elements.
     tuples: Vec<(VarId, Vec<VarId>)>,
+    /// Slices of vectors, quaternions and transforms (bounds known when the
+    /// code is generated) and the number of components each selects.
+    composite_slices: Vec<(VarId, u8)>,
     /// Reused for building one line at a time (see [`Adjoint::new_line`]).
     line_buf: String,
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
@@ -351,6 +358,7 @@ impl<'a> Adjoint<'a> {
             builtins_used: BTreeSet::new(),
             strings: Vec::new(),
             tuples: Vec::new(),
+            composite_slices: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
             slots: Vec::new(),
@@ -1014,20 +1022,46 @@ impl<'a> Adjoint<'a> {
                         )),
                     })
                     .collect::<LResult<Vec<_>>>()?;
-                let values =
-                    match &value.kind {
-                        ExprKind::Tuple(vals) => vals
-                            .iter()
-                            .map(|v| self.expr(v))
-                            .collect::<LResult<Vec<_>>>()?,
-                        ExprKind::Call(func, args, kwargs) => {
-                            self.set_lineno(value.pos);
-                            self.call_multi(func, args, kwargs, names.len())?
+                let values = match &value.kind {
+                    ExprKind::Tuple(vals) => vals
+                        .iter()
+                        .map(|v| self.expr(v))
+                        .collect::<LResult<Vec<_>>>()?,
+                    ExprKind::Call(func, args, kwargs) => {
+                        self.set_lineno(value.pos);
+                        self.call_multi(func, args, kwargs, names.len())?
+                    }
+                    // A tuple value: each element extracted in turn.
+                    _ => {
+                        let t = self.expr(value)?;
+                        let Some(elems) = self.ty(t).strip_ref().tuple_elems() else {
+                            return Err(self.err(
+                                    "tuple unpacking needs a tuple or a multiple-output call on the right",
+                                ));
+                        };
+                        if elems.len() != names.len() {
+                            return Err(self.err(format!(
+                                "incorrect number of values to unpack (expected {}, got {})",
+                                elems.len(),
+                                names.len()
+                            )));
                         }
-                        _ => return Err(self.err(
-                            "tuple unpacking needs a tuple or a multiple-output call on the right",
-                        )),
-                    };
+                        let mut outs = Vec::with_capacity(elems.len());
+                        for (k, ty) in elems.iter().enumerate() {
+                            self.add_constant(ConstVal::Int(k as i128));
+                            let out = self.add_var(*ty, None);
+                            let l = self.load(t)?;
+                            forward!(
+                                self,
+                                "{} = wp::extract<{k}>({});",
+                                self.emit(out),
+                                self.emit(l)
+                            );
+                            outs.push(out);
+                        }
+                        outs
+                    }
+                };
                 if values.len() != names.len() {
                     return Err(self.err(format!(
                         "incorrect number of values to unpack (expected {}, got {})",
@@ -1115,6 +1149,17 @@ impl<'a> Adjoint<'a> {
                     return self.aug_assign_subscript_slow(base, indices, op, value);
                 };
                 let rhs = self.expr(value)?;
+                if let [slice] = indices[..] {
+                    if self.composite_slice_len(slice).is_some() {
+                        if !matches!(name, "add_inplace" | "sub_inplace") {
+                            return Err(
+                                self.err("only += and -= update a slice of a vector in place")
+                            );
+                        }
+                        self.composite_slice_call(name, base, slice, Some(rhs))?;
+                        return Ok(());
+                    }
+                }
                 let mut args = Vars::new();
                 args.push(base);
                 args.extend(indices);
@@ -1283,6 +1328,13 @@ impl<'a> Adjoint<'a> {
         for a in args.iter() {
             let literal = match &a.kind {
                 ExprKind::Constant(c) => Some(c.clone()),
+                // computed before code generation: a literal
+                ExprKind::Call(f, sa, sk) if self.scope.names_warp(f, "static") => {
+                    match self.static_value(sa, sk) {
+                        Ok((super::pyconst::PyVal::Int(v), true)) => Some(Constant::Int(v)),
+                        _ => None,
+                    }
+                }
                 ExprKind::UnaryOp(UnaryOp::Neg, inner) => match &inner.kind {
                     ExprKind::Constant(Constant::Int(v)) => Some(Constant::Int(-v)),
                     ExprKind::Constant(Constant::Float(v)) => Some(Constant::Float(-v)),
@@ -1763,7 +1815,7 @@ impl<'a> Adjoint<'a> {
                 f.outputs.clone(),
             )
         };
-        if types != params {
+        if types.len() != params.len() || !types.iter().zip(&params).all(|(a, p)| a.passes_as(p)) {
             let show = |ts: &[Type]| {
                 ts.iter()
                     .map(|t| t.to_string())
@@ -1824,10 +1876,8 @@ impl<'a> Adjoint<'a> {
         match outs[..] {
             [] => Ok(None),
             [o] => Ok(Some(o)),
-            _ => Err(self.err(format!(
-                "'{name}' returns {} values: unpack them (a, b = {name}(...))",
-                outs.len()
-            ))),
+            // Several values used as one: a tuple of them.
+            _ => self.tuple_from_vars(&outs).map(Some),
         }
     }
 
@@ -1838,10 +1888,10 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Name(name) => match self.symbol(name) {
                 Some(v) => Ok(v),
-                None => match self.scope.module_constant(name) {
+                None => match self.scope.module_typed_constant(name) {
                     // A module constant becomes a constant variable, bound to the name.
-                    Some(c) => {
-                        let v = self.add_constant(c);
+                    Some((ty, c)) => {
+                        let v = self.add_var(ty, Some(c));
                         self.set_symbol(name, v);
                         Ok(v)
                     }
@@ -1864,7 +1914,13 @@ impl<'a> Adjoint<'a> {
             }
             ExprKind::UnaryOp(op, operand) => {
                 let arg = self.expr(operand)?;
-                if let Some(c) = self.var(arg).constant {
+                // warp folds a minus on a Python number only (not on a warp scalar such as
+                // a module-level `wp.float64(...)`, whose variable has another type).
+                if let Some(c) = self
+                    .var(arg)
+                    .constant
+                    .filter(|c| c.is_python_scalar() && *self.ty(arg) == c.literal_type())
+                {
                     if *op == UnaryOp::Neg {
                         if matches!(operand.kind, ExprKind::Constant(_)) {
                             // A fresh literal is negated in place, as warp does.
@@ -2042,6 +2098,7 @@ impl<'a> Adjoint<'a> {
                 n > 0
             }
             Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Shape(_) => n == 1,
+            Type::IntTuple(_) | Type::Tuple(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -2051,7 +2108,136 @@ impl<'a> Adjoint<'a> {
                 self.ty(target).strip_ref()
             )));
         }
+        let length = match self.ty(target).strip_ref() {
+            Type::Vector(n, _) => Some(n as i128),
+            Type::Quat(_) => Some(4),
+            Type::Transform(_) => Some(7),
+            _ => None,
+        };
+        if let (Some(length), [node]) = (length, nodes) {
+            if let ExprKind::Slice(lower, upper, step) = &node.kind {
+                return Ok(
+                    std::iter::once(self.composite_slice(length, *lower, *upper, *step)?).collect(),
+                );
+            }
+        }
         nodes.iter().map(|node| self.expr(node)).collect()
+    }
+
+    /// warp's slice of a vector, quaternion or transform: its bounds are
+    /// compile-time constants (step, start, stop evaluated in that order),
+    /// resolved against the length as Python's `slice.indices` does; the
+    /// slice variable is built from the resolved bounds.
+    fn composite_slice(
+        &mut self,
+        length: i128,
+        lower: Option<&Expr<'a>>,
+        upper: Option<&Expr<'a>>,
+        step: Option<&Expr<'a>>,
+    ) -> LResult<VarId> {
+        let step = match step {
+            Some(e) => self.const_slice_component(e)?,
+            None => 1,
+        };
+        if step == 0 {
+            return Err(self.err("Slice step cannot be zero."));
+        }
+        let (low, high) = if step > 0 {
+            (0, length)
+        } else {
+            (-1, length - 1)
+        };
+        let resolve = |this: &mut Self, e: Option<&Expr<'a>>, default: i128| -> LResult<i128> {
+            Ok(match e {
+                None => default,
+                Some(e) => {
+                    let v = this.const_slice_component(e)?;
+                    if v < 0 {
+                        (v + length).max(low)
+                    } else {
+                        v.min(high)
+                    }
+                }
+            })
+        };
+        let start = resolve(self, lower, if step > 0 { low } else { high })?;
+        let stop = resolve(self, upper, if step > 0 { high } else { low })?;
+        let count = range_len(start, stop, step).unwrap_or(0);
+        if count <= 0 {
+            return Err(self.err("a slice of a vector must select at least one component"));
+        }
+        let out = self.add_var(Type::Slice, None);
+        let parts = [start, stop, step].map(|c| self.add_constant(ConstVal::Int(c)));
+        forward!(
+            self,
+            "{} = wp::slice_t({}, {}, {});",
+            self.emit(out),
+            self.emit(parts[0]),
+            self.emit(parts[1]),
+            self.emit(parts[2])
+        );
+        self.composite_slices.push((out, count as u8));
+        Ok(out)
+    }
+
+    /// The number of components a slice of a vector selects, when `v` is one.
+    fn composite_slice_len(&self, v: VarId) -> Option<u8> {
+        self.composite_slices
+            .iter()
+            .find(|(s, _)| *s == v)
+            .map(|(_, n)| *n)
+    }
+
+    /// `wp::NAME<N>(target, slice[, value])`, `N` the slice's component count:
+    /// `extract` (which returns the selected components as a vector) and the
+    /// in-place updates of them (`assign_inplace`, `add_inplace`, `sub_inplace`).
+    fn composite_slice_call(
+        &mut self,
+        name: &str,
+        target: VarId,
+        slice: VarId,
+        value: Option<VarId>,
+    ) -> LResult<Option<VarId>> {
+        let n = self.composite_slice_len(slice).expect("a composite slice");
+        let dtype = match self.ty(target).strip_ref().value() {
+            Some(v) => v.dtype(),
+            None => {
+                return Err(self.err("only vectors, quaternions and transforms are sliced here"));
+            }
+        };
+        if let Some(v) = value {
+            match self.ty(v).strip_ref() {
+                Type::Vector(m, s) if m == n && s == dtype => {}
+                t => {
+                    return Err(self.err(format!(
+                        "The provided vector is expected to be of length {n} with dtype {}, got {t}",
+                        dtype.name()
+                    )));
+                }
+            }
+        }
+        let out = value
+            .is_none()
+            .then(|| self.add_var(Type::Vector(n, dtype), None));
+        let mut originals: Vars = std::iter::once(target).chain([slice]).collect();
+        originals.extend(value);
+        let mut loaded = Vars::new();
+        for v in &originals {
+            loaded.push(self.load(*v)?);
+        }
+        self.builtins_used.insert(name.to_string());
+        let args: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
+        let args = args.join(", ");
+        match out {
+            Some(o) => forward!(self, "{} = wp::{name}<{n}>({args});", self.emit(o)),
+            None => forward!(self, "wp::{name}<{n}>({args});"),
+        }
+        let mut adjs: Vec<String> = originals.iter().map(|v| self.emit_adj(*v)).collect();
+        if let Some(o) = out {
+            adjs.push(self.emit_adj(o));
+        }
+        reverse!(self, "wp::adj_{name}({args}, {});", adjs.join(", "));
+        Ok(out)
     }
 
     /// Reads `target[indices]`: an element reference of an array (indices loaded
@@ -2115,6 +2301,32 @@ impl<'a> Adjoint<'a> {
             let view = self.add_value_call("view", &args)?;
             self.record_view(view, target, &args[1..]);
             return Ok(view);
+        }
+        if let (Some(elems), [_, index]) = (self.ty(target).strip_ref().tuple_elems(), &args[..]) {
+            // A tuple element: its index is a constant (`wp::extract<i>(t)`, no adjoint).
+            let i = match self.var(*index).constant {
+                Some(ConstVal::Int(i)) => i,
+                _ => return Err(self.err("tuple indices must be compile-time constant integers")),
+            };
+            let k = if i < 0 { i + elems.len() as i128 } else { i };
+            let Some(ty) = usize::try_from(k).ok().and_then(|k| elems.get(k)).copied() else {
+                return Err(self.err(format!("tuple index {i} is out of range")));
+            };
+            let out = self.add_var(ty, None);
+            let t = self.load(target)?;
+            forward!(
+                self,
+                "{} = wp::extract<{k}>({});",
+                self.emit(out),
+                self.emit(t)
+            );
+            return Ok(out);
+        }
+        if let [_, slice] = args[..] {
+            if self.composite_slice_len(slice).is_some() {
+                let out = self.composite_slice_call("extract", target, slice, None)?;
+                return Ok(out.expect("extract returns a value"));
+            }
         }
         if as_target {
             if let Some(slot) = self.select_slot(target, SlotSel::Index(&args[1..]))? {
@@ -2482,6 +2694,12 @@ impl<'a> Adjoint<'a> {
                 )));
             }
         };
+        if let [slice] = indices[..] {
+            if self.composite_slice_len(slice).is_some() {
+                self.composite_slice_call(store, base, slice, Some(rhs))?;
+                return Ok(());
+            }
+        }
         let mut args = Vars::new();
         args.push(base);
         args.extend(indices.iter().copied());
@@ -2668,10 +2886,27 @@ impl<'a> Adjoint<'a> {
         }
         match &func.kind {
             ExprKind::Attribute(base, attr) => match &base.kind {
+                // `wp.types.vector(...)`: warp finds the builtin of that name.
+                ExprKind::Attribute(inner, "types")
+                    if matches!(&inner.kind, ExprKind::Name(m)
+                        if self.scope.is_warp_module(m) && self.symbol(m).is_none()) =>
+                {
+                    if let Some(g) = generic_constructor(attr) {
+                        Ok(Callee::Generic(g))
+                    } else if let Some(v) = super::types::composite_type(attr) {
+                        Ok(Callee::Constructor(v))
+                    } else {
+                        Err(self.err(format!(
+                            "wp.types.{attr}() is not supported in kernels by this version of the lowering"
+                        )))
+                    }
+                }
                 ExprKind::Name(module)
                     if self.scope.is_warp_module(module) && self.symbol(module).is_none() =>
                 {
-                    if let Some(v) = super::types::composite_type(attr) {
+                    if let Some(g) = generic_constructor(attr) {
+                        Ok(Callee::Generic(g))
+                    } else if let Some(v) = super::types::composite_type(attr) {
                         Ok(Callee::Constructor(v))
                     } else if builtins::is_known(attr) {
                         Ok(Callee::Builtin((*attr).into()))
@@ -2700,6 +2935,15 @@ impl<'a> Adjoint<'a> {
                 match *name {
                     "len" | "range" => Ok(Callee::Builtin((*name).into())),
                     n if builtins::is_builtin(n) => Ok(Callee::Builtin((*name).into())),
+                    // ... and then among the warp module's attributes (`vec3(...)`).
+                    n if !self.scope.is_module_name(n) => {
+                        match super::types::composite_type(n) {
+                            Some(v) => Ok(Callee::Constructor(v)),
+                            None => Err(self.err(format!(
+                                "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
+                            ))),
+                        }
+                    }
                     _ => Err(self.err(format!(
                         "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
                     ))),
@@ -2727,7 +2971,7 @@ impl<'a> Adjoint<'a> {
                 }
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    vals.push(self.expr(a)?);
+                    vals.push(self.call_arg(a)?);
                 }
                 let outs = self.call_user_outputs(&name, &vals)?;
                 if outs.len() != n {
@@ -2737,13 +2981,14 @@ impl<'a> Adjoint<'a> {
             }
             Callee::Builtin(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
+            Callee::Generic(g) => g.into(),
         };
         if name != "tid" && kwargs.is_empty() {
             // A builtin with several outputs: they are variables created
             // before the arguments are loaded, passed after them.
             let mut vals = Vec::with_capacity(args.len() + n);
             for a in args {
-                vals.push(self.expr(a)?);
+                vals.push(self.call_arg(a)?);
             }
             let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
             let (ov, outs) = builtins::resolve_multi(&name, &types, n).map_err(|m| self.err(m))?;
@@ -2767,39 +3012,82 @@ impl<'a> Adjoint<'a> {
     /// values and the iteration values of enclosing unrolled loops; the value
     /// becomes a constant.
     fn static_expr(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let (value, _) = self.static_value(args, kwargs)?;
+        let (ty, c) = value.typed_const().ok_or_else(|| {
+            self.err("wp.static() values other than numbers and warp scalar, vector, matrix, quaternion and transform values are not supported by this version of the lowering")
+        })?;
+        Ok(self.add_var(ty, Some(c)))
+    }
+
+    /// The value of a `wp.static(expr)`, and whether warp computes it before
+    /// generating code (its names are module values, loop constants of
+    /// unrolled loops, and arguments whose length only is read), when the call
+    /// becomes a literal.
+    fn static_value(
+        &self,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<(super::pyconst::PyVal, bool)> {
         let [arg] = args else {
             return Err(self.err("wp.static() takes exactly one argument"));
         };
         if !kwargs.is_empty() {
             return Err(self.err("wp.static() takes exactly one argument"));
         }
-        let local = |name: &str| -> Option<super::pyconst::PyVal> {
-            if !self.loop_const_iter_symbols.contains(&name) {
-                return None;
-            }
-            let c = self.var(self.symbol(name)?).constant?;
-            Some(super::pyconst::PyVal::from_const(c))
-        };
-        // A name bound in the kernel (not a loop constant) cannot be read statically.
+        use super::pyconst::PyVal;
         let mut names = BTreeSet::new();
         collect_names_expr(arg, &mut names);
-        if let Some(n) = names
-            .iter()
-            .find(|n| self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n))
-        {
-            return Err(self.err(format!(
-                "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
-            )));
+        // warp first evaluates the expression before generating code, with the
+        // module's values and the iteration values of unrolled loops; when it
+        // names other kernel variables, it is evaluated where it stands, with
+        // the kernel's constant variables, and `len(x)` of a variable is the
+        // length of its type.
+        let is_arg = |n: &str| self.symbol(n).is_some_and(|v| self.args.contains(&v));
+        let at_codegen = names.iter().any(|n| {
+            self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n) && !is_arg(n)
+        });
+        let reads_args = names.iter().any(|n| is_arg(n));
+        if at_codegen || reads_args {
+            let mut outside = BTreeSet::new();
+            names_outside_len(arg, &mut outside);
+            if let Some(n) = outside.iter().find(|n| {
+                self.symbol(n)
+                    .is_some_and(|v| self.var(v).constant.is_none())
+            }) {
+                return Err(self.err(format!(
+                    "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
+                )));
+            }
         }
+        let local = |name: &str| -> Option<PyVal> {
+            let v = self.symbol(name)?;
+            if !at_codegen && !self.loop_const_iter_symbols.contains(&name) && !is_arg(name) {
+                return None;
+            }
+            if let Some(c) = self.var(v).constant {
+                // A warp scalar constant (`wp.float64(...)`) keeps its type.
+                let t = *self.ty(v);
+                return Some(match t.value() {
+                    Some(val) if t != c.literal_type() => PyVal::Typed(val, c),
+                    _ => PyVal::from_const(c),
+                });
+            }
+            // Only its length is read (`len(v)`).
+            let n = match self.ty(v).strip_ref() {
+                Type::Vector(n, _) | Type::Matrix(n, _, _) | Type::IntTuple(n) => n as usize,
+                Type::Tuple(id) => id.elems().len(),
+                Type::Quat(_) => 4,
+                Type::Transform(_) => 7,
+                _ => return None,
+            };
+            Some(PyVal::Tuple(vec![PyVal::None; n]))
+        };
         let value = self.scope.eval_with(arg, &local).ok_or_else(|| {
             self.err(
                 "this wp.static() expression cannot be evaluated by this version of the lowering",
             )
         })?;
-        let c = value.const_val().ok_or_else(|| {
-            self.err("wp.static() values other than int, float and bool are not supported by this version of the lowering")
-        })?;
-        Ok(self.add_constant(c))
+        Ok((value, !at_codegen))
     }
 
     fn call(
@@ -2814,6 +3102,9 @@ impl<'a> Adjoint<'a> {
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 return self.construct(target, args, kwargs).map(Some);
+            }
+            Callee::Generic(kind) => {
+                return self.construct_generic(kind, args, kwargs).map(Some);
             }
             Callee::Builtin(name)
                 if name == "identity"
@@ -2847,7 +3138,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("'**' arguments are not supported in kernels"));
                 };
                 names.push(n);
-                vals.push(self.expr(&kw.value)?);
+                vals.push(self.call_arg(&kw.value)?);
             }
             let order = builtins::keyword_order(&name, positional, &names).ok_or_else(|| {
                 self.err(format!(
@@ -2888,7 +3179,24 @@ impl<'a> Adjoint<'a> {
                 return Ok(Some(self.add_constant(ConstVal::Int(n))));
             }
         }
-        self.add_call(native, &vals)
+        match self.add_call(native, &vals) {
+            Err(e) => self.multi_output_value(native, &vals).unwrap_or(Err(e)),
+            done => done,
+        }
+    }
+
+    /// A builtin with several outputs used as one value (`t = wp.quat_to_axis_angle(q)`):
+    /// the outputs are created and passed after the arguments, then made a tuple.
+    fn multi_output_value(&mut self, name: &str, vals: &[VarId]) -> Option<LResult<Option<VarId>>> {
+        let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        let (ov, outs) = (2..=4).find_map(|n| builtins::resolve_multi(name, &types, n).ok())?;
+        Some((|| {
+            let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
+            let mut all: Vec<VarId> = vals.to_vec();
+            all.extend(outs.iter().copied());
+            self.emit_call(ov, &all)?;
+            self.tuple_from_vars(&outs).map(Some)
+        })())
     }
 
     /// A call's positional arguments, in order; a starred one (`*v`,
@@ -2898,10 +3206,27 @@ impl<'a> Adjoint<'a> {
         for a in args {
             match &a.kind {
                 ExprKind::Starred(inner) => self.unpack_starred(inner, &mut vals)?,
-                _ => vals.push(self.expr(a)?),
+                _ => vals.push(self.call_arg(a)?),
             }
         }
         Ok(vals)
+    }
+
+    /// One argument of a call (warp's `resolve_arg`): evaluated, and then a
+    /// module attribute that is a constant (`wp.pi`, `math.pi`) is looked up
+    /// again as a static expression, which adds a second constant: the one passed.
+    fn call_arg(&mut self, a: &Expr<'a>) -> LResult<VarId> {
+        let v = self.expr(a)?;
+        if let ExprKind::Attribute(base, attr) = &a.kind {
+            if let ExprKind::Name(m) = &base.kind {
+                if self.symbol(m).is_none() {
+                    if let Some(c) = self.scope.module_attribute_constant(m, attr) {
+                        return Ok(self.add_constant(c));
+                    }
+                }
+            }
+        }
+        Ok(v)
     }
 
     /// A slice component that must be a compile-time integer.
@@ -3022,24 +3347,33 @@ impl<'a> Adjoint<'a> {
         args: &[Expr<'a>],
         kwargs: &[Keyword<'a>],
     ) -> LResult<VarId> {
-        if !args.is_empty() {
-            return Err(self.err(format!(
-                "{name}() takes keyword arguments only (n=..., dtype=...)"
-            )));
+        let params: &[&str] = if name == "identity" {
+            &["n", "dtype"]
+        } else {
+            &["dtype"]
+        };
+        if args.len() > params.len() {
+            return Err(self.err(format!("too many arguments to {name}()")));
         }
+        let bound = params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| (Some(*p), a))
+            .chain(kwargs.iter().map(|k| (k.arg, &k.value)));
         let mut n = None;
         let mut dtype = Scalar::Float32;
-        for kw in kwargs {
-            match (kw.arg, &kw.value.kind) {
-                (Some("n"), ExprKind::Constant(Constant::Int(v)))
-                    if name == "identity" && (2..=4).contains(v) =>
-                {
-                    // warp evaluates the keyword argument: the literal becomes a constant.
-                    self.add_constant(ConstVal::Int(*v));
-                    n = Some(*v as u8)
+        for (param, value) in bound {
+            match param {
+                Some("n") if name == "identity" => {
+                    // warp evaluates the argument: a literal (or a wp.static()) becomes a constant.
+                    let v = self.call_arg(value)?;
+                    match self.var(v).constant {
+                        Some(ConstVal::Int(k)) if (2..=4).contains(&k) => n = Some(k as u8),
+                        _ => return Err(self.err("identity(n=...) must be a constant 2, 3 or 4")),
+                    }
                 }
-                (Some("dtype"), _) => {
-                    dtype = match self.scope.annotation_type(&kw.value)? {
+                Some("dtype") => {
+                    dtype = match self.scope.annotation_type(value)? {
                         Type::Scalar(s) if s.is_float() => s,
                         _ => return Err(self.err(format!("{name}() needs a float dtype"))),
                     }
@@ -3082,6 +3416,7 @@ impl<'a> Adjoint<'a> {
                 }
                 Type::Range
                 | Type::IntTuple(_)
+                | Type::Tuple(_)
                 | Type::StorageStr(_)
                 | Type::Shape(_)
                 | Type::Slice
@@ -3098,6 +3433,13 @@ impl<'a> Adjoint<'a> {
 }
 
 /// warp's `types_equal` for reassignments: tiles match on element type only.
+/// warp's generic composite constructors, callable as `wp.types.NAME` or `wp.NAME`.
+fn generic_constructor(name: &str) -> Option<&'static str> {
+    ["vector", "matrix", "quaternion", "transformation"]
+        .into_iter()
+        .find(|g| *g == name)
+}
+
 fn same_type(a: &Type, b: &Type) -> bool {
     match (a, b) {
         (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype,
@@ -3303,6 +3645,38 @@ fn collect_names_stmts<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
     }
 }
 
+/// The names an expression reads, except those it only passes to `len()`.
+fn names_outside_len<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
+    match &e.kind {
+        ExprKind::Call(f, args, kws) => {
+            if matches!(f.kind, ExprKind::Name("len"))
+                && matches!(&args[..], [a] if matches!(a.kind, ExprKind::Name(_)))
+                && kws.is_empty()
+            {
+                return;
+            }
+            names_outside_len(f, out);
+            args.iter().for_each(|a| names_outside_len(a, out));
+            kws.iter().for_each(|k| names_outside_len(&k.value, out));
+        }
+        ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+            names_outside_len(b, out)
+        }
+        ExprKind::Subscript(ab) | ExprKind::BinOp(ab, _) => {
+            names_outside_len(&ab[0], out);
+            names_outside_len(&ab[1], out);
+        }
+        ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+            v.iter().for_each(|a| names_outside_len(a, out))
+        }
+        ExprKind::Compare(l, c) => {
+            names_outside_len(l, out);
+            c.iter().for_each(|(_, a)| names_outside_len(a, out));
+        }
+        _ => collect_names_expr(e, out),
+    }
+}
+
 /// Names bound by assignments anywhere in the statements (Python's Store context).
 fn collect_stored_names<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
     fn target<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
@@ -3430,8 +3804,9 @@ fn statement_segment(text: &str) -> Option<&str> {
 /// The number of elements a starred vector, quaternion or matrix (rows) unpacks to.
 fn composite_length(t: &Type) -> Option<i128> {
     match t {
-        Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(*n as i128),
+        Type::Vector(n, _) | Type::Matrix(n, _, _) | Type::IntTuple(n) => Some(*n as i128),
         Type::Quat(_) => Some(4),
+        Type::Tuple(id) => Some(id.elems().len() as i128),
         _ => None,
     }
 }

@@ -797,12 +797,16 @@ impl<'a> Scope<'a> {
                 let name: &str = match &func.kind {
                     ExprKind::Attribute(base, attr) => match &base.kind {
                         ExprKind::Name(m) if self.is_warp_module(m) => {
-                            return match (*attr, &vals?[..]) {
+                            let vals = vals?;
+                            return match (*attr, &vals[..]) {
                                 ("constant", [v]) => Some(v.clone()),
                                 ("Module" | "get_module", [PyVal::Str(s), ..]) => {
                                     Some(PyVal::WarpModule(s.clone()))
                                 }
-                                _ => None,
+                                (a, [v]) if Scalar::from_name(a).is_some() => {
+                                    pyconst::warp_scalar(Scalar::from_name(a)?, v)
+                                }
+                                (a, vs) => pyconst::warp_composite(composite_type(a)?, vs),
                             };
                         }
                         ExprKind::Name(m) if self.py_modules.iter().any(|(l, _)| l == m) => {
@@ -816,6 +820,13 @@ impl<'a> Scope<'a> {
                 let vals = vals?;
                 if self.imported_builtin(name) == Some("constant") {
                     return vals.into_iter().next();
+                }
+                // A call of a module-level type alias (`vec3bool([True, False, True])`).
+                if let Some(t) = self.type_name(name) {
+                    return match (t, &vals[..]) {
+                        (Value::Scalar(s), [v]) => pyconst::warp_scalar(s, v),
+                        (t, vs) => pyconst::warp_composite(t, vs),
+                    };
                 }
                 if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == name) {
                     return pyconst::math_call(m, &vals);
@@ -853,6 +864,14 @@ impl<'a> Scope<'a> {
                         Some(best)
                     }
                     ("len", [PyVal::Tuple(t)]) => Some(PyVal::Int(t.len() as i128)),
+                    ("len", [PyVal::Typed(t, ConstVal::Composite(_))]) => {
+                        Some(PyVal::Int(match t {
+                            Value::Vector(n, _) | Value::Matrix(n, _, _) => *n as i128,
+                            Value::Quat(_) => 4,
+                            Value::Transform(_) => 7,
+                            _ => return None,
+                        }))
+                    }
                     _ => None,
                 }
             }
@@ -876,21 +895,7 @@ impl<'a> Scope<'a> {
 
     /// A constant of the warp module (`wp.pi`, ...).
     fn warp_constant(&self, name: &str) -> Option<PyVal> {
-        Some(PyVal::Float(match name {
-            "pi" => std::f64::consts::PI,
-            "e" => std::f64::consts::E,
-            "tau" => std::f64::consts::TAU,
-            "inf" => f64::INFINITY,
-            "nan" => f64::NAN,
-            "half_pi" => std::f64::consts::FRAC_PI_2,
-            "ln2" => std::f64::consts::LN_2,
-            "ln10" => std::f64::consts::LN_10,
-            "log2e" => std::f64::consts::LOG2_E,
-            "log10e" => std::f64::consts::LOG10_E,
-            "phi" => 1.618_033_988_749_895,
-            "sqrt2" => std::f64::consts::SQRT_2,
-            _ => return None,
-        }))
+        super::builtins::warp_constant(name).map(PyVal::Float)
     }
 
     /// The overload of `@wp.func` `name` that takes arguments of `types`:
@@ -1017,6 +1022,16 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// A module-level constant referenced by name inside a kernel, with the
+    /// type of the variable it becomes: a Python int, float or bool, or a warp
+    /// scalar, vector, matrix, quaternion or transform value.
+    pub fn module_typed_constant(&self, name: &str) -> Option<(Type, ConstVal)> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_ref()?.typed_const())
+    }
+
     /// A module-level int, float or bool referenced by name inside a kernel.
     pub fn module_constant(&self, name: &str) -> Option<ConstVal> {
         self.values
@@ -1070,6 +1085,18 @@ impl<'a> Scope<'a> {
     }
 
     /// The module-level struct or type alias called `name`.
+    /// Whether the module binds `name` itself (a value, function, import or type),
+    /// which a kernel then sees before warp's own attributes.
+    pub fn is_module_name(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| n == name)
+            || self.functions.iter().any(|(d, _, _)| d.name == name)
+            || self.warp_aliases.iter().any(|n| n == name)
+            || self.warp_imports.iter().any(|(n, _)| n == name)
+            || self.py_modules.iter().any(|(n, _)| n == name)
+            || self.py_imports.iter().any(|(n, _)| n == name)
+            || self.type_names.iter().any(|(n, _)| n == name)
+    }
+
     pub fn type_name(&self, name: &str) -> Option<Value> {
         self.type_names
             .iter()
@@ -1243,6 +1270,27 @@ impl<'a> Scope<'a> {
     pub fn annotation_type(&self, expr: &Expr) -> LResult<Type> {
         if let Some(v) = self.value_type(expr) {
             return Ok(v.to_type());
+        }
+        // `tuple[wp.vec3, float]`: Python's `int` and `float` keep their names in C++.
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            if matches!(base.kind, ExprKind::Name("tuple")) && !self.is_module_name("tuple") {
+                let items = match &index.kind {
+                    ExprKind::Tuple(items) => &items[..],
+                    _ => std::slice::from_ref(index),
+                };
+                if items.is_empty() || items.len() > 64 {
+                    return Err(err_at(expr.pos, "unsupported tuple annotation"));
+                }
+                let mut types = Vec::with_capacity(items.len());
+                let mut python = 0u64;
+                for (i, item) in items.iter().enumerate() {
+                    if matches!(item.kind, ExprKind::Name("int" | "float")) {
+                        python |= 1 << i;
+                    }
+                    types.push(self.annotation_type(item)?);
+                }
+                return Ok(Type::tuple_spelled(&types, python));
+            }
         }
         // The subscript spelling: `wp.array[float]`, `wp.array2d[wp.vec3]`, `wp.array[float, 2]`.
         if let ExprKind::Subscript([base, index]) = &expr.kind {

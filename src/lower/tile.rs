@@ -170,17 +170,36 @@ impl<'a> Adjoint<'a> {
         for e in elts {
             vals.push(self.expr(e)?);
         }
-        if vals.is_empty()
-            || vals.len() > 4
-            || vals.iter().any(|v| self.ty(*v).strip_ref() != Type::I32)
-        {
-            return Err(self.err(
-                "only tuples of int32 values (tile shapes and offsets) are supported by this version of the lowering",
-            ));
+        self.tuple_from_vars(&vals)
+    }
+
+    /// warp's `tuple` builtin on evaluated values (a tuple expression, or the
+    /// outputs of a call used as one value): no adjoint.
+    pub(super) fn tuple_from_vars(&mut self, vals: &[VarId]) -> LResult<VarId> {
+        if vals.is_empty() {
+            return Err(self.err("empty tuples are not supported in kernels"));
         }
-        let out = self.add_var(Type::IntTuple(vals.len() as u8), None);
+        let mut types = Vec::with_capacity(vals.len());
+        for v in vals {
+            match self.ty(*v).strip_ref() {
+                t @ (Type::Scalar(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Quat(_)
+                | Type::Transform(_)
+                | Type::Struct(_)
+                | Type::IntTuple(_)
+                | Type::Tuple(_)) => types.push(t),
+                t => {
+                    return Err(self.err(format!(
+                        "tuples of {t} values are not supported by this version of the lowering"
+                    )));
+                }
+            }
+        }
+        let out = self.add_var(Type::tuple_of(&types), None);
         let mut loaded = Vec::with_capacity(vals.len());
-        for v in &vals {
+        for v in vals {
             loaded.push(self.load(*v)?);
         }
         let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();

@@ -375,6 +375,9 @@ pub enum Type {
     Tile(Tile),
     /// A tuple of `n` int32 values (`(i * 8, j * 4)` as a tile shape or offset).
     IntTuple(u8),
+    /// A tuple of values of other types (warp's `tuple_t`), by its entry in
+    /// the table of tuple types ([`Type::tuple_of`] makes either kind).
+    Tuple(TupleId),
     /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
     StorageStr(bool),
     /// An array's `shape` (`wp::shape_t`); `true`: a reference to it (`&(a.shape)`).
@@ -508,6 +511,7 @@ impl Type {
                 "wp::tuple_t<{}>",
                 vec!["wp::int32"; n as usize].join(", ")
             )),
+            Type::Tuple(id) => Cow::Owned(id.ctype()),
             t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
         }
     }
@@ -612,8 +616,97 @@ impl fmt::Display for Type {
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
+            Type::Tuple(id) => {
+                let elems: Vec<String> = id.elems().iter().map(|t| t.to_string()).collect();
+                write!(f, "tuple[{}]", elems.join(", "))
+            }
             Type::StorageStr(_) | Type::Str(_) => f.write_str("str"),
             t => write!(f, "{}", t.value().expect("value type")),
+        }
+    }
+}
+
+/// Index of a tuple type in the process-wide table of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TupleId(u32);
+
+/// Element types, and a bit per element spelled with its Python name in C++
+/// (`tuple[int, float]` annotates `wp::tuple_t<int, float>`).
+type TupleTable = (
+    Vec<(&'static [Type], u64)>,
+    std::collections::HashMap<(Vec<Type>, u64), u32>,
+);
+
+/// Tuple types, interned by their element types (a module uses a few).
+static TUPLES: std::sync::LazyLock<std::sync::RwLock<TupleTable>> =
+    std::sync::LazyLock::new(Default::default);
+
+impl TupleId {
+    pub fn elems(self) -> &'static [Type] {
+        TUPLES.read().expect("tuple table").0[self.0 as usize].0
+    }
+
+    /// The C++ type: `wp::tuple_t<...>` of the elements' types.
+    fn ctype(self) -> String {
+        let (elems, python) = TUPLES.read().expect("tuple table").0[self.0 as usize];
+        let mut out = String::from("wp::tuple_t<");
+        for (i, t) in elems.iter().enumerate() {
+            if i > 0 {
+                out.put(", ");
+            }
+            match (python >> i.min(63) & 1 == 1, t) {
+                (true, Type::Scalar(Scalar::Float32)) => out.put("float"),
+                (true, Type::Scalar(Scalar::Int32)) => out.put("int"),
+                _ => t.push_ctype(&mut out, false),
+            }
+        }
+        out.push('>');
+        out
+    }
+}
+
+impl Type {
+    /// The type of a tuple of `elems`: one to four int32 values are the
+    /// [`Type::IntTuple`] tile shapes use, others a [`Type::Tuple`].
+    pub fn tuple_of(elems: &[Type]) -> Type {
+        if (1..=4).contains(&elems.len()) && elems.iter().all(|t| *t == Type::I32) {
+            return Type::IntTuple(elems.len() as u8);
+        }
+        Type::tuple_spelled(elems, 0)
+    }
+
+    /// A tuple type whose elements with a bit set in `python` are spelled
+    /// with their Python names (`float`, `int`): a `tuple[...]` annotation.
+    pub fn tuple_spelled(elems: &[Type], python: u64) -> Type {
+        let key = (elems.to_vec(), python);
+        if let Some(&id) = TUPLES.read().expect("tuple table").1.get(&key) {
+            return Type::Tuple(TupleId(id));
+        }
+        let mut table = TUPLES.write().expect("tuple table");
+        if let Some(&id) = table.1.get(&key) {
+            return Type::Tuple(TupleId(id));
+        }
+        let id = table.0.len() as u32;
+        table.1.insert(key, id);
+        table
+            .0
+            .push((Box::leak(elems.to_vec().into_boxed_slice()), python));
+        Type::Tuple(TupleId(id))
+    }
+
+    /// Whether a value of this type can be passed for a parameter of type
+    /// `param`: the same type, or tuples of the same element types.
+    pub fn passes_as(&self, param: &Type) -> bool {
+        self == param
+            || matches!((self.tuple_elems(), param.tuple_elems()), (Some(a), Some(b)) if a == b)
+    }
+
+    /// The element types of a tuple type.
+    pub fn tuple_elems(&self) -> Option<std::borrow::Cow<'static, [Type]>> {
+        match *self {
+            Type::IntTuple(n) => Some(std::borrow::Cow::Owned(vec![Type::I32; n as usize])),
+            Type::Tuple(id) => Some(std::borrow::Cow::Borrowed(id.elems())),
+            _ => None,
         }
     }
 }
@@ -624,6 +717,83 @@ pub enum ConstVal {
     Int(i128),
     Float(f64),
     Bool(bool),
+    /// A vector, matrix, quaternion or transform value (a module-level
+    /// `wp.vec3(...)`, a default argument), by its entry in the table of them.
+    Composite(CompositeId),
+}
+
+/// A composite constant: its type and its components (scalar constants,
+/// floats already rounded to the component type, as warp's ctypes storage
+/// holds them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompositeConst {
+    pub ty: Value,
+    pub items: Vec<ConstVal>,
+}
+
+/// Index of a composite constant in the process-wide table of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompositeId(u32);
+
+type CompositeTable = (
+    Vec<&'static CompositeConst>,
+    std::collections::HashMap<String, u32>,
+);
+
+/// Composite constants, interned by their type and C++ initializer: a module
+/// seldom has any, and the same few recur.
+static COMPOSITES: std::sync::LazyLock<std::sync::RwLock<CompositeTable>> =
+    std::sync::LazyLock::new(Default::default);
+
+impl CompositeId {
+    /// The id of `c`, added to the table if it is not there.
+    pub fn intern(c: CompositeConst) -> CompositeId {
+        let mut key = c.ty.ctype();
+        key.push('=');
+        push_initializer(&mut key, &c);
+        if let Some(&id) = COMPOSITES.read().expect("composite table").1.get(&key) {
+            return CompositeId(id);
+        }
+        let mut table = COMPOSITES.write().expect("composite table");
+        if let Some(&id) = table.1.get(&key) {
+            return CompositeId(id);
+        }
+        let id = table.0.len() as u32;
+        table.1.insert(key, id);
+        table.0.push(Box::leak(Box::new(c)));
+        CompositeId(id)
+    }
+
+    pub fn get(self) -> &'static CompositeConst {
+        COMPOSITES.read().expect("composite table").0[self.0 as usize]
+    }
+}
+
+/// warp's `constant_str` of a ctypes array value:
+/// `wp::initializer_array<3,wp::float32>{1.0, 2.0, 3.0}` (components as
+/// Python's `str(x).lower()` spells them).
+fn push_initializer(out: &mut String, c: &CompositeConst) {
+    out.put("wp::initializer_array<");
+    out.put(itoa::Buffer::new().format(c.items.len()));
+    out.push(',');
+    let dtype = c.ty.dtype();
+    if dtype == Scalar::Bool {
+        out.put("bool");
+    } else {
+        out.put_all(&["wp::", dtype.name()]);
+    }
+    out.put(">{");
+    for (i, item) in c.items.iter().enumerate() {
+        if i > 0 {
+            out.put(", ");
+        }
+        match *item {
+            ConstVal::Float(v) if v.is_nan() => out.put("nan"),
+            ConstVal::Float(v) if v.is_infinite() => out.put(if v > 0.0 { "inf" } else { "-inf" }),
+            k => k.push_c_str(out),
+        }
+    }
+    out.push('}');
 }
 
 impl ConstVal {
@@ -633,7 +803,13 @@ impl ConstVal {
             ConstVal::Int(_) => Type::I32,
             ConstVal::Float(_) => Type::F32,
             ConstVal::Bool(_) => Type::BOOL,
+            ConstVal::Composite(id) => id.get().ty.to_type(),
         }
+    }
+
+    /// Whether warp folds a unary minus on this constant (a Python int, float or bool).
+    pub fn is_python_scalar(self) -> bool {
+        !matches!(self, ConstVal::Composite(_))
     }
 
     /// C++ spelling, as warp's `constant_str` prints a Python value.
@@ -650,15 +826,18 @@ impl ConstVal {
             ConstVal::Float(v) => push_python_float_repr(out, v),
             ConstVal::Bool(true) => out.put("true"),
             ConstVal::Bool(false) => out.put("false"),
+            ConstVal::Composite(id) => push_initializer(out, id.get()),
         }
     }
 
+    /// Python's unary minus (callers fold it only on [`ConstVal::is_python_scalar`] values).
     pub fn negated(self) -> ConstVal {
         match self {
             ConstVal::Int(v) => ConstVal::Int(-v),
             ConstVal::Float(v) => ConstVal::Float(-v),
             // Python: -True == -1
             ConstVal::Bool(b) => ConstVal::Int(-(b as i128)),
+            ConstVal::Composite(_) => self,
         }
     }
 
@@ -667,6 +846,7 @@ impl ConstVal {
             ConstVal::Int(v) => v != 0,
             ConstVal::Float(v) => v != 0.0,
             ConstVal::Bool(b) => b,
+            ConstVal::Composite(_) => true,
         }
     }
 }
