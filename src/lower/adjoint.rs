@@ -1871,6 +1871,30 @@ impl<'a> Adjoint<'a> {
         })
     }
 
+    /// warp tries a module-level `@wp.func` named after an operator's builtin
+    /// (`def add(a: Complex, b: Complex)`) for the operator first, when its
+    /// parameters take the operands.
+    fn user_operator(&mut self, name: &str, left: VarId, right: VarId) -> LResult<Option<VarId>> {
+        if self.symbol(name).is_some() {
+            return Ok(None);
+        }
+        let types = [self.ty(left).strip_ref(), self.ty(right).strip_ref()];
+        let Some((def, _, _)) = self.scope.user_overload(name, &types) else {
+            return Ok(None);
+        };
+        let takes = def.args.len() == 2
+            && def.args.iter().zip(&types).all(|(a, t)| {
+                a.annotation
+                    .as_ref()
+                    .and_then(|x| self.scope.annotation_type(x).ok())
+                    .is_some_and(|p| t.passes_as(&p))
+            });
+        if !takes {
+            return Ok(None);
+        }
+        self.call_user(name, &[left, right])
+    }
+
     fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
         let outs = self.call_user_outputs(name, args)?;
         match outs[..] {
@@ -1910,6 +1934,11 @@ impl<'a> Adjoint<'a> {
             ExprKind::BinOp(lr, op) => {
                 let left = self.expr(&lr[0])?;
                 let right = self.expr(&lr[1])?;
+                if self.scope.operator_funcs {
+                    if let Some(v) = self.user_operator(binop_builtin(*op), left, right)? {
+                        return Ok(v);
+                    }
+                }
                 self.add_value_call(binop_builtin(*op), &[left, right])
             }
             ExprKind::UnaryOp(op, operand) => {
@@ -2162,10 +2191,7 @@ impl<'a> Adjoint<'a> {
         };
         let start = resolve(self, lower, if step > 0 { low } else { high })?;
         let stop = resolve(self, upper, if step > 0 { high } else { low })?;
-        let count = range_len(start, stop, step).unwrap_or(0);
-        if count <= 0 {
-            return Err(self.err("a slice of a vector must select at least one component"));
-        }
+        let count = range_len(start, stop, step).unwrap_or(0).max(0);
         let out = self.add_var(Type::Slice, None);
         let parts = [start, stop, step].map(|c| self.add_constant(ConstVal::Int(c)));
         forward!(
@@ -3368,8 +3394,12 @@ impl<'a> Adjoint<'a> {
                     // warp evaluates the argument: a literal (or a wp.static()) becomes a constant.
                     let v = self.call_arg(value)?;
                     match self.var(v).constant {
-                        Some(ConstVal::Int(k)) if (2..=4).contains(&k) => n = Some(k as u8),
-                        _ => return Err(self.err("identity(n=...) must be a constant 2, 3 or 4")),
+                        Some(ConstVal::Int(k)) if (1..=255).contains(&k) => n = Some(k as u8),
+                        _ => {
+                            return Err(
+                                self.err("identity(n=...) must be a positive constant integer")
+                            );
+                        }
                     }
                 }
                 Some("dtype") => {

@@ -48,6 +48,9 @@ pub struct Scope<'a> {
     /// Module-level names bound to types: `@wp.struct` classes and aliases
     /// such as `vec5 = wp.types.vector(length=5, dtype=float)`.
     type_names: Vec<(String, Value)>,
+    /// Whether a module-level `@wp.func` is named after an operator's builtin
+    /// (`add`, `mul`, ...): warp then tries it first for that operator.
+    pub operator_funcs: bool,
 }
 
 /// The `warp.config` settings that change generated code, as the file sets them.
@@ -229,6 +232,7 @@ impl<'a> Scope<'a> {
             replays: Vec::new(),
             max_generated: usize::MAX,
             type_names: Vec::new(),
+            operator_funcs: false,
         };
         scope.collect_type_names(module);
         // warp numbers functions per name, globally, as they are decorated;
@@ -249,6 +253,22 @@ impl<'a> Scope<'a> {
                             base
                         }
                     };
+                    scope.operator_funcs |= matches!(
+                        def.name,
+                        "add"
+                            | "sub"
+                            | "mul"
+                            | "div"
+                            | "floordiv"
+                            | "mod"
+                            | "pow"
+                            | "matmul"
+                            | "lshift"
+                            | "rshift"
+                            | "bit_and"
+                            | "bit_or"
+                            | "bit_xor"
+                    );
                     scope.functions.push((def, stmt.pos, format!("{key}_{n}")));
                 }
             }
@@ -1174,7 +1194,11 @@ impl<'a> Scope<'a> {
             None => Some(Scalar::Float32),
         };
         match name {
-            "vector" => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            // `wp.types.vector(0, float)`: the empty vector a slice can make
+            "vector" => match bound[0]?.kind {
+                ExprKind::Constant(Constant::Int(0)) => Some(Value::Vector(0, dtype(bound[1])?)),
+                _ => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            },
             "matrix" => {
                 let ExprKind::Tuple(dims) = &bound[0]?.kind else {
                     return None;

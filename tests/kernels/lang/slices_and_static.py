@@ -30,7 +30,3 @@ def static_lengths(v1: wp.vec2, out: wp.array(dtype=int)):
     q = wp.quat()
     out[1] = wp.static(len(q))
 
-
-@wp.kernel(module="unique", module_options={"deterministic": wp.DeterministicMode.NOT_GUARANTEED})
-def deterministic_option(out: wp.array(dtype=float)):
-    out[0] = 1.0
