@@ -713,7 +713,9 @@ impl<'a> Adjoint<'a> {
                 a
             });
         }
-        self.pending_ints.clear();
+        // Others stay pending for the call that takes them (`f(a.ndim, b[i])`
+        // indexes `b` before calling `f`).
+        self.pending_ints.retain(|p| !args.contains(p));
         out
     }
 
