@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
 use super::lines::Lines;
-use super::types::{ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use smallvec::SmallVec;
@@ -50,6 +50,9 @@ mod tile;
 
 #[path = "structs.rs"]
 pub(super) mod structs;
+
+#[path = "arrays.rs"]
+mod arrays;
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,6 +295,10 @@ pub struct Adjoint<'a> {
     /// `ref_origin`): the variable, the struct it was read from, the field
     /// names; the adjoint of a slot in an array field goes through them.
     field_origins: Vec<(VarId, VarId, Vec<OriginStep>)>,
+    /// Python ints not yet variables (an array's `ndim`): placeholders that
+    /// the next builtin call registers as constants after its output, as
+    /// warp registers the plain values it is passed.
+    pending_ints: Vec<VarId>,
 }
 
 /// A step from a variable to the lvalue a struct field reference reads.
@@ -366,6 +373,7 @@ impl<'a> Adjoint<'a> {
             slot_augassign_error: None,
             origins: Vec::new(),
             field_origins: Vec::new(),
+            pending_ints: Vec::new(),
         };
         if def.has_complex_args {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
@@ -690,6 +698,35 @@ impl<'a> Adjoint<'a> {
         self.emit_call(ov, args)
     }
 
+    /// A Python int the next builtin call registers as a constant (see `pending_ints`).
+    fn pending_int(&mut self, value: i128) -> VarId {
+        let id = VarId(self.vars.len());
+        self.vars.push(VarInfo::new(
+            "pending",
+            Type::I32,
+            Some(ConstVal::Int(value)),
+        ));
+        self.pending_ints.push(id);
+        id
+    }
+
+    /// `args` with their pending ints made constants, in order.
+    fn register_pending(&mut self, args: &[VarId]) -> Vars {
+        let mut out = Vars::new();
+        for &a in args {
+            out.push(if self.pending_ints.contains(&a) {
+                let c = self.var(a).constant.expect("a pending int has its value");
+                self.add_constant(c)
+            } else {
+                a
+            });
+        }
+        // Others stay pending for the call that takes them (`f(a.ndim, b[i])`
+        // indexes `b` before calling `f`).
+        self.pending_ints.retain(|p| !args.contains(p));
+        out
+    }
+
     fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
@@ -724,6 +761,13 @@ impl<'a> Adjoint<'a> {
             }
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
+        let registered: Vars;
+        let args = if self.pending_ints.is_empty() {
+            args
+        } else {
+            registered = self.register_pending(args);
+            &registered[..]
+        };
         // Arguments left out take the signature's defaults: constants created
         // after the output, before the arguments are loaded.
         let with_defaults: Vars;
@@ -855,7 +899,22 @@ impl<'a> Adjoint<'a> {
                 .as_ref()
                 .and_then(|r| r.first())
                 .map(|v| self.ty(*v).clone());
-            if actual.as_ref() != Some(&declared) {
+            // Arrays match on their element type and family (warp's `types_equal`).
+            let same = match (&actual, &declared) {
+                (
+                    Some(Type::Array {
+                        dtype: a, kind: k, ..
+                    }),
+                    Type::Array {
+                        dtype: b, kind: l, ..
+                    },
+                ) => {
+                    a == b
+                        && (k == l || matches!((k, l), (ArrayKind::Fixed(_), ArrayKind::Fixed(_))))
+                }
+                _ => actual.as_ref() == Some(&declared),
+            };
+            if !same {
                 let got = actual.map_or("None".to_string(), |t| t.to_string());
                 return Err(self.err(format!(
                     "function '{}' is annotated to return {declared} but returns {got}",
@@ -1796,6 +1855,11 @@ impl<'a> Adjoint<'a> {
             spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
             &spilled
         };
+        if args.iter().any(|a| self.pending_ints.contains(a)) {
+            return Err(self.err(
+                "an array's ndim passed to a user function is not supported by this version of the lowering",
+            ));
+        }
         // `=NATIVE`: one definition, reached through a name bound to it.
         let found = match name.strip_prefix('=') {
             Some(native) => self.scope.function_by_native(native),
@@ -1815,7 +1879,10 @@ impl<'a> Adjoint<'a> {
                 f.outputs.clone(),
             )
         };
-        if types.len() != params.len() || !types.iter().zip(&params).all(|(a, p)| a.passes_as(p)) {
+        if types != params
+            && (types.len() != params.len()
+                || !types.iter().zip(params.iter()).all(|(a, p)| arg_fits(a, p)))
+        {
             let show = |ts: &[Type]| {
                 ts.iter()
                     .map(|t| t.to_string())
@@ -1994,6 +2061,12 @@ impl<'a> Adjoint<'a> {
                     }
                 }
                 let agg = self.expr(base)?;
+                if *attr == "ndim" {
+                    // warp answers a type attribute with a Python int.
+                    if let Type::Array { ndim, .. } = self.ty(agg).strip_ref() {
+                        return Ok(self.pending_int(ndim as i128));
+                    }
+                }
                 self.attribute_read(agg, attr)
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
@@ -2289,7 +2362,7 @@ impl<'a> Adjoint<'a> {
         let mut args = Vars::new();
         args.push(target);
         args.extend(indices);
-        if let Type::Array { dtype, ndim } = self.ty(target).strip_ref() {
+        if let Type::Array { dtype, ndim, kind } = self.ty(target).strip_ref() {
             let all_int = args[1..]
                 .iter()
                 .all(|a| self.ty(*a).strip_ref().scalar().is_some_and(Scalar::is_int));
@@ -2304,8 +2377,10 @@ impl<'a> Adjoint<'a> {
                 *a = self.load(*a)?;
             }
             if args.len() - 1 == ndim && all_int {
+                // warp's array slots are for `wp.array`s (a fixed array is one).
                 let slot_root =
-                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. });
+                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. })
+                        && matches!(kind, ArrayKind::Array | ArrayKind::Fixed(_));
                 if as_target && slot_root && !matches!(dtype, Value::Scalar(_)) {
                     let slot = Slot {
                         root: target,
@@ -2934,7 +3009,7 @@ impl<'a> Adjoint<'a> {
                         Ok(Callee::Generic(g))
                     } else if let Some(v) = super::types::composite_type(attr) {
                         Ok(Callee::Constructor(v))
-                    } else if builtins::is_known(attr) {
+                    } else if builtins::is_known(attr) || matches!(*attr, "zeros" | "array") {
                         Ok(Callee::Builtin((*attr).into()))
                     } else {
                         Err(self.err(format!(
@@ -3143,6 +3218,9 @@ impl<'a> Adjoint<'a> {
                 if name.starts_with("tile_") || name == "tile" || name == "untile" =>
             {
                 return self.tile_call(&name, args, kwargs);
+            }
+            Callee::Builtin(name) if name == "zeros" || name == "array" => {
+                return self.array_constructor(&name, args, kwargs).map(Some);
             }
             Callee::Builtin(name) => name,
             Callee::User(name) => {
@@ -3459,6 +3537,23 @@ impl<'a> Adjoint<'a> {
             }
         }
         distinct.iter().map(|t| t.to_string()).collect()
+    }
+}
+
+/// Whether an argument of type `arg` may be passed for a user function's
+/// parameter of type `param`: equal types, or warp's array polymorphism (a
+/// fixed-size array passed for an array of its element type).
+fn arg_fits(arg: &Type, param: &Type) -> bool {
+    match (arg, param) {
+        (
+            Type::Array {
+                dtype: a, kind: k, ..
+            },
+            Type::Array {
+                dtype: b, kind: l, ..
+            },
+        ) => a == b && k.fits(*l),
+        _ => arg.passes_as(param),
     }
 }
 

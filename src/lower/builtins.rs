@@ -26,7 +26,7 @@
 //! The signatures are parsed once, into an index by name ([`REGISTRY`]);
 //! resolving allocates nothing.
 
-use super::types::{ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -141,10 +141,10 @@ const BINARY_NUM: &str = "<T: Numeric>(a: T, b: T) -> T";
 const BINARY_INT: &str = "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V, b: V) -> V";
 const FLOAT_ANY: &str = "(a: Float | Vector(_, Float) | Quat(Float) | Matrix(_, _, Float)) -> bool";
 /// The atomic read-modify-write of an array element.
-const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_) | Transform(_)>(arr: Array(V, D), i: Int*D, value: V) -> V";
-const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_) | Transform(_)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
 const ATOMIC_BITS: &str =
-    "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+    "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
 
 /// Every builtin overload this lowering resolves, in warp's order per name.
 pub static TABLE: &[Row] = &[
@@ -544,10 +544,14 @@ pub static TABLE: &[Row] = &[
     b("iter_next", "(r: range) -> int32", NODIFF | HIDDEN),
     nat("tid", "builtin_tid1d", "() -> int32", GLOBAL | NODIFF),
     // ---- arrays
-    b("address", "(arr: Array(V, D), i: Int*D) -> Ref(V)", HIDDEN),
+    b(
+        "address",
+        "(arr: AnyArray(V, D), i: Int*D) -> Ref(V)",
+        HIDDEN,
+    ),
     b(
         "array_store",
-        "(arr: Array(V, D), i: Int*D, value: V)",
+        "(arr: AnyArray(V, D), i: Int*D, value: V)",
         SKIP_REPLAY | HIDDEN,
     ),
     b("atomic_add", ATOMIC_NUM, SKIP_REPLAY),
@@ -559,12 +563,12 @@ pub static TABLE: &[Row] = &[
     b("atomic_xor", ATOMIC_BITS, SKIP_REPLAY | NODIFF),
     b(
         "atomic_exch",
-        "<V: Value>(arr: Array(V, D), i: Int*D, value: V) -> V",
+        "<V: Value>(arr: AnyArray(V, D), i: Int*D, value: V) -> V",
         SKIP_REPLAY | NODIFF,
     ),
     b(
         "atomic_cas",
-        "<V: Value>(arr: Array(V, D), i: Int*D, compare: V, value: V) -> V",
+        "<V: Value>(arr: AnyArray(V, D), i: Int*D, compare: V, value: V) -> V",
         SKIP_REPLAY | NODIFF,
     ),
     b("len", "(a: Array(_, _)) -> int32", NODIFF),
@@ -572,7 +576,7 @@ pub static TABLE: &[Row] = &[
     // (resolved by `resolve_shaped` below; the lines record the builtins).
     b(
         "view",
-        "(arr: Array(V, D), i: _) -> Array(V, _)",
+        "(arr: AnyArray(V, D), i: _) -> Array(V, _)",
         HIDDEN | CUSTOM,
     ),
     b(
@@ -834,7 +838,9 @@ enum Pat {
     Matrix(Dim, Dim, Box<Pat>),
     Quat(Box<Pat>),
     Transform(Box<Pat>),
-    Array(Box<Pat>, Dim),
+    /// An array; `true`: of any family (indexed, fabric, ...), else a
+    /// `wp.array` (a fixed-size array is one).
+    Array(Box<Pat>, Dim, bool),
     Ref(Box<Pat>),
     Alt(Vec<Pat>),
 }
@@ -922,9 +928,10 @@ impl Sig {
                 Type::Transform(s) => self.match_pat(inner, &Type::Scalar(s), b),
                 _ => false,
             },
-            Pat::Array(inner, d) => match *t {
-                Type::Array { dtype, ndim } => {
-                    u8::try_from(ndim).is_ok_and(|n| match_dim(*d, n, b))
+            Pat::Array(inner, d, any_family) => match *t {
+                Type::Array { dtype, ndim, kind } => {
+                    (*any_family || kind.fits(ArrayKind::Array))
+                        && u8::try_from(ndim).is_ok_and(|n| match_dim(*d, n, b))
                         && self.match_pat(inner, &dtype.to_type(), b)
                 }
                 _ => false,
@@ -1201,13 +1208,13 @@ impl<'s> Parser<'s> {
                     _ => Pat::Ref(inner),
                 }
             }
-            "Array" => {
+            "Array" | "AnyArray" => {
                 self.expect("(");
                 let inner = boxed(self);
                 self.expect(",");
                 let d = self.dim();
                 self.expect(")");
-                Pat::Array(inner, d)
+                Pat::Array(inner, d, w == "AnyArray")
             }
             w if is_var(w) => Pat::Var(self.var(w)),
             w => match Scalar::from_name(w) {
@@ -1525,7 +1532,7 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
 fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
     let is_int = |t: &Type| t.scalar().is_some_and(Scalar::is_int);
     let ret = match (name, args) {
-        ("view", [Type::Array { dtype, ndim }, idx @ ..]) => {
+        ("view", [Type::Array { dtype, ndim, kind }, idx @ ..]) => {
             let ints = idx.iter().filter(|i| is_int(i)).count();
             let ok = !idx.is_empty()
                 && idx.len() <= *ndim
@@ -1534,6 +1541,7 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
             ok.then_some(Type::Array {
                 dtype: *dtype,
                 ndim: ndim - ints,
+                kind: kind.view(),
             })?
         }
         ("extract", [Type::Shape(_), i]) if is_int(i) => Type::I32,
@@ -1706,6 +1714,7 @@ mod tests {
         let arr = Type::Array {
             dtype: Value::Scalar(Scalar::Float32),
             ndim: 1,
+            kind: ArrayKind::Array,
         };
         let o = resolve("atomic_add", &[arr, Type::I32, Type::F32]).unwrap();
         assert!(o.skip_replay);
@@ -1714,6 +1723,7 @@ mod tests {
         let arr2 = Type::Array {
             dtype: Value::Scalar(Scalar::Float32),
             ndim: 2,
+            kind: ArrayKind::Array,
         };
         let a = resolve("address", &[arr2, Type::I32, Type::Scalar(Scalar::Int64)]).unwrap();
         assert_eq!(a.ret, Some(Type::Ref(Value::Scalar(Scalar::Float32))));

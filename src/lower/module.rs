@@ -11,7 +11,7 @@ use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
-use super::types::{ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
+use super::types::{ArrayKind, ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -1316,101 +1316,183 @@ impl<'a> Scope<'a> {
                 return Ok(Type::tuple_spelled(&types, python));
             }
         }
-        // The subscript spelling: `wp.array[float]`, `wp.array2d[wp.vec3]`, `wp.array[float, 2]`.
-        if let ExprKind::Subscript([base, index]) = &expr.kind {
-            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
-                .iter()
-                .position(|a| self.names_warp(base, a))
-                .map(|k| k.max(1));
-            if let Some(default_ndim) = array_ndim {
-                let (dtype, ndim) = match &index.kind {
-                    ExprKind::Tuple(items) if items.len() == 2 && default_ndim == 1 => {
-                        match items[1].kind {
-                            ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
-                                (&items[0], n as usize)
-                            }
-                            _ => {
-                                return Err(err_at(
-                                    items[1].pos,
-                                    "array ndim must be an integer from 1 to 4",
-                                ));
-                            }
-                        }
-                    }
-                    _ => (index, default_ndim),
-                };
-                let value = self.value_type(dtype).ok_or_else(|| {
-                    err_at(
-                        dtype.pos,
-                        "arrays of this dtype are not supported by this version of the lowering",
-                    )
-                })?;
-                return Ok(Type::Array { dtype: value, ndim });
-            }
-        }
-        if let ExprKind::Call(func, args, kwargs) = &expr.kind {
-            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
-                .iter()
-                .position(|a| self.names_warp(func, a))
-                .map(|k| k.max(1));
-            if let Some(default_ndim) = array_ndim {
-                let mut dtype = None;
-                let mut ndim = default_ndim;
-                for (k, a) in args.iter().enumerate() {
-                    if k == 0 && default_ndim >= 1 {
-                        dtype = Some(a);
-                    } else {
-                        return Err(err_at(
-                            a.pos,
-                            "unexpected positional argument in array annotation",
-                        ));
-                    }
-                }
-                for kw in kwargs.iter() {
-                    match kw.arg {
-                        Some("dtype") => dtype = Some(&kw.value),
-                        Some("ndim")
-                            if array_ndim == Some(1)
-                                && matches!(func.kind, ExprKind::Attribute(_, a) if a == "array") =>
-                        {
-                            match kw.value.kind {
-                                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
-                                    ndim = n as usize
-                                }
-                                _ => {
-                                    return Err(err_at(
-                                        kw.value.pos,
-                                        "ndim must be an integer from 1 to 4",
-                                    ));
-                                }
-                            }
-                        }
-                        _ => {
-                            return Err(err_at(
-                                kw.value.pos,
-                                "unsupported argument in array annotation",
-                            ));
-                        }
-                    }
-                }
-                let dtype =
-                    dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
-                let scalar = self.value_type(dtype).ok_or_else(|| {
-                    err_at(
-                        dtype.pos,
-                        "arrays of this dtype are not supported by this version of the lowering",
-                    )
-                })?;
-                return Ok(Type::Array {
-                    dtype: scalar,
-                    ndim,
-                });
-            }
+        if let Some(t) = self.array_annotation(expr) {
+            return t;
         }
         Err(err_at(
             expr.pos,
             "unsupported type annotation for a kernel argument",
         ))
+    }
+
+    /// The array family (and its fixed dimension count, 0 where `ndim=` may set it)
+    /// that `expr` names: `wp.array2d`, `wp.indexedarray`, `wp.fabricarray`, ...
+    fn array_family(&self, expr: &Expr) -> Option<(ArrayKind, usize)> {
+        const FAMILIES: [(&str, ArrayKind, usize); 13] = [
+            ("array", ArrayKind::Array, 0),
+            ("array1d", ArrayKind::Array, 1),
+            ("array2d", ArrayKind::Array, 2),
+            ("array3d", ArrayKind::Array, 3),
+            ("array4d", ArrayKind::Array, 4),
+            ("indexedarray", ArrayKind::Indexed, 0),
+            ("indexedarray1d", ArrayKind::Indexed, 1),
+            ("indexedarray2d", ArrayKind::Indexed, 2),
+            ("indexedarray3d", ArrayKind::Indexed, 3),
+            ("indexedarray4d", ArrayKind::Indexed, 4),
+            ("fabricarray", ArrayKind::Fabric, 0),
+            ("indexedfabricarray", ArrayKind::IndexedFabric, 0),
+            ("fixedarray", ArrayKind::Fixed(0), 0),
+        ];
+        let name = match &expr.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            _ => self.warp_attr(expr)?,
+        };
+        FAMILIES
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map(|&(_, kind, ndim)| (kind, ndim))
+    }
+
+    /// An array annotation: `wp.array(dtype=float, ndim=2)`, `wp.array2d[wp.vec3]`,
+    /// `wp.indexedarray[float, Literal[2]]`, `wp.fixedarray(shape=(2, 3), dtype=int)`;
+    /// None when `expr` names no array family.
+    fn array_annotation(&self, expr: &Expr) -> Option<LResult<Type>> {
+        let unsupported_dtype = |e: &Expr| {
+            err_at(
+                e.pos,
+                "arrays of this dtype are not supported by this version of the lowering",
+            )
+        };
+        // `2` or `Literal[2]`
+        let ndim_of = |e: &Expr| -> LResult<usize> {
+            let e = match &e.kind {
+                ExprKind::Subscript([base, inner])
+                    if matches!(&base.kind, ExprKind::Name("Literal"))
+                        || matches!(&base.kind, ExprKind::Attribute(_, "Literal")) =>
+                {
+                    inner
+                }
+                _ => e,
+            };
+            match e.kind {
+                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => Ok(n as usize),
+                _ => Err(err_at(e.pos, "array ndim must be an integer from 1 to 4")),
+            }
+        };
+        match &expr.kind {
+            ExprKind::Subscript([base, index]) => {
+                let (kind, fixed_ndim) = self.array_family(base)?;
+                // `wp.indexedarray2d` and the others are functions, not subscriptable.
+                if matches!(kind, ArrayKind::Fixed(_))
+                    || (kind != ArrayKind::Array && fixed_ndim != 0)
+                {
+                    return Some(Err(err_at(
+                        expr.pos,
+                        "unsupported type annotation for a kernel argument",
+                    )));
+                }
+                let (dtype, ndim) = match &index.kind {
+                    ExprKind::Tuple(items) if items.len() == 2 && fixed_ndim == 0 => {
+                        match ndim_of(&items[1]) {
+                            Ok(n) => (&items[0], n),
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
+                    _ => (index, fixed_ndim.max(1)),
+                };
+                Some(
+                    self.value_type(dtype)
+                        .map(|dtype| Type::Array { dtype, ndim, kind })
+                        .ok_or_else(|| unsupported_dtype(dtype)),
+                )
+            }
+            ExprKind::Call(func, args, kwargs) => {
+                let (kind, fixed_ndim) = self.array_family(func)?;
+                Some(self.array_call_annotation(expr, kind, fixed_ndim, args, kwargs))
+            }
+            _ => None,
+        }
+    }
+
+    fn array_call_annotation(
+        &self,
+        expr: &Expr,
+        mut kind: ArrayKind,
+        fixed_ndim: usize,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<Type> {
+        let mut dtype = None;
+        let mut ndim = fixed_ndim.max(1);
+        for (k, a) in args.iter().enumerate() {
+            if k == 0 {
+                dtype = Some(a);
+            } else {
+                return Err(err_at(
+                    a.pos,
+                    "unexpected positional argument in array annotation",
+                ));
+            }
+        }
+        for kw in kwargs.iter() {
+            match kw.arg {
+                Some("dtype") => dtype = Some(&kw.value),
+                Some("ndim") if fixed_ndim == 0 && !matches!(kind, ArrayKind::Fixed(_)) => match kw
+                    .value
+                    .kind
+                {
+                    ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
+                        ndim = n as usize
+                    }
+                    _ => {
+                        return Err(err_at(kw.value.pos, "ndim must be an integer from 1 to 4"));
+                    }
+                },
+                Some("shape") if matches!(kind, ArrayKind::Fixed(_)) => {
+                    let dims: Vec<&Expr> = match &kw.value.kind {
+                        ExprKind::Tuple(items) => items.iter().collect(),
+                        _ => vec![&kw.value],
+                    };
+                    let mut size: u64 = 1;
+                    for d in &dims {
+                        match d.kind {
+                            ExprKind::Constant(Constant::Int(n)) if n >= 0 => {
+                                size = size.saturating_mul(n as u64)
+                            }
+                            _ => {
+                                return Err(err_at(
+                                    d.pos,
+                                    "a fixed array's shape must be integer constants",
+                                ));
+                            }
+                        }
+                    }
+                    if dims.is_empty() || dims.len() > 4 || size > u32::MAX as u64 {
+                        return Err(err_at(kw.value.pos, "unsupported fixed array shape"));
+                    }
+                    ndim = dims.len();
+                    kind = ArrayKind::Fixed(size as u32);
+                }
+                _ => {
+                    return Err(err_at(
+                        kw.value.pos,
+                        "unsupported argument in array annotation",
+                    ));
+                }
+            }
+        }
+        let dtype = dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
+        let value = self.value_type(dtype).ok_or_else(|| {
+            err_at(
+                dtype.pos,
+                "arrays of this dtype are not supported by this version of the lowering",
+            )
+        })?;
+        Ok(Type::Array {
+            dtype: value,
+            ndim,
+            kind,
+        })
     }
 }
 
@@ -1712,7 +1794,11 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
-        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label()));
+        reverse_args.push(format!(
+            "{} & adj_{}",
+            v.ty.adjoint_param().ctype(false),
+            v.label()
+        ));
     }
     if let Some(r) = &ret {
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
@@ -2141,7 +2227,11 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         for &a in &k.adj.args {
             let v = k.adj.var(a);
             out.put(SEP);
-            v.ty.push_ctype(out, false);
+            if prefix == "adj_" {
+                v.ty.adjoint_param().push_ctype(out, false);
+            } else {
+                v.ty.push_ctype(out, false);
+            }
             out.put_all(&[" ", prefix, v.label()]);
         }
     };

@@ -4,7 +4,7 @@
 //! (vector, matrix, quaternion and transform constructors, `t.p` / `t.q`).
 
 use super::*;
-use crate::lower::types::{CompositeConst, CompositeId, StructDef, StructId, Value};
+use crate::lower::types::{ArrayKind, CompositeConst, CompositeId, StructDef, StructId, Value};
 
 /// warp's `codegen_struct` (without the tile helpers): the struct, its
 /// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
@@ -189,7 +189,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
                 };
                 let ref_ty = match field {
-                    Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                    Type::Array { dtype, ndim, kind } => Type::ArrayRef { dtype, ndim, kind },
                     t => match t.value() {
                         Some(v) => Type::Ref(v),
                         None => return Err(self.err("unsupported struct field type")),
@@ -226,7 +226,46 @@ impl<'a> Adjoint<'a> {
                 self.note_field_origin(agg, attr, out);
                 Ok(out)
             }
-            Type::Array { .. } if attr == "shape" => {
+            Type::Array { kind, dtype, .. }
+                if attr == "ptr" && matches!(kind, ArrayKind::Array | ArrayKind::Fixed(_)) =>
+            {
+                // The data pointer, seen as a uint64.
+                let out = self.add_var(Type::Ref(Value::Scalar(Scalar::UInt64)), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(
+                    self,
+                    "{} = (wp::uint64*)&({}{op}data);",
+                    self.emit(out),
+                    self.emit(agg)
+                );
+                reverse!(
+                    self,
+                    "{}.data = ({}*){};",
+                    self.var(agg).adj(),
+                    dtype.ctype(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
+            Type::Array { kind, .. }
+                if attr == "size"
+                    && matches!(kind, ArrayKind::Fabric | ArrayKind::IndexedFabric) =>
+            {
+                let out = self.add_var(Type::Ref(Value::Scalar(Scalar::UInt64)), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(self, "{} = &({}{op}size);", self.emit(out), self.emit(agg));
+                reverse!(
+                    self,
+                    "{}.size = {};",
+                    self.var(agg).adj(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
+            Type::Array { kind, .. }
+                if attr == "shape"
+                    && !matches!(kind, ArrayKind::Fabric | ArrayKind::IndexedFabric) =>
+            {
                 let out = self.add_var(Type::Shape(true), None);
                 let op = if self.ty(agg).is_ref() { "->" } else { "." };
                 forward!(self, "{} = &({}{op}shape);", self.emit(out), self.emit(agg));
@@ -340,7 +379,7 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
             };
             let ref_ty = match field {
-                Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                Type::Array { dtype, ndim, kind } => Type::ArrayRef { dtype, ndim, kind },
                 t => match t.value() {
                     Some(v) => Type::Ref(v),
                     None => return Err(self.err("unsupported struct field type")),

@@ -19,7 +19,7 @@
 //!   memory, after the fact: its declaration changes wherever it was made.
 
 use super::*;
-use crate::lower::types::Tile;
+use crate::lower::types::{ArrayKind, Tile};
 use std::fmt::Write;
 
 /// One argument of a tile builtin call, after evaluation.
@@ -349,6 +349,7 @@ impl<'a> Adjoint<'a> {
                 Type::Array {
                     dtype: crate::lower::types::Value::Scalar(d),
                     ndim,
+                    kind: ArrayKind::Array | ArrayKind::Fixed(_),
                 } => Ok((v, d, ndim)),
                 _ => Err(s.err(format!(
                     "{name}() needs an array of scalars (this version of the lowering)"

@@ -350,6 +350,73 @@ pub fn composite_type(name: &str) -> Option<Value> {
     }
 }
 
+/// Which of warp's array families an array belongs to: they index alike and
+/// differ in their C++ type (`wp::indexedarray_t<T>`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayKind {
+    /// `wp.array`
+    Array,
+    /// `wp.indexedarray`
+    Indexed,
+    /// `wp.fabricarray`
+    Fabric,
+    /// `wp.indexedfabricarray`
+    IndexedFabric,
+    /// A fixed-size local array (`wp.zeros(shape, dtype=)` in a kernel): its element count.
+    Fixed(u32),
+}
+
+impl ArrayKind {
+    /// The C++ class template (`wp::array_t`).
+    pub fn class(self) -> &'static str {
+        match self {
+            ArrayKind::Array => "wp::array_t<",
+            ArrayKind::Indexed => "wp::indexedarray_t<",
+            ArrayKind::Fabric => "wp::fabricarray_t<",
+            ArrayKind::IndexedFabric => "wp::indexedfabricarray_t<",
+            ArrayKind::Fixed(_) => "wp::fixedarray_t<",
+        }
+    }
+
+    /// warp's Python class name (`indexedarray`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArrayKind::Array => "array",
+            ArrayKind::Indexed => "indexedarray",
+            ArrayKind::Fabric => "fabricarray",
+            ArrayKind::IndexedFabric => "indexedfabricarray",
+            ArrayKind::Fixed(_) => "fixedarray",
+        }
+    }
+
+    /// Whether an argument of this kind fits a parameter of kind `param`
+    /// (warp's array polymorphism: a fixed array is an `array`).
+    pub fn fits(self, param: ArrayKind) -> bool {
+        match (self, param) {
+            (ArrayKind::Fixed(_), ArrayKind::Fixed(_) | ArrayKind::Array) => true,
+            (ArrayKind::Array, ArrayKind::Fixed(_)) => true,
+            (a, b) => a == b,
+        }
+    }
+
+    /// Fabric and fixed arrays make plain arrays when viewed or sliced.
+    pub fn view(self) -> ArrayKind {
+        match self {
+            ArrayKind::Indexed => ArrayKind::Indexed,
+            _ => ArrayKind::Array,
+        }
+    }
+
+    fn push_ctype(self, dtype: Value, out: &mut String) {
+        out.put(self.class());
+        if let ArrayKind::Fixed(n) = self {
+            out.put_all(&[itoa::Buffer::new().format(n), ", "]);
+        }
+        dtype.push_ctype(out);
+        out.push('>');
+    }
+}
+
 /// A kernel value's type. References are pointers into arrays (`a[i]` before it is loaded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Type {
@@ -362,12 +429,14 @@ pub enum Type {
     Array {
         dtype: Value,
         ndim: usize,
+        kind: ArrayKind,
     },
     Ref(Value),
     /// A pointer to an array descriptor (an array field of a struct, `&(s.arr)`).
     ArrayRef {
         dtype: Value,
         ndim: usize,
+        kind: ArrayKind,
     },
     /// `range()` iterator state.
     Range,
@@ -521,21 +590,15 @@ impl Type {
     pub fn push_ctype(&self, out: &mut String, value_type: bool) {
         match *self {
             Type::Scalar(s) => out.put(s.ctype()),
-            Type::Array { dtype, .. } => {
-                out.put("wp::array_t<");
-                dtype.push_ctype(out);
-                out.push('>');
-            }
+            Type::Array { dtype, kind, .. } => kind.push_ctype(dtype, out),
             Type::Ref(v) => {
                 v.push_ctype(out);
                 if !value_type {
                     out.push('*');
                 }
             }
-            Type::ArrayRef { dtype, .. } => {
-                out.put("wp::array_t<");
-                dtype.push_ctype(out);
-                out.push('>');
+            Type::ArrayRef { dtype, kind, .. } => {
+                kind.push_ctype(dtype, out);
                 if !value_type {
                     out.push('*');
                 }
@@ -551,12 +614,29 @@ impl Type {
         }
     }
 
+    /// The type of the adjoint warp passes for a parameter of this type in a
+    /// function's or CUDA kernel's signature: an indexed array's gradient is a regular array.
+    pub fn adjoint_param(&self) -> Type {
+        match *self {
+            Type::Array {
+                dtype,
+                ndim,
+                kind: ArrayKind::Indexed,
+            } => Type::Array {
+                dtype,
+                ndim,
+                kind: ArrayKind::Array,
+            },
+            t => t,
+        }
+    }
+
     /// The value type behind a reference; other types unchanged.
     pub fn strip_ref(&self) -> Type {
         match *self {
             Type::Ref(v) => v.to_type(),
             Type::Shape(_) => Type::Shape(false),
-            Type::ArrayRef { dtype, ndim } => Type::Array { dtype, ndim },
+            Type::ArrayRef { dtype, ndim, kind } => Type::Array { dtype, ndim, kind },
             t => t,
         }
     }
@@ -591,7 +671,15 @@ impl Type {
     /// warp's `get_type_code` (struct hashes are made of these).
     pub fn type_code(&self) -> String {
         match *self {
-            Type::Array { dtype, ndim } => format!("a{ndim}{}", dtype.type_code()),
+            Type::Array { dtype, ndim, kind } => {
+                let prefix = match kind {
+                    ArrayKind::Array | ArrayKind::Fixed(_) => "a",
+                    ArrayKind::Indexed => "ia",
+                    ArrayKind::Fabric => "fa",
+                    ArrayKind::IndexedFabric => "ifa",
+                };
+                format!("{prefix}{ndim}{}", dtype.type_code())
+            }
             t => t.value().map(Value::type_code).unwrap_or_default(),
         }
     }
@@ -600,10 +688,12 @@ impl Type {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
+            Type::Array { dtype, ndim, kind } => {
+                write!(f, "{}(ndim={ndim}, dtype={dtype})", kind.name())
+            }
             Type::Ref(v) => write!(f, "Reference[{v}]"),
-            Type::ArrayRef { dtype, ndim } => {
-                write!(f, "Reference[array(ndim={ndim}, dtype={dtype})]")
+            Type::ArrayRef { dtype, ndim, kind } => {
+                write!(f, "Reference[{}(ndim={ndim}, dtype={dtype})]", kind.name())
             }
             Type::Range => f.write_str("range_t"),
             Type::Shape(_) => f.write_str("shape_t"),
@@ -998,7 +1088,8 @@ mod tests {
         assert_eq!(
             Type::Array {
                 dtype: Value::Scalar(Scalar::Int32),
-                ndim: 1
+                ndim: 1,
+                kind: ArrayKind::Array,
             }
             .ctype(false),
             "wp::array_t<wp::int32>"
