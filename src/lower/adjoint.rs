@@ -1374,12 +1374,25 @@ impl<'a> Adjoint<'a> {
                 ));
             }
         }
-        let ExprKind::Call(func, args, kwargs) = &iter.kind else {
-            return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
+        let range_call = match &iter.kind {
+            ExprKind::Call(func, args, kwargs)
+                if matches!(&func.kind, ExprKind::Name(n) if *n == "range")
+                    && self.symbol("range").is_none() =>
+            {
+                Some((args, kwargs))
+            }
+            _ => None,
         };
-        let is_range = matches!(&func.kind, ExprKind::Name(n) if *n == "range")
-            && self.symbol("range").is_none();
-        if !is_range || args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
+        let Some((args, kwargs)) = range_call else {
+            // Any other iterable is evaluated and walked with `iter_next`: a
+            // query object (`for index in wp.hash_grid_query(...)`).
+            let it = self.expr(iter)?;
+            if !matches!(self.ty(it), Type::Query(_)) {
+                return Err(self.err("for-loops over anything but range() or a query object are not supported by this version of the lowering"));
+            }
+            return Ok(LoopRange::Dynamic(it));
+        };
+        if args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
             return Err(self.err("for-loops over anything but range(start, stop, step) are not supported by this version of the lowering"));
         }
         // Evaluate every argument once, in order: constants stay compile-time values.
@@ -2058,6 +2071,25 @@ impl<'a> Adjoint<'a> {
                         return Err(self.err(format!(
                             "{m}.{attr} is not supported as a value by this version of the lowering"
                         )));
+                    }
+                }
+                // The sampling modes of volumes: `wp.Volume.LINEAR`.
+                if let ExprKind::Attribute(inner, "Volume") = &base.kind {
+                    if let ExprKind::Name(m) = &inner.kind {
+                        if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                            let mode = match *attr {
+                                "CLOSEST" => 0,
+                                "LINEAR" => 1,
+                                _ => {
+                                    return Err(self.err(format!(
+                                        "wp.Volume.{attr} is not supported as a value by this version of the lowering"
+                                    )));
+                                }
+                            };
+                            // warp registers the class constant, then its value again as an argument.
+                            self.add_constant(ConstVal::Int(mode));
+                            return Ok(self.add_constant(ConstVal::Int(mode)));
+                        }
                     }
                 }
                 let agg = self.expr(base)?;
@@ -3215,13 +3247,19 @@ impl<'a> Adjoint<'a> {
                 return self.templated_constant(&name, args, kwargs).map(Some);
             }
             Callee::Builtin(name)
-                if name.starts_with("tile_") || name == "tile" || name == "untile" =>
+                if (name.starts_with("tile_") && !is_tile_query(&name))
+                    || name == "tile"
+                    || name == "untile" =>
             {
                 return self.tile_call(&name, args, kwargs);
             }
             Callee::Builtin(name) if name == "zeros" || name == "array" => {
                 return self.array_constructor(&name, args, kwargs).map(Some);
             }
+            Callee::Builtin(name) if name == "transformation" => {
+                return self.transformation(args, kwargs).map(Some);
+            }
+            Callee::Builtin(name) if name == "cast" => return self.bit_cast(args, kwargs),
             Callee::Builtin(name) => name,
             Callee::User(name) => {
                 if !kwargs.is_empty() {
@@ -3301,6 +3339,52 @@ impl<'a> Adjoint<'a> {
             self.emit_call(ov, &all)?;
             self.tuple_from_vars(&outs).map(Some)
         })())
+    }
+
+    /// `wp.transformation(p, q, dtype=...)`: the transform constructor under
+    /// its builtin's name; `dtype` only names the component type.
+    fn transformation(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let mut dtype = Scalar::Float32;
+        let mut rest: Vec<Keyword<'a>> = Vec::with_capacity(kwargs.len());
+        for kw in kwargs {
+            if kw.arg == Some("dtype") {
+                dtype = match self.scope.annotation_type(&kw.value)? {
+                    Type::Scalar(s) if s.is_float() => s,
+                    _ => return Err(self.err("transformation() needs a float dtype")),
+                };
+            } else {
+                rest.push(kw.clone());
+            }
+        }
+        self.construct(Value::Transform(dtype), args, &rest)
+    }
+
+    /// `wp.cast(a, dtype)`: `a`'s bits as a value of type `dtype`, which is a
+    /// template argument of the call (warp's `cast_dispatch_func`).
+    fn bit_cast(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<Option<VarId>> {
+        let (value, dtype) = match (args, kwargs) {
+            ([a, t], []) => (a, t),
+            ([a], [kw]) if kw.arg == Some("dtype") => (a, &kw.value),
+            _ => return Err(self.err("wp.cast() takes a value and a dtype")),
+        };
+        let a = self.expr(value)?;
+        let target = self.scope.annotation_type(dtype)?;
+        if target.value().is_none() {
+            return Err(self.err(format!("wp.cast() cannot cast to {target}")));
+        }
+        self.builtins_used.insert("cast".into());
+        let ov = Overload {
+            native: Cow::Owned(format!("cast<{}>", target.ctype(false))),
+            adj_native: Cow::Borrowed("cast"),
+            namespace: "wp::",
+            ret: Some(target),
+            require_original_output: false,
+            differentiable: false,
+            skip_replay: false,
+            defaults: &[],
+            initializer_list: false,
+        };
+        self.emit_call(ov, &[a])
     }
 
     /// A call's positional arguments, in order; a starred one (`*v`,
@@ -3557,7 +3641,19 @@ fn arg_fits(arg: &Type, param: &Type) -> bool {
     }
 }
 
-/// warp's `types_equal` for reassignments: tiles match on element type only.
+/// The block-wide spatial queries: builtins of the table despite their `tile_` names.
+fn is_tile_query(name: &str) -> bool {
+    matches!(
+        name,
+        "tile_mesh_query_aabb"
+            | "tile_mesh_query_aabb_next"
+            | "tile_bvh_query_aabb"
+            | "tile_bvh_query_ray"
+            | "tile_bvh_query_next"
+            | "tile_query_valid"
+    )
+}
+
 /// warp's generic composite constructors, callable as `wp.types.NAME` or `wp.NAME`.
 fn generic_constructor(name: &str) -> Option<&'static str> {
     ["vector", "matrix", "quaternion", "transformation"]
@@ -3565,6 +3661,7 @@ fn generic_constructor(name: &str) -> Option<&'static str> {
         .find(|g| *g == name)
 }
 
+/// warp's `types_equal` for reassignments: tiles match on element type only.
 fn same_type(a: &Type, b: &Type) -> bool {
     match (a, b) {
         (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype,

@@ -26,7 +26,7 @@
 //! The signatures are parsed once, into an index by name ([`REGISTRY`]);
 //! resolving allocates nothing.
 
-use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Query, Scalar, Type, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -526,6 +526,13 @@ pub static TABLE: &[Row] = &[
         "<T: Float>(xform: Transform(T)) -> Transform(T)",
         0,
     ),
+    // The constructor under its builtin's name, and a bit cast (adjoint.rs).
+    b(
+        "transformation",
+        "(p: Vector(3, T), q: Quat(T), dtype: Float) -> Transform(T)",
+        CUSTOM,
+    ),
+    b("cast", "(a: Any, dtype: Any) -> Any", NODIFF | CUSTOM),
     // ---- values, references, loops
     b("copy", "(a: V) -> V", HIDDEN),
     b("load", "(a: V) -> V", NODIFF | HIDDEN),
@@ -738,6 +745,297 @@ pub static TABLE: &[Row] = &[
         "(id: uint64, index: int32) -> int32",
         NODIFF,
     ),
+    // Hash grids: `for index in wp.hash_grid_query(...)` iterates (iter_next below).
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3f, max_dist: float32) -> HashGridQuery",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3f, max_dist: float32, group: int32) -> HashGridQuery",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3h, max_dist: float16) -> HashGridQueryH",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3h, max_dist: float16, group: int32) -> HashGridQueryH",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3d, max_dist: float64) -> HashGridQueryD",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3d, max_dist: float64, group: int32) -> HashGridQueryD",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query_next",
+        "(query: HashGridQuery | HashGridQueryH | HashGridQueryD, index: int32) -> bool",
+        NODIFF,
+    ),
+    b(
+        "iter_next",
+        "(query: HashGridQuery | HashGridQueryH | HashGridQueryD | MeshQuery) -> int32",
+        NODIFF | HIDDEN,
+    ),
+    // Meshes. The overloads with trailing output arguments write the result
+    // into the caller's variables; the others return a query struct.
+    b("mesh_get_bvh", "(id: uint64) -> uint64", NODIFF),
+    b(
+        "mesh_get_group_root",
+        "(id: uint64, group: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_point",
+        "(id: uint64, index: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_velocity",
+        "(id: uint64, index: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_index",
+        "(id: uint64, index: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_eval_face_normal",
+        "(id: uint64, face: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_eval_position",
+        "(id: uint64, face: int32, bary_u: float32, bary_v: float32) -> vec3f",
+        0,
+    ),
+    b(
+        "mesh_eval_velocity",
+        "(id: uint64, face: int32, bary_u: float32, bary_v: float32) -> vec3f",
+        0,
+    ),
+    b(
+        "mesh_query_point",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point",
+        "(id: uint64, point: vec3f, max_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_no_sign",
+        "(id: uint64, point: vec3f, max_dist: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_no_sign",
+        "(id: uint64, point: vec3f, max_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_furthest_point_no_sign",
+        "(id: uint64, point: vec3f, min_dist: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_furthest_point_no_sign",
+        "(id: uint64, point: vec3f, min_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_normal",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, epsilon: float32 = 0.001) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_normal",
+        "(id: uint64, point: vec3f, max_dist: float32, epsilon: float32 = 0.001) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_parity",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, n_sample: int32 = 1, perturbation_scale: float32 = 0.1) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_parity",
+        "(id: uint64, point: vec3f, max_dist: float32, n_sample: int32 = 1, perturbation_scale: float32 = 0.1) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_winding_number",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, accuracy: float32 = 2.0, threshold: float32 = 0.5) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_winding_number",
+        "(id: uint64, point: vec3f, max_dist: float32, accuracy: float32 = 2.0, threshold: float32 = 0.5) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, t: float32, bary_u: float32, bary_v: float32, sign: float32, normal: vec3f, face: int32, root: int32 = -1) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, root: int32 = -1) -> MeshQueryRay",
+        ORIG,
+    ),
+    b(
+        "mesh_query_ray_anyhit",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, root: int32 = -1) -> bool",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_ray_count_intersections",
+        "(id: uint64, start: vec3f, dir: vec3f, root: int32 = -1) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> MeshQueryAABB",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_sphere",
+        "(id: uint64, center: vec3f, radius: float32) -> MeshQuerySphere",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_aabb_next",
+        "(query: MeshQueryAABB, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_aabb_next",
+        "mesh_query_sphere_next",
+        "(query: MeshQuerySphere, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_aabb_next",
+        "mesh_query_next_dynamic",
+        "(query: MeshQuery, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_aabb_next",
+        "(query: MeshQueryAABB, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_sphere_next",
+        "(query: MeshQuerySphere, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_next_dynamic",
+        "(query: MeshQuery, index: int32) -> bool",
+        NODIFF,
+    ),
+    // Block-wide queries: each `_next` gives a tile of one hit (or -1) per
+    // thread (its tile type is set in `resolve_shaped`).
+    b(
+        "tile_mesh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> MeshQueryAABBTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_mesh_query_aabb_next",
+        "(query: MeshQueryAABBTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
+    b(
+        "tile_bvh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_bvh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_bvh_query_next",
+        "(query: BvhQueryTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
+    b(
+        "tile_query_valid",
+        "(query: BvhQueryTiled | MeshQueryAABBTiled) -> bool",
+        NODIFF,
+    ),
+    // BVHs: `while wp.bvh_query_next(query, index)` walks the hits.
+    b(
+        "bvh_get_group_root",
+        "(id: uint64, group: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f, root: int32 = -1) -> BvhQueryAabb",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, root: int32 = -1) -> BvhQueryRay",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_sphere",
+        "(id: uint64, center: vec3f, radius: float32, root: int32 = -1) -> BvhQuerySphere",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_capsule",
+        "(id: uint64, start: vec3f, dir: vec3f, radius: float32, root: int32 = -1) -> BvhQueryCapsule",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_next",
+        "(query: BvhQueryAabb, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_ray_next",
+        "(query: BvhQueryRay, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_capsule_next",
+        "(query: BvhQueryCapsule, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_sphere_next",
+        "(query: BvhQuerySphere, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_next_dynamic",
+        "(query: BvhQuery, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
     b(
         "closest_point_edge_edge",
         "(p1: vec3f, q1: vec3f, p2: vec3f, q2: vec3f, epsilon: float32) -> vec3f",
@@ -746,6 +1044,119 @@ pub static TABLE: &[Row] = &[
     b(
         "intersect_tri_tri",
         "<V: vec3f | vec3d>(v0: V, v1: V, v2: V, u0: V, u1: V, u2: V) -> int32",
+        NODIFF,
+    ),
+    // Volumes (NanoVDB grids); `wp.Volume.CLOSEST` / `LINEAR` are the sampling modes.
+    b(
+        "volume_sample_f",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32) -> float32",
+        0,
+    ),
+    b(
+        "volume_sample_grad_f",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32, grad: vec3f) -> float32",
+        0,
+    ),
+    b(
+        "volume_sample_v",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32) -> vec3f",
+        0,
+    ),
+    b(
+        "volume_sample_i",
+        "(id: uint64, uvw: vec3f) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_f",
+        "(id: uint64, i: int32, j: int32, k: int32) -> float32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_v",
+        "(id: uint64, i: int32, j: int32, k: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_i",
+        "(id: uint64, i: int32, j: int32, k: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_index",
+        "(id: uint64, i: int32, j: int32, k: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_store_f",
+        "(id: uint64, i: int32, j: int32, k: int32, value: float32)",
+        NODIFF,
+    ),
+    b(
+        "volume_store_v",
+        "(id: uint64, i: int32, j: int32, k: int32, value: vec3f)",
+        NODIFF,
+    ),
+    b(
+        "volume_store_i",
+        "(id: uint64, i: int32, j: int32, k: int32, value: int32)",
+        NODIFF,
+    ),
+    b("volume_voxel_count", "(id: uint64) -> int32", NODIFF),
+    b(
+        "volume_index_to_world",
+        "<V: vec3f | vec3d>(id: uint64, uvw: V) -> V",
+        0,
+    ),
+    b(
+        "volume_world_to_index",
+        "<V: vec3f | vec3d>(id: uint64, xyz: V) -> V",
+        0,
+    ),
+    b(
+        "volume_index_to_world_dir",
+        "<V: vec3f | vec3d>(id: uint64, uvw: V) -> V",
+        0,
+    ),
+    b(
+        "volume_world_to_index_dir",
+        "<V: vec3f | vec3d>(id: uint64, xyz: V) -> V",
+        0,
+    ),
+    // ---- dense linear algebra on flat float32 arrays
+    b(
+        "dense_gemm",
+        "(m: int32, n: int32, p: int32, t1: int32, t2: int32, A: Array(float32, 1), B: Array(float32, 1), C: Array(float32, 1))",
+        0,
+    ),
+    b(
+        "dense_gemm_batched",
+        "(m: Array(int32, 1), n: Array(int32, 1), p: Array(int32, 1), t1: int32, t2: int32, A_start: Array(int32, 1), B_start: Array(int32, 1), C_start: Array(int32, 1), A: Array(float32, 1), B: Array(float32, 1), C: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_chol",
+        "(n: int32, A: Array(float32, 1), regularization: float32, L: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_chol_batched",
+        "(A_start: Array(int32, 1), A_dim: Array(int32, 1), A: Array(float32, 1), regularization: float32, L: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_subs",
+        "(n: int32, L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_solve",
+        "(n: int32, A: Array(float32, 1), L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
+        0,
+    ),
+    b(
+        "dense_solve_batched",
+        "(b_start: Array(int32, 1), A_start: Array(int32, 1), A_dim: Array(int32, 1), A: Array(float32, 1), L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
         NODIFF,
     ),
     // ---- casts: the native function is the name called
@@ -842,6 +1253,8 @@ enum Pat {
     /// `wp.array` (a fixed-size array is one).
     Array(Box<Pat>, Dim, bool),
     Ref(Box<Pat>),
+    /// A query object of this kind, or a concrete kind of it.
+    Query(Query),
     Alt(Vec<Pat>),
 }
 
@@ -940,6 +1353,7 @@ impl Sig {
                 Type::Ref(v) => self.match_pat(inner, &v.to_type(), b),
                 _ => false,
             },
+            Pat::Query(q) => matches!(*t, Type::Query(k) if k == *q || k.erased() == *q),
             Pat::Alt(alts) => alts.iter().any(|a| {
                 let saved = *b;
                 self.match_pat(a, t, b) || {
@@ -1023,6 +1437,7 @@ impl Sig {
             Pat::Quat(inner) => Type::Quat(scalar(inner)?),
             Pat::Transform(inner) => Type::Transform(scalar(inner)?),
             Pat::Ref(inner) => Type::Ref(Sig::eval(inner, b)?.value()?),
+            Pat::Query(q) => Type::Query(*q),
             _ => return None,
         })
     }
@@ -1217,6 +1632,7 @@ impl<'s> Parser<'s> {
                 Pat::Array(inner, d, w == "AnyArray")
             }
             w if is_var(w) => Pat::Var(self.var(w)),
+            w if Query::from_name(w).is_some() => Pat::Query(Query::from_name(w).expect("query")),
             w => match Scalar::from_name(w) {
                 Some(s) => Pat::Exact(Type::Scalar(s)),
                 None => match super::types::composite_type(w) {
@@ -1243,6 +1659,10 @@ impl<'s> Parser<'s> {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
                 (None, n)
+            }
+            Some(Tok::Word("inf")) => {
+                self.pos += 1;
+                return (Type::F32, ConstVal::Float(f64::INFINITY));
             }
             Some(Tok::Word(w @ ("true" | "false"))) => {
                 self.pos += 1;
@@ -1545,6 +1965,11 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
             })?
         }
         ("extract", [Type::Shape(_), i]) if is_int(i) => Type::I32,
+        // One int32 per thread of the block (module option block_dim).
+        ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)])
+        | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => {
+            Type::Tile(super::types::Tile::new(Scalar::Int32, &[super::BLOCK_DIM]))
+        }
         _ => return None,
     };
     Some(Overload {

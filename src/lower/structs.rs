@@ -4,7 +4,7 @@
 //! (vector, matrix, quaternion and transform constructors, `t.p` / `t.q`).
 
 use super::*;
-use crate::lower::types::{ArrayKind, CompositeConst, CompositeId, StructDef, StructId, Value};
+use crate::lower::types::{ArrayKind, CompositeConst, CompositeId, Query, StructDef, StructId, Value};
 
 /// warp's `codegen_struct` (without the tile helpers): the struct, its
 /// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
@@ -182,11 +182,21 @@ impl<'a> Adjoint<'a> {
     /// Reads `agg.attr`: a struct field (a reference to it), a transform's
     /// `p` / `q`, or a vector or quaternion component.
     pub(super) fn attribute_read(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
-        match self.ty(agg).strip_ref() {
-            Type::Struct(id) => {
-                let def = id.def();
-                let Some((_, field)) = def.field(attr) else {
-                    return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+        let agg_ty = self.ty(agg).strip_ref();
+        match agg_ty {
+            Type::Struct(_) | Type::Query(Query::MeshPoint | Query::MeshRay) => {
+                // The result structs of mesh queries read like `@wp.struct`s.
+                let field = match agg_ty {
+                    Type::Struct(id) => id.def().field(attr).map(|(_, t)| t),
+                    Type::Query(q) => q.field(attr),
+                    _ => None,
+                };
+                let Some(field) = field else {
+                    let name = match agg_ty {
+                        Type::Struct(id) => id.def().key.clone(),
+                        t => t.to_string(),
+                    };
+                    return Err(self.err(format!("'{name}' has no attribute '{attr}'")));
                 };
                 let ref_ty = match field {
                     Type::Array { dtype, ndim, kind } => Type::ArrayRef { dtype, ndim, kind },

@@ -455,6 +455,117 @@ pub enum Type {
     Slice,
     /// A string constant (`wp.printf`'s format): index of its text in the function's strings.
     Str(u32),
+    /// The state or result of a spatial query (`wp.mesh_query_point`, `wp.hash_grid_query`, ...).
+    Query(Query),
+}
+
+/// warp's query objects: opaque C++ structs a builtin returns, some with
+/// fields (`MeshQueryPoint.face`), some iterated (`for i in hash_grid_query`).
+/// Several kinds share one C++ struct; the kind picks the overloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Query {
+    MeshPoint,
+    MeshRay,
+    /// `MeshQueryAABB`.
+    MeshAabb,
+    MeshSphere,
+    /// `MeshQuery`: a mesh query of either kind.
+    Mesh,
+    BvhAabb,
+    BvhRay,
+    BvhSphere,
+    BvhCapsule,
+    /// `BvhQuery`: a BVH query of any kind.
+    Bvh,
+    /// `HashGridQuery` of points of this precision.
+    HashGrid(Scalar),
+    /// `MeshQueryAABBTiled`: a block-wide mesh query (`wp.tile_mesh_query_aabb`).
+    MeshAabbTiled,
+    /// `BvhQueryTiled`: a block-wide BVH query (`wp.tile_bvh_query_aabb` / `_ray`).
+    BvhTiled,
+}
+
+impl Query {
+    /// The C++ struct (without the `wp::` namespace).
+    pub fn native(self) -> &'static str {
+        match self {
+            Query::MeshPoint => "mesh_query_point_t",
+            Query::MeshRay => "mesh_query_ray_t",
+            Query::MeshAabb | Query::MeshSphere | Query::Mesh => "mesh_query_aabb_t",
+            Query::BvhAabb | Query::BvhRay | Query::BvhSphere | Query::BvhCapsule | Query::Bvh => {
+                "bvh_query_t"
+            }
+            Query::HashGrid(Scalar::Float16) => "hash_grid_query_h",
+            Query::HashGrid(Scalar::Float64) => "hash_grid_query_d",
+            Query::HashGrid(_) => "hash_grid_query_f",
+            Query::MeshAabbTiled => "mesh_query_aabb_thread_block_t",
+            Query::BvhTiled => "bvh_query_thread_block_t",
+        }
+    }
+
+    /// warp's Python class name (messages, signatures).
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::MeshPoint => "MeshQueryPoint",
+            Query::MeshRay => "MeshQueryRay",
+            Query::MeshAabb => "MeshQueryAABB",
+            Query::MeshSphere => "MeshQuerySphere",
+            Query::Mesh => "MeshQuery",
+            Query::BvhAabb => "BvhQueryAabb",
+            Query::BvhRay => "BvhQueryRay",
+            Query::BvhSphere => "BvhQuerySphere",
+            Query::BvhCapsule => "BvhQueryCapsule",
+            Query::Bvh => "BvhQuery",
+            Query::HashGrid(Scalar::Float16) => "HashGridQueryH",
+            Query::HashGrid(Scalar::Float64) => "HashGridQueryD",
+            Query::HashGrid(_) => "HashGridQuery",
+            Query::MeshAabbTiled => "MeshQueryAABBTiled",
+            Query::BvhTiled => "BvhQueryTiled",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Query> {
+        Some(match name {
+            "MeshQueryPoint" => Query::MeshPoint,
+            "MeshQueryRay" => Query::MeshRay,
+            "MeshQueryAABB" => Query::MeshAabb,
+            "MeshQuerySphere" => Query::MeshSphere,
+            "MeshQuery" => Query::Mesh,
+            "BvhQueryAabb" => Query::BvhAabb,
+            "BvhQueryRay" => Query::BvhRay,
+            "BvhQuerySphere" => Query::BvhSphere,
+            "BvhQueryCapsule" => Query::BvhCapsule,
+            "BvhQuery" => Query::Bvh,
+            "HashGridQueryH" => Query::HashGrid(Scalar::Float16),
+            "HashGridQueryD" => Query::HashGrid(Scalar::Float64),
+            "HashGridQuery" => Query::HashGrid(Scalar::Float32),
+            "MeshQueryAABBTiled" => Query::MeshAabbTiled,
+            "BvhQueryTiled" => Query::BvhTiled,
+            _ => return None,
+        })
+    }
+
+    /// The erased parent a concrete kind also matches as (warp's `_wp_erase_to_`).
+    pub fn erased(self) -> Query {
+        match self {
+            Query::MeshAabb | Query::MeshSphere => Query::Mesh,
+            Query::BvhAabb | Query::BvhRay | Query::BvhSphere | Query::BvhCapsule => Query::Bvh,
+            q => q,
+        }
+    }
+
+    /// The fields of the result structs (warp's `vars` of `MeshQueryPoint` / `MeshQueryRay`).
+    pub fn field(self, name: &str) -> Option<Type> {
+        let f = Type::F32;
+        match (self, name) {
+            (Query::MeshPoint | Query::MeshRay, "result") => Some(Type::BOOL),
+            (Query::MeshPoint | Query::MeshRay, "sign" | "u" | "v") => Some(f),
+            (Query::MeshPoint | Query::MeshRay, "face") => Some(Type::I32),
+            (Query::MeshRay, "t") => Some(f),
+            (Query::MeshRay, "normal") => Some(Type::Vector(3, Scalar::Float32)),
+            _ => None,
+        }
+    }
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -574,6 +685,7 @@ impl Type {
             Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
             Type::Slice => Cow::Borrowed("wp::slice_t"),
             Type::Struct(id) => Cow::Borrowed(id.def().native.as_str()),
+            Type::Query(q) => Cow::Owned(format!("wp::{}", q.native())),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
@@ -711,6 +823,7 @@ impl fmt::Display for Type {
                 write!(f, "tuple[{}]", elems.join(", "))
             }
             Type::StorageStr(_) | Type::Str(_) => f.write_str("str"),
+            Type::Query(q) => f.write_str(q.name()),
             t => write!(f, "{}", t.value().expect("value type")),
         }
     }
