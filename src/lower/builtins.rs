@@ -775,6 +775,8 @@ pub static TABLE: &[Row] = &[
     b("tile_transpose", "", CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
+    b("tile_fft", "", CUSTOM),
+    b("tile_ifft", "", CUSTOM),
 ];
 
 // ------------------------------------------------------------------ engine
