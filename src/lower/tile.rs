@@ -831,7 +831,7 @@ impl<'a> Adjoint<'a> {
             }
         };
         let mut idx = Vec::with_capacity(nodes.len());
-        for n in nodes {
+        for (k, n) in nodes.iter().enumerate() {
             if matches!(n.kind, ExprKind::Slice(..)) {
                 return Err(
                     self.err("tile slices are not supported by this version of the lowering")
@@ -839,7 +839,15 @@ impl<'a> Adjoint<'a> {
             }
             let v = self.expr(n)?;
             match self.ty(v).strip_ref() {
-                Type::Scalar(Scalar::Int32) => idx.push(v),
+                // warp wraps a runtime index (negative counts from the end): not done here
+                Type::Scalar(Scalar::Int32) => match self.var(v).constant {
+                    Some(ConstVal::Int(c))
+                        if c >= 0 && (k >= ndim || (c as u64) < t.shape[k] as u64) =>
+                    {
+                        idx.push(v)
+                    }
+                    _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+                },
                 Type::Tile(_) => {
                     return Err(self.err(
                         "tile indexing by a tile is not supported by this version of the lowering",
