@@ -260,6 +260,9 @@ pub struct Adjoint<'a> {
     pub kernel_dim: usize,
     /// The module's `max_unroll`: constant loops up to this many iterations are unrolled.
     pub max_unroll: usize,
+    /// The module's `block_dim` and `enable_backward` (tile builtins depend on them).
+    pub block_dim: u32,
+    pub enable_backward: bool,
     indentation: String,
     label_count: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
@@ -355,6 +358,8 @@ impl<'a> Adjoint<'a> {
             loop_const_iter_symbols: Vec::new(),
             kernel_dim: tid_dimension(def.body),
             max_unroll: MAX_UNROLL,
+            block_dim: super::BLOCK_DIM,
+            enable_backward: true,
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -3613,7 +3618,7 @@ impl<'a> Adjoint<'a> {
                 | Type::Shape(_)
                 | Type::Slice
                 | Type::Str(_) => continue,
-                Type::Tile(t) => Type::Scalar(t.dtype),
+                Type::Tile(t) => t.dtype.to_type(),
                 t => t,
             };
             if !distinct.contains(&t) {

@@ -1190,6 +1190,8 @@ pub static TABLE: &[Row] = &[
     b("tile_transpose", "", CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
+    b("tile_fft", "", CUSTOM),
+    b("tile_ifft", "", CUSTOM),
 ];
 
 // ------------------------------------------------------------------ engine
@@ -1968,7 +1970,7 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
         // One int32 per thread of the block (module option block_dim).
         ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)])
         | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => {
-            Type::Tile(super::types::Tile::new(Scalar::Int32, &[super::BLOCK_DIM]))
+            Type::Tile(super::types::Tile::new(Value::Scalar(Scalar::Int32), &[super::BLOCK_DIM]))
         }
         _ => return None,
     };

@@ -156,6 +156,8 @@ pub struct KernelOptions {
     /// CUDA kernels loop over a grid stride (warp's default), or return past the end.
     pub grid_stride: bool,
     pub max_unroll: usize,
+    /// The module's `block_dim` (threads per block).
+    pub block_dim: u32,
     /// `__launch_bounds__(...) ` and `WP_CLUSTER_DIMS(...) `, before `__global__`.
     pub cuda_attrs: String,
     /// `WP_MAXNREG(n) `, after `void`.
@@ -496,6 +498,7 @@ impl<'a> Scope<'a> {
                             .unwrap_or(config.default_grid_stride),
                     ),
                     max_unroll: opts.max_unroll.clamp(0, 1 << 20) as usize,
+                    block_dim: opts.block_dim.clamp(1, 1 << 20) as u32,
                     cuda_attrs: k.cuda_attrs,
                     cuda_regs: k.cuda_regs,
                 })
@@ -1670,6 +1673,8 @@ pub fn lower_parsed<'a>(
         let lowered = k.options.clone().and_then(|options| {
             let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
             adj.max_unroll = options.max_unroll;
+            adj.block_dim = options.block_dim;
+            adj.enable_backward = options.enable_backward;
             adj.lower_function(k.def, k.pos)?;
             if let (true, Some(e)) = (options.enable_backward, adj.slot_augassign_error.take()) {
                 return Err(e);

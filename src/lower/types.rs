@@ -575,7 +575,7 @@ impl Query {
 /// variable holding that object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tile {
-    pub dtype: Scalar,
+    pub dtype: Value,
     pub ndim: u8,
     pub shape: [u32; 2],
     pub shared: bool,
@@ -588,7 +588,7 @@ pub struct Tile {
 }
 
 impl Tile {
-    pub fn new(dtype: Scalar, shape: &[u32]) -> Tile {
+    pub fn new(dtype: Value, shape: &[u32]) -> Tile {
         let mut s = [0u32; 2];
         s[..shape.len()].copy_from_slice(shape);
         Tile {
@@ -632,6 +632,7 @@ impl Tile {
     /// The C++ type (warp's `tile.ctype()`).
     pub fn ctype(&self) -> String {
         let dt = self.dtype.ctype();
+        let dt = dt.as_str();
         let shape = Tile::joined(self.dims());
         if self.shared {
             format!(
@@ -813,7 +814,7 @@ impl fmt::Display for Type {
             Type::Tile(t) => write!(
                 f,
                 "tile(dtype={}, shape={:?}, storage={})",
-                t.dtype.name(),
+                t.dtype,
                 t.dims(),
                 if t.shared { "shared" } else { "register" }
             ),
