@@ -53,6 +53,10 @@ pub(super) mod structs;
 
 #[path = "arrays.rs"]
 mod arrays;
+#[path = "refs.rs"]
+mod refs;
+pub(super) use refs::build_custom_grad;
+use refs::{Origin, Step};
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +218,20 @@ pub struct BuiltFunc {
     pub reverse_body: String,
     /// Line of the function's first decorator (printed in the `// file:line` comment).
     pub first_line: usize,
+    /// A `@wp.func_grad` replaces its adjoint: a call passes no outputs to it.
+    pub custom_grad: bool,
+    /// Its adjoint is written by hand (a custom gradient, or a native
+    /// snippet's `adj_snippet`): `wp.ref[T]` parameters may be differentiated.
+    pub manual_ref_adjoint: bool,
+    /// It calls a `wp.ref[T]` function that has no manual adjoint (refused
+    /// when a backward-enabled kernel reaches it).
+    pub ref_call_error: Option<LowerError>,
+    /// A `@wp.func_native` function: its bodies are the user's snippets.
+    pub snippet: bool,
+    /// The body of a native function's `replay_` function (its `replay_snippet`).
+    pub snippet_replay: Option<String>,
+    /// Its `@wp.func_grad`, once built: the adjoint's parameters, body and line.
+    pub custom_grad_source: Option<(Vec<String>, String, usize)>,
 }
 
 /// The user functions of a module in warp's build order (callees before callers).
@@ -223,9 +241,14 @@ pub struct FuncTable {
     /// The structs the module defines, in warp's build order.
     pub structs: Vec<super::types::StructId>,
     building: Vec<String>,
+    /// Functions whose custom gradient was built, in that order (warp emits
+    /// those adjoints before all others).
+    pub grads: Vec<usize>,
     /// `@wp.func_replay` functions of built functions, built after the kernels
-    /// (warp's deferred functions): (index of the function they replay, C++ name).
-    pub deferred: Vec<(usize, String)>,
+    /// (warp's deferred functions): (index of the function they replay, C++
+    /// name); and the custom gradients (`@wp.func_grad`) of built functions
+    /// (index of the function, no name), in the order warp defers them.
+    pub deferred: Vec<(usize, Option<String>)>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -289,11 +312,19 @@ pub struct Adjoint<'a> {
     /// A differentiable composite slot updated by an operator with no atomic:
     /// warp refuses such kernels when it generates their backward pass.
     pub slot_augassign_error: Option<LowerError>,
+    /// A call of a function with `wp.ref[T]` parameters and no manual
+    /// adjoint: warp refuses it where a backward pass is generated.
+    pub ref_call_error: Option<LowerError>,
+    /// The function's Python name (warp's `fun_name`), for messages.
+    fun_name: &'a str,
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
-    /// The lvalue behind struct-field references and array-of-struct elements
-    /// (warp's `ref_origin`), for the field accesses chained on them.
-    origins: Vec<(VarId, String)>,
+    /// warp's `Var.ref_origin`: per variable, an index into `origin_pool`
+    /// (`u32::MAX`: none), the storage path the variable reads.
+    origin_index: Vec<u32>,
+    origin_pool: Vec<Origin>,
+    /// Names of the function's `wp.ref[T]` parameters.
+    ref_params: Vec<&'a str>,
     /// Struct fields read from a struct variable (warp's field steps of a
     /// `ref_origin`): the variable, the struct it was read from, the field
     /// names; the adjoint of a slot in an array field goes through them.
@@ -376,7 +407,11 @@ impl<'a> Adjoint<'a> {
             slots: Vec::new(),
             view_origins: Vec::new(),
             slot_augassign_error: None,
-            origins: Vec::new(),
+            ref_call_error: None,
+            fun_name: def.name,
+            origin_index: Vec::new(),
+            origin_pool: Vec::new(),
+            ref_params: Vec::new(),
             field_origins: Vec::new(),
             pending_ints: Vec::new(),
         };
@@ -396,6 +431,20 @@ impl<'a> Adjoint<'a> {
             adj.vars.push(VarInfo::new(arg.name, ty, None));
             adj.args.push(id);
             adj.set_symbol(arg.name, id);
+            if ty.is_ref() {
+                if !is_function {
+                    return Err(LowerError {
+                        line: annotation.pos.line,
+                        col: annotation.pos.col,
+                        message: "wp.ref[T] parameters are only supported in @wp.func functions"
+                            .into(),
+                    });
+                }
+                adj.ref_params.push(arg.name);
+                adj.set_origin(id, Origin::ref_parameter(id));
+            } else if matches!(ty, Type::Array { .. }) {
+                adj.set_origin(id, Origin::local(id));
+            }
         }
         Ok(adj)
     }
@@ -1029,6 +1078,9 @@ impl<'a> Adjoint<'a> {
                     )));
                 }
                 let rhs = self.expr(value)?;
+                if self.is_ref_param(name) {
+                    return self.store_ref_param(name, rhs, false);
+                }
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
                     if !same_type(&new_t, &old_t) {
@@ -1045,9 +1097,24 @@ impl<'a> Adjoint<'a> {
                 if matches!(self.ty(out), Type::Array { .. }) {
                     self.propagate_view_origin(out, rhs);
                     self.propagate_field_origin(out, rhs);
+                    // warp's `propagate_array_alias_metadata`: the descriptor keeps its storage.
+                    if out != rhs {
+                        match self.raw_origin(rhs).cloned() {
+                            Some(o) => self.set_origin(out, o),
+                            None => {
+                                if let Some(i) = self.origin_index.get_mut(out.0) {
+                                    *i = u32::MAX;
+                                }
+                            }
+                        }
+                    }
                 }
                 self.set_symbol(name, out);
                 Ok(())
+            }
+            ExprKind::Subscript(..) if self.adjoint_slice(lhs).is_some() => {
+                let slice = self.adjoint_slice(lhs).expect("checked");
+                self.adjoint_store(slice, None, value)
             }
             ExprKind::Subscript(..) => {
                 let mut rhs = self.expr(value)?;
@@ -1133,7 +1200,22 @@ impl<'a> Adjoint<'a> {
                         names.len()
                     )));
                 }
+                // Storing into a reference parameter: every referenced value is
+                // read first, so `x, y = y, x` swaps.
+                let values = if names.iter().any(|n| self.is_ref_param(n)) {
+                    let mut loaded = Vec::with_capacity(values.len());
+                    for v in values {
+                        loaded.push(self.load(v)?);
+                    }
+                    loaded
+                } else {
+                    values
+                };
                 for (name, v) in names.iter().zip(values) {
+                    if self.is_ref_param(name) {
+                        self.store_ref_param(name, v, false)?;
+                        continue;
+                    }
                     if let Some(prev) = self.symbol(name) {
                         let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
                         if !same_type(&new_t, &old_t) {
@@ -1162,6 +1244,9 @@ impl<'a> Adjoint<'a> {
                     return self.tile_inplace(op == BinOp::Add, current, rhs);
                 }
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                if self.is_ref_param(name) {
+                    return self.store_ref_param(name, result, true);
+                }
                 let (new_t, old_t) = (self.ty(result).strip_ref(), self.ty(current).strip_ref());
                 if !same_type(&new_t, &old_t) {
                     return Err(self.err(format!(
@@ -1170,6 +1255,10 @@ impl<'a> Adjoint<'a> {
                 }
                 self.set_symbol(name, result);
                 Ok(())
+            }
+            ExprKind::Subscript(..) if self.adjoint_slice(target).is_some() => {
+                let slice = self.adjoint_slice(target).expect("checked");
+                self.adjoint_store(slice, Some(op), value)
             }
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(target, true)?;
@@ -1852,15 +1941,26 @@ impl<'a> Adjoint<'a> {
         let (idx, replay) = super::with_stack(|| {
             build_function(self.scope, self.funcs, def, pos, native, self.max_unroll)
         })?;
+        let custom_grad = self.funcs.borrow().built[idx].1.custom_grad;
+        if custom_grad {
+            self.funcs.borrow_mut().deferred.push((idx, None));
+        }
         if let Some(r) = replay {
-            self.funcs.borrow_mut().deferred.push((idx, r));
+            self.funcs.borrow_mut().deferred.push((idx, Some(r)));
         }
         Ok(idx)
     }
 
     /// Calls user function `name` (the overload whose parameter types match
     /// the arguments'); a function of several values gives one variable each.
-    fn call_user_outputs(&mut self, name: &str, args: &[VarId]) -> LResult<Vec<VarId>> {
+    /// `nodes` are the argument expressions (when they match `args` one to
+    /// one): a `wp.ref[T]` parameter takes the address of what its node names.
+    fn call_user_outputs(
+        &mut self,
+        name: &str,
+        args: &[VarId],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Vec<VarId>> {
         // Argument types on the stack: calls rarely take more than a few arguments.
         let mut inline = [Type::BOOL; 8];
         let spilled: Vec<Type>;
@@ -1887,23 +1987,25 @@ impl<'a> Adjoint<'a> {
             found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
         let name = def.name;
         let idx = self.ensure_built(def, pos, native)?;
-        let (native, params, ret, outputs) = {
+        let (native, params, ret, outputs, custom_grad, manual_ref_adjoint) = {
             let t = self.funcs.borrow();
             let f = &t.built[idx].1;
             (
                 f.native.clone(),
                 f.params.clone(),
-                f.ret.clone(),
+                f.ret,
                 f.outputs.clone(),
+                f.custom_grad,
+                f.manual_ref_adjoint,
             )
         };
         if types != params
             && (types.len() != params.len()
-                || !types.iter().zip(params.iter()).all(|(a, p)| arg_fits(a, p)))
+                || !types.iter().zip(params.iter()).all(|(a, p)| arg_fits(a, &p.strip_ref())))
         {
             let show = |ts: &[Type]| {
                 ts.iter()
-                    .map(|t| t.to_string())
+                    .map(|t| t.strip_ref().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -1918,11 +2020,36 @@ impl<'a> Adjoint<'a> {
         }
         let output = ret.map(|t| self.add_var(t, None));
         let outs: Vec<VarId> = outputs.into_iter().map(|t| self.add_var(t, None)).collect();
-        let mut fwd = Vec::with_capacity(args.len());
-        for &a in args {
-            fwd.push(self.load(a)?);
+        let mut fwd_s: Vec<String> = Vec::with_capacity(args.len() + outs.len());
+        let mut adj_s: Vec<String> = Vec::with_capacity(args.len());
+        let mut prelude: Vec<String> = Vec::new();
+        let has_ref_params = params.iter().any(Type::is_ref);
+        for (i, (&a, p)) in args.iter().zip(&params).enumerate() {
+            if p.is_ref() {
+                let node = nodes.and_then(|n| n.get(i));
+                let purpose = format!("wp.ref[{}] parameter", p.strip_ref());
+                let (ptr, origin) = self.addressable_reference(node, a, &purpose)?;
+                let adj_ptr = self.origin_pointer(&origin, true, Some(&mut prelude));
+                fwd_s.push(ptr);
+                adj_s.push(adj_ptr);
+            } else {
+                let v = self.load(a)?;
+                fwd_s.push(self.emit(v).to_string());
+                adj_s.push(self.emit_adj(a));
+            }
         }
-        let mut fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        if has_ref_params && !manual_ref_adjoint && self.ref_call_error.is_none() {
+            let scope = if self.is_function {
+                "function"
+            } else {
+                "kernel"
+            };
+            self.ref_call_error = Some(self.err(format!(
+                "In {scope} '{}': Cannot call '{name}' with wp.ref[T] parameters from a backward-enabled kernel. Use enable_backward=False on the kernel, or switch to @wp.func_native with adj_snippet for a manually written adjoint.",
+                self.fun_name
+            )));
+        }
+        let n_args = fwd_s.len();
         fwd_s.extend(outs.iter().map(|o| self.emit(*o).to_string()));
         let call = format!("{native}({})", fwd_s.join(", "));
         let forward = match output {
@@ -1942,13 +2069,22 @@ impl<'a> Adjoint<'a> {
             _ => self.add_forward_plain(&forward),
         }
         if !args.is_empty() {
-            let mut parts = fwd_s;
-            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
+            // The outputs of a function of several values are passed to its
+            // adjoint, unless a custom gradient (`@wp.func_grad`) replaces it.
+            let mut parts = if custom_grad {
+                fwd_s[..n_args].to_vec()
+            } else {
+                fwd_s
+            };
+            parts.extend(adj_s);
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
             parts.extend(outs.iter().map(|o| self.emit_adj(*o)));
             reverse!(self, "adj_{native}({});", parts.join(", "));
+            for line in prelude.iter().rev() {
+                self.add_reverse(line);
+            }
         }
         Ok(match output {
             Some(o) => vec![o],
@@ -1977,11 +2113,16 @@ impl<'a> Adjoint<'a> {
         if !takes {
             return Ok(None);
         }
-        self.call_user(name, &[left, right])
+        self.call_user(name, &[left, right], None)
     }
 
-    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
-        let outs = self.call_user_outputs(name, args)?;
+    fn call_user(
+        &mut self,
+        name: &str,
+        args: &[VarId],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Option<VarId>> {
+        let outs = self.call_user_outputs(name, args, nodes)?;
         match outs[..] {
             [] => Ok(None),
             [o] => Ok(Some(o)),
@@ -2059,6 +2200,9 @@ impl<'a> Adjoint<'a> {
                 .call(func, args, kwargs)?
                 .ok_or_else(|| self.err("the called function does not return a value")),
             ExprKind::Subscript(..) => {
+                if let Some(slice) = self.adjoint_slice(e) {
+                    return self.adjoint_target(slice);
+                }
                 let (base, nodes) = self.subscript_target(e, false)?;
                 self.emit_indexing(base, &nodes)
             }
@@ -2179,6 +2323,9 @@ impl<'a> Adjoint<'a> {
         e: &'e Expr<'a>,
         as_target: bool,
     ) -> LResult<(VarId, SmallVec<[&'e Expr<'a>; 4]>)> {
+        if self.adjoint_slice(e).is_some() {
+            return Ok((self.expr(e)?, SmallVec::new()));
+        }
         let ExprKind::Subscript(value_slice) = &e.kind else {
             let v = if as_target {
                 self.eval_store_target(e)?
@@ -2426,18 +2573,22 @@ impl<'a> Adjoint<'a> {
                         ty: dtype.to_type(),
                     };
                     let r = self.array_slot_reference(slot);
-                    self.note_element_origin(target, &args[1..], r);
+                    let step = Step::Array(args[1..].iter().copied().collect());
+                    self.note_origin_step(target, r, step);
                     if let Value::Struct(_) = dtype {
                         self.note_element_step(target, &args[1..], r);
                     }
                     return Ok(r);
                 }
                 let out = self.add_value_call("address", &args)?;
-                self.note_element_origin(target, &args[1..], out);
+                let step = Step::Array(args[1..].iter().copied().collect());
+                self.note_origin_step(target, out, step);
                 return Ok(out);
             }
             let view = self.add_value_call("view", &args)?;
             self.record_view(view, target, &args[1..]);
+            let step = Step::View(args[1..].iter().copied().collect());
+            self.note_origin_step(target, view, step);
             return Ok(view);
         }
         if let (Some(elems), [_, index]) = (self.ty(target).strip_ref().tuple_elems(), &args[..]) {
@@ -2468,10 +2619,21 @@ impl<'a> Adjoint<'a> {
         }
         if as_target {
             if let Some(slot) = self.select_slot(target, SlotSel::Index(&args[1..]))? {
-                return Ok(self.array_slot_reference(slot));
+                let r = self.array_slot_reference(slot);
+                // warp's slot origin: the matrix indices, or the one component index.
+                let n = if matches!(self.ty(target).strip_ref(), Type::Matrix(..)) {
+                    args.len() - 1
+                } else {
+                    1
+                };
+                let step = Step::Index(args[1..=n].iter().copied().collect());
+                self.note_origin_step(target, r, step);
+                return Ok(r);
             }
         }
-        self.add_value_call("extract", &args)
+        let out = self.add_value_call("extract", &args)?;
+        self.note_component_origin(target, &args[1..], out);
+        Ok(out)
     }
 
     /// Remembers where view `view` of `target` comes from, for the adjoint
@@ -2821,10 +2983,12 @@ impl<'a> Adjoint<'a> {
             Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
                 "assign_inplace"
             }
-            Type::Ref(_) => {
-                return Err(self.err(
-                    "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
-                ));
+            // A component of a value held by reference: through its address.
+            Type::Ref(
+                Value::Vector(..) | Value::Quat(_) | Value::Transform(_) | Value::Matrix(..),
+            ) => {
+                let r = self.index_ref(base, indices)?;
+                return self.store_through(r, rhs);
             }
             t => {
                 return Err(self.err(format!(
@@ -2856,9 +3020,8 @@ impl<'a> Adjoint<'a> {
         }
         let idx = self.component_index(agg, attr)?;
         if self.ty(agg).is_ref() {
-            return Err(self.err(
-                "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
-            ));
+            let r = self.index_ref(agg, &[idx])?;
+            return self.store_through(r, rhs);
         }
         self.add_call("assign_inplace", &[agg, idx, rhs])?;
         Ok(())
@@ -3111,7 +3274,7 @@ impl<'a> Adjoint<'a> {
                 for a in args {
                     vals.push(self.call_arg(a)?);
                 }
-                let outs = self.call_user_outputs(&name, &vals)?;
+                let outs = self.call_user_outputs(&name, &vals, Some(args))?;
                 if outs.len() != n {
                     return Err(self.err(format!("'{name}' does not return {n} values")));
                 }
@@ -3237,6 +3400,9 @@ impl<'a> Adjoint<'a> {
         if self.scope.names_warp(func, "static") {
             return self.static_expr(args, kwargs).map(Some);
         }
+        if self.scope.names_warp(func, "address_of") {
+            return self.address_of(args, kwargs).map(Some);
+        }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 return self.construct(target, args, kwargs).map(Some);
@@ -3271,7 +3437,10 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
                 }
                 let vals = self.eval_args(args)?;
-                return self.call_user(&name, &vals);
+                // Starred arguments do not line up with their expressions.
+                let starred = args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)));
+                let nodes = (!starred).then_some(args);
+                return self.call_user(&name, &vals, nodes);
             }
         };
         let mut vals = self.eval_args(args)?;
@@ -3736,6 +3905,12 @@ pub fn build_function<'a>(
     native: &str,
     max_unroll: usize,
 ) -> LResult<(usize, Option<String>)> {
+    if let Some(snippets) = scope.native_snippets(def) {
+        let built = refs::native_function(scope, def, native, snippets?)?;
+        let mut table = funcs.borrow_mut();
+        table.built.push((native.to_string(), built));
+        return Ok((table.built.len() - 1, None));
+    }
     funcs.borrow_mut().building.push(native.to_string());
     let replay = scope.replay_function(def, native);
     let result = (|| {
@@ -3744,6 +3919,8 @@ pub fn build_function<'a>(
         adj.lower_function(def, pos)?;
         let mut built = super::module::render_function(&adj, def, native);
         built.inline_attr = scope.inline_attr(def);
+        built.custom_grad = scope.custom_grad_of(def).is_some();
+        built.manual_ref_adjoint = built.custom_grad;
         built.replay = replay.map(|(_, _, _, n)| n.clone());
         Ok(built)
     })();

@@ -43,6 +43,8 @@ pub struct Scope<'a> {
     pub block_dim: i128,
     /// `@wp.func_replay(f)` definitions: (f's name, the replay def, its position, its C++ name).
     replays: Vec<(String, &'a FunctionDef<'a>, Pos, String)>,
+    /// `@wp.func_grad(f)` definitions: (f's name, the gradient def, its position).
+    grads: Vec<(String, &'a FunctionDef<'a>, Pos)>,
     /// Bytes of code a kernel or function may generate, and the module's kernels together.
     pub max_generated: usize,
     /// Module-level names bound to types: `@wp.struct` classes and aliases
@@ -51,6 +53,15 @@ pub struct Scope<'a> {
     /// Whether a module-level `@wp.func` is named after an operator's builtin
     /// (`add`, `mul`, ...): warp then tries it first for that operator.
     pub operator_funcs: bool,
+}
+
+/// The C++ snippets of a `@wp.func_native` function.
+pub struct NativeSnippets {
+    pub forward: String,
+    pub adjoint: Option<String>,
+    pub replay: Option<String>,
+    /// warp takes the return annotation only when `@wp.func_native` is the one decorator.
+    pub single_decorator: bool,
 }
 
 /// The `warp.config` settings that change generated code, as the file sets them.
@@ -232,6 +243,7 @@ impl<'a> Scope<'a> {
             kernels: Vec::new(),
             block_dim: 256,
             replays: Vec::new(),
+            grads: Vec::new(),
             max_generated: usize::MAX,
             type_names: Vec::new(),
             operator_funcs: false,
@@ -301,6 +313,18 @@ impl<'a> Scope<'a> {
                                 stmt.pos,
                                 format!("{key}_{n}"),
                             ));
+                        }
+                        if let (
+                            true,
+                            [
+                                Expr {
+                                    kind: ExprKind::Name(target),
+                                    ..
+                                },
+                            ],
+                        ) = (scope.names_warp(f, "func_grad"), &args[..])
+                        {
+                            scope.grads.push((target.to_string(), def, stmt.pos));
                         }
                     }
                 }
@@ -955,7 +979,7 @@ impl<'a> Scope<'a> {
         }
         let matching = set.iter().find(|(sig, _)| {
             sig.as_ref().is_some_and(|s| {
-                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a == b)
+                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a.strip_ref() == *b)
             })
         });
         let (_, f) = matching.or(set.last())?;
@@ -991,6 +1015,32 @@ impl<'a> Scope<'a> {
         self.replays.iter().rev().find(|(t, _, _, _)| t == def.name)
     }
 
+    /// The `@wp.func_grad` of `def`: the last one for its name whose leading
+    /// parameters have `def`'s types.
+    pub fn custom_grad_of(&self, def: &FunctionDef) -> Option<(&'a FunctionDef<'a>, Pos)> {
+        let types = |d: &FunctionDef, n: usize| -> Option<Vec<Type>> {
+            d.args
+                .get(..n)?
+                .iter()
+                .map(|a| self.annotation_type(a.annotation.as_ref()?).ok())
+                .collect()
+        };
+        let n = def.args.len();
+        let want = types(def, n)?;
+        self.grads
+            .iter()
+            .rev()
+            .filter(|(t, _, _)| t == def.name)
+            .find(|(_, g, _)| types(g, n).as_ref() == Some(&want))
+            .map(|(_, g, p)| (*g, *p))
+    }
+
+    /// The `@wp.func_grad` of the function built as `native`.
+    pub fn custom_grad_of_native(&self, native: &str) -> Option<(&'a FunctionDef<'a>, Pos)> {
+        let (def, _, _) = self.functions.iter().find(|(_, _, n)| n == native)?;
+        self.custom_grad_of(def)
+    }
+
     /// The replay definition whose C++ name is `native`.
     fn replay_of(&self, forward_native: &str) -> Option<(&'a FunctionDef<'a>, Pos, String)> {
         let (def, _, _) = self
@@ -1001,12 +1051,83 @@ impl<'a> Scope<'a> {
             .map(|(_, d, p, n)| (*d, *p, n.clone()))
     }
 
-    /// `@wp.func` or `@wp.func(...)`.
+    /// `@wp.func`, `@wp.func(...)` or `@wp.func_native(...)`.
     fn is_func_decorator(&self, d: &Expr) -> bool {
         match &d.kind {
-            ExprKind::Call(f, args, _) => args.is_empty() && self.names_warp(f, "func"),
+            ExprKind::Call(f, args, _) => {
+                (args.is_empty() && self.names_warp(f, "func")) || self.names_warp(f, "func_native")
+            }
             _ => self.names_warp(d, "func"),
         }
+    }
+
+    /// The snippets of a `@wp.func_native(snippet, adj_snippet=..., replay_snippet=...)`
+    /// function; `None` for other functions.
+    pub fn native_snippets(&self, def: &FunctionDef) -> Option<LResult<NativeSnippets>> {
+        let (args, kwargs, pos) = def.decorators.iter().find_map(|d| match &d.kind {
+            ExprKind::Call(f, args, kwargs) if self.names_warp(f, "func_native") => {
+                Some((args, kwargs, d.pos))
+            }
+            _ => None,
+        })?;
+        let mut values: [Option<&Expr>; 3] = [None, None, None];
+        for (i, a) in args.iter().enumerate() {
+            match values.get_mut(i) {
+                Some(v) => *v = Some(a),
+                None => {
+                    return Some(Err(err_at(
+                        a.pos,
+                        "func_native() takes at most 3 arguments",
+                    )));
+                }
+            }
+        }
+        for kw in kwargs.iter() {
+            let i = match kw.arg {
+                Some("snippet") => 0,
+                Some("adj_snippet") => 1,
+                Some("replay_snippet") => 2,
+                _ => {
+                    return Some(Err(err_at(
+                        kw.value.pos,
+                        "unexpected func_native() argument",
+                    )));
+                }
+            };
+            values[i] = Some(&kw.value);
+        }
+        let text = |e: Option<&Expr>| -> LResult<Option<String>> {
+            match e {
+                None => Ok(None),
+                Some(e) => match self.eval(e) {
+                    Some(PyVal::Str(s)) => Ok(Some(s)),
+                    Some(PyVal::None) => Ok(None),
+                    _ => Err(err_at(
+                        e.pos,
+                        "this native snippet cannot be evaluated statically by this version of the lowering",
+                    )),
+                },
+            }
+        };
+        let forward = match text(values[0]) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Some(Err(err_at(pos, "func_native() needs a snippet"))),
+            Err(e) => return Some(Err(e)),
+        };
+        let adjoint = match text(values[1]) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let replay = match text(values[2]) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(NativeSnippets {
+            forward,
+            adjoint,
+            replay,
+            single_decorator: def.decorators.len() == 1,
+        }))
     }
 
     /// The attribute `@wp.func(inline=...)` puts before a function's C++ definitions.
@@ -1297,6 +1418,18 @@ impl<'a> Scope<'a> {
     pub fn annotation_type(&self, expr: &Expr) -> LResult<Type> {
         if let Some(v) = self.value_type(expr) {
             return Ok(v.to_type());
+        }
+        // `wp.ref[T]`: a parameter passed by reference (a pointer in C++).
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            if self.names_warp(base, "ref") {
+                return match self.annotation_type(index)? {
+                    Type::Array { dtype, ndim, kind } => Ok(Type::ArrayRef { dtype, ndim, kind }),
+                    t => match t.value() {
+                        Some(v) => Ok(Type::Ref(v)),
+                        None => Err(err_at(index.pos, "unsupported type in wp.ref[T]")),
+                    },
+                };
+            }
         }
         // `tuple[wp.vec3, float]`: Python's `int` and `float` keep their names in C++.
         if let ExprKind::Subscript([base, index]) = &expr.kind {
@@ -1679,6 +1812,11 @@ pub fn lower_parsed<'a>(
             if let (true, Some(e)) = (options.enable_backward, adj.slot_augassign_error.take()) {
                 return Err(e);
             }
+            if options.enable_backward {
+                if let Some(e) = backward_ref_call_error(&adj, &funcs.borrow()) {
+                    return Err(e);
+                }
+            }
             let bytes = adj.generated_bytes()
                 + funcs.borrow().built[built_before..]
                     .iter()
@@ -1700,6 +1838,10 @@ pub fn lower_parsed<'a>(
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
                 funcs.borrow_mut().built.truncate(built_before);
+                funcs
+                    .borrow_mut()
+                    .deferred
+                    .retain(|(i, _)| *i < built_before);
                 funcs.borrow_mut().structs.truncate(structs_before);
                 skipped.push((k.def.name.to_string(), e));
                 continue;
@@ -1721,6 +1863,17 @@ pub fn lower_parsed<'a>(
     let deferred = std::mem::take(&mut funcs.borrow_mut().deferred);
     for (idx, native) in deferred {
         let Some(forward) = funcs.borrow().built.get(idx).map(|(n, _)| n.clone()) else {
+            continue;
+        };
+        let Some(native) = native else {
+            // A custom gradient: lowered now, emitted as the function's adjoint.
+            let Some((def, pos)) = scope.custom_grad_of_native(&forward) else {
+                continue;
+            };
+            if let Ok(source) = super::adjoint::build_custom_grad(&scope, &funcs, def, pos, idx) {
+                funcs.borrow_mut().built[idx].1.custom_grad_source = Some(source);
+                funcs.borrow_mut().grads.push(idx);
+            }
             continue;
         };
         let Some((def, pos, _)) = scope.replay_of(&forward) else {
@@ -1751,6 +1904,27 @@ pub fn lower_parsed<'a>(
             .unwrap_or(0),
         skipped,
     })
+}
+
+/// warp refuses a call of a `wp.ref[T]` function without a manual adjoint
+/// from a backward-enabled kernel, or from a function such a kernel reaches.
+fn backward_ref_call_error(adj: &Adjoint<'_>, funcs: &FuncTable) -> Option<LowerError> {
+    if let Some(e) = &adj.ref_call_error {
+        return Some(e.clone());
+    }
+    let mut seen = vec![false; funcs.built.len()];
+    let mut work: Vec<usize> = adj.called.clone();
+    while let Some(i) = work.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let f = &funcs.built[i].1;
+        if let Some(e) = &f.ref_call_error {
+            return Some(e.clone());
+        }
+        work.extend(f.callees.iter().copied());
+    }
+    None
 }
 
 /// A function's adjoint is generated only when a kernel with a backward pass reaches it.
@@ -1799,8 +1973,10 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
+        // A `wp.ref[T]` parameter's adjoint is a pointer too.
+        let amp = if v.ty.is_ref() { "" } else { "& " };
         reverse_args.push(format!(
-            "{} & adj_{}",
+            "{} {amp}adj_{}",
             v.ty.adjoint_param().ctype(false),
             v.label()
         ));
@@ -1826,11 +2002,55 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         forward_body: forward_body(adj, Body::Function, indent),
         reverse_body: reverse_body(adj, Body::Function, indent),
         first_line: def.first_line,
+        custom_grad: false,
+        manual_ref_adjoint: false,
+        ref_call_error: adj.ref_call_error.clone(),
+        snippet: false,
+        snippet_replay: None,
+        custom_grad_source: None,
     }
 }
 
+/// Renders a lowered `@wp.func_grad` function as the adjoint of a function of
+/// `n` parameters: the forward parameters, their adjoints, then the gradient's
+/// own (the adjoints of the outputs); its body is its forward code. Returns
+/// the parameters, the body and the line of the gradient's definition.
+pub(super) fn render_custom_grad(
+    adj: &Adjoint<'_>,
+    def: &FunctionDef,
+    n: usize,
+) -> (Vec<String>, String, usize) {
+    let n = n.min(adj.args.len());
+    let mut args: Vec<String> = adj.args[..n]
+        .iter()
+        .map(|a| {
+            format!(
+                "{} var_{}",
+                adj.var(*a).ty.ctype(false),
+                adj.var(*a).label()
+            )
+        })
+        .collect();
+    for a in &adj.args[..n] {
+        let v = adj.var(*a);
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        args.push(format!("{} {amp}adj_{}", v.ty.ctype(false), v.label()));
+    }
+    for a in &adj.args[n..] {
+        let v = adj.var(*a);
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        args.push(format!("{} {amp}var_{}", v.ty.ctype(false), v.label()));
+    }
+    let body = format!(
+        "\t// user-defined adjoint code\n{}",
+        forward_body(adj, Body::Function, "    ")
+    );
+    (args, body, def.first_line)
+}
+
 fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bool) -> String {
-    let callable = if target == Target::Cuda {
+    // Native snippets are emitted with the CUDA templates for both targets.
+    let callable = if target == Target::Cuda || f.snippet {
         "CUDA_CALLABLE "
     } else {
         ""
@@ -1840,7 +2060,7 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         .as_ref()
         .map_or("void".to_string(), |t| t.ctype(false).into_owned());
     let (ret, name, args, body) = if reverse {
-        let body = if f.used_by_backward {
+        let body = if f.used_by_backward || f.snippet {
             f.reverse_body.clone()
         } else {
             "\t// reverse mode disabled (no backward-enabled kernel depends on this function)\n"
@@ -1860,11 +2080,42 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
             f.forward_body.clone(),
         )
     };
-    format!(
+    let mut out = format!(
         "\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
         scope.filename,
         f.first_line,
         f.inline_attr,
+        args.join(",\n    ")
+    );
+    if let (false, Some(replay)) = (reverse, &f.snippet_replay) {
+        out.put(&format!(
+            "\n// {}:{}\nstatic {callable}{ret} replay_{name}(\n    {})\n{{\n{replay}}}\n\n",
+            scope.filename,
+            f.first_line,
+            args.join(",\n    ")
+        ));
+    }
+    out
+}
+
+/// The adjoint of `f` written by its `@wp.func_grad`.
+fn custom_grad_source(
+    target: Target,
+    scope: &Scope<'_>,
+    f: &BuiltFunc,
+    (args, body, line): &(Vec<String>, String, usize),
+) -> String {
+    let callable = if target == Target::Cuda {
+        "CUDA_CALLABLE "
+    } else {
+        ""
+    };
+    format!(
+        "\n// {}:{}\nstatic {}{callable}void adj_{}(\n    {})\n{{\n{body}}}\n\n",
+        scope.filename,
+        line,
+        f.inline_attr,
+        f.native,
         args.join(",\n    ")
     )
 }
@@ -1906,17 +2157,26 @@ fn module_source(
     // Every piece is made first and the module joined once at its exact size:
     // a module's IR is tens of KB, and growing a String by doubling, then
     // copying it behind the header, cost more than the pieces themselves.
-    let functions: Vec<String> = [false, true]
-        .into_iter()
-        .flat_map(|adjoint| {
-            // Forward functions first, then every adjoint (callees before callers, as built).
-            funcs
-                .built
-                .iter()
-                .filter(move |(_, f)| !(adjoint && f.forward_only))
-                .map(move |(_, f)| function_source(target, scope, f, adjoint))
-        })
+    let mut functions: Vec<String> = funcs
+        .built
+        .iter()
+        .map(|(_, f)| function_source(target, scope, f, false))
         .collect();
+    // Then the adjoints: custom gradients first (in the order they were
+    // built), then every other one (callees before callers, as built); a
+    // function with a custom gradient has no adjoint of its own.
+    functions.extend(funcs.grads.iter().filter_map(|&i| {
+        let f = &funcs.built[i].1;
+        let source = f.custom_grad_source.as_ref()?;
+        Some(custom_grad_source(target, scope, f, source))
+    }));
+    functions.extend(
+        funcs
+            .built
+            .iter()
+            .filter(|(_, f)| !f.forward_only && !f.custom_grad)
+            .map(|(_, f)| function_source(target, scope, f, true)),
+    );
     // The CPU module's args structs and entry points.
     let cpu_parts: Vec<(String, String)> = match target {
         Target::Cuda => Vec::new(),

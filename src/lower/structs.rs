@@ -144,41 +144,6 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// warp's `reference_origin_for_var`: the lvalue a variable reads, when it has one.
-    fn origin_of(&self, id: VarId) -> Option<String> {
-        if let Some((_, o)) = self.origins.iter().find(|(v, _)| *v == id) {
-            return Some(o.clone());
-        }
-        if self.ty(id).is_ref() {
-            return None;
-        }
-        self.symbols
-            .iter()
-            .any(|(_, v)| *v == id)
-            .then(|| self.emit(id).to_string())
-    }
-
-    /// After `out = wp::address(array, indices)` of an array of structs: the element's lvalue.
-    pub(super) fn note_element_origin(&mut self, array: VarId, indices: &[VarId], out: VarId) {
-        if !matches!(
-            self.ty(array),
-            Type::Array {
-                dtype: Value::Struct(_),
-                ..
-            }
-        ) {
-            return;
-        }
-        if let Some(base) = self.origin_of(array) {
-            let mut lvalue = format!("(*wp::address({base}");
-            for i in indices {
-                lvalue.put_all(&[", ", self.emit(*i)]);
-            }
-            lvalue.put("))");
-            self.origins.push((out, lvalue));
-        }
-    }
-
     /// Reads `agg.attr`: a struct field (a reference to it), a transform's
     /// `p` / `q`, or a vector or quaternion component.
     pub(super) fn attribute_read(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
@@ -211,11 +176,26 @@ impl<'a> Adjoint<'a> {
                 } else {
                     self.origin_of(agg)
                 };
+                let label: &'static str = match agg_ty {
+                    Type::Struct(id) => {
+                        &id.def()
+                            .fields
+                            .iter()
+                            .find(|(n, _)| n == attr)
+                            .expect("the field exists")
+                            .0
+                    }
+                    _ => ["result", "sign", "u", "v", "face", "t", "normal"]
+                        .into_iter()
+                        .find(|n| *n == attr)
+                        .expect("a query result field"),
+                };
                 match origin {
                     Some(o) => {
-                        let lvalue = format!("({o}).{attr}");
-                        forward!(self, "{} = &({lvalue});", self.emit(out));
-                        self.origins.push((out, lvalue));
+                        let o = o.extend(Step::Field(label));
+                        let ptr = self.origin_pointer(&o, false, None);
+                        forward!(self, "{} = {ptr};", self.emit(out));
+                        self.set_origin(out, o);
                     }
                     None if self.ty(agg).is_ref() => {
                         forward!(self, "{} = &({}->{attr});", self.emit(out), self.emit(agg))
@@ -288,16 +268,20 @@ impl<'a> Adjoint<'a> {
                 Ok(out)
             }
             Type::Transform(_) => {
-                let name = match attr {
-                    "p" => "transform_get_translation",
-                    "q" => "transform_get_rotation",
+                let (name, component) = match attr {
+                    "p" => ("transform_get_translation", "p"),
+                    "q" => ("transform_get_rotation", "q"),
                     _ => return Err(self.err(format!("'transform' has no attribute '{attr}'"))),
                 };
-                self.add_value_call(name, &[agg])
+                let out = self.add_value_call(name, &[agg])?;
+                self.note_origin_step(agg, out, Step::Field(component));
+                Ok(out)
             }
             _ => {
                 let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                let out = self.add_value_call("extract", &[agg, idx])?;
+                self.note_origin_step(agg, out, Step::Index(std::iter::once(idx).collect()));
+                Ok(out)
             }
         }
     }
@@ -363,6 +347,15 @@ impl<'a> Adjoint<'a> {
             Type::Ref(Value::Transform(_)) => Err(self.err(format!(
                 "Error, assigning transform attribute {attr} to an array element"
             ))),
+            // A field of a struct held by reference: through the field's address.
+            Type::Ref(Value::Struct(_)) => {
+                let field = self.attribute_read(agg, attr)?;
+                if self.ty(field).is_ref() {
+                    self.store_through(field, rhs)
+                } else {
+                    self.add_call("assign", &[field, rhs]).map(|_| ())
+                }
+            }
             _ => Err(self.err(
                 "assigning to a field of a struct held by reference (an array element or argument) is not supported by this version of the lowering",
             )),
