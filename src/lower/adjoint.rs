@@ -191,6 +191,18 @@ enum Callee {
     Generic(&'static str),
     /// A module-level `@wp.func`, by name.
     User(Name),
+    /// `wp.grad(f)`: the adjoint of function value `f`.
+    Grad(Name),
+}
+
+/// What a call binds to a user function's parameter.
+#[derive(Clone, Debug)]
+enum Bound {
+    Var(VarId),
+    /// A function value (for a `wp.Function` parameter).
+    Func(String),
+    /// A parameter's default value.
+    Const(ConstVal),
 }
 
 /// A `@wp.func` lowered once and shared by every caller in the module.
@@ -249,6 +261,9 @@ pub struct FuncTable {
     /// name); and the custom gradients (`@wp.func_grad`) of built functions
     /// (index of the function, no name), in the order warp defers them.
     pub deferred: Vec<(usize, Option<String>)>,
+    /// Functions whose adjoint a `wp.grad(f)(...)` calls: generated whatever
+    /// the kernels' `enable_backward`.
+    pub grad_called: Vec<usize>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -288,6 +303,11 @@ pub struct Adjoint<'a> {
     pub enable_backward: bool,
     indentation: String,
     label_count: usize,
+    /// The closure variables of a factory-made function (read as constants).
+    closure: &'a [(String, super::pyconst::PyVal)],
+    /// Subtracted from the line numbers of the `<L n>` comments: a function
+    /// specialized on function arguments numbers its lines from its `def`.
+    line_offset: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
     lineno: Option<usize>,
     /// Position of the node being lowered, for error messages.
@@ -374,6 +394,8 @@ impl<'a> Adjoint<'a> {
             return_var: None,
             called: Vec::new(),
             fun_lineno: def.first_line,
+            line_offset: 0,
+            closure: &[],
             // Room for a large kernel's variables: growing these by doubling
             // copied them ~8 times each.
             vars: Vec::with_capacity(256),
@@ -387,7 +409,22 @@ impl<'a> Adjoint<'a> {
             loop_blocks: Vec::new(),
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
-            kernel_dim: tid_dimension(def.body),
+            kernel_dim: {
+                // Unpacking a call of a bare name: `wp.tid` aliases, found on demand.
+                let found = std::cell::OnceCell::new();
+                let is_tid = |f: &Expr| match &f.kind {
+                    ExprKind::Name(n) => {
+                        let (locals, aliases) = found.get_or_init(|| tid_aliases(scope, def.body));
+                        if locals.iter().any(|l| l == n) {
+                            aliases.iter().any(|a| a == n)
+                        } else {
+                            scope.module_function_alias(n).as_deref() == Some("wp.tid")
+                        }
+                    }
+                    _ => false,
+                };
+                tid_dimension(def.body, &is_tid)
+            },
             max_unroll: MAX_UNROLL,
             block_dim: super::BLOCK_DIM,
             enable_backward: true,
@@ -415,7 +452,7 @@ impl<'a> Adjoint<'a> {
             field_origins: Vec::new(),
             pending_ints: Vec::new(),
         };
-        if def.has_complex_args {
+        if def.has_complex_args || (def.has_defaults && !is_function) {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
         }
         for arg in def.args {
@@ -426,6 +463,11 @@ impl<'a> Adjoint<'a> {
                     message: format!("argument '{}' has no type annotation", arg.name),
                 });
             };
+            if is_function && scope.is_function_annotation(annotation) {
+                // A `wp.Function` parameter is no C++ parameter: each call
+                // specializes the function on the function it passes.
+                continue;
+            }
             let ty = scope.annotation_type(annotation)?;
             let id = VarId(adj.vars.len());
             adj.vars.push(VarInfo::new(arg.name, ty, None));
@@ -654,7 +696,7 @@ impl<'a> Adjoint<'a> {
             let width = 80usize.saturating_sub(self.indentation.len());
             let pad = width.saturating_sub(text.chars().count());
             let mut number = itoa::Buffer::new();
-            let number = number.format(line);
+            let number = number.format(line.saturating_sub(self.line_offset));
             let Adjoint {
                 blocks,
                 indentation,
@@ -946,7 +988,11 @@ impl<'a> Adjoint<'a> {
         }
         self.use_argument_structs();
         let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
-        if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
+        let returns = def
+            .returns
+            .as_ref()
+            .filter(|a| !matches!(a.kind, ExprKind::Constant(Constant::None)));
+        if let (Some(annotation), true, false) = (returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
             let actual = self
                 .return_var
@@ -1923,7 +1969,13 @@ impl<'a> Adjoint<'a> {
 
     /// Index of a user function (`native` names the overload) in the module's
     /// table, lowering it first if needed.
-    fn ensure_built(&mut self, def: &'a FunctionDef<'a>, pos: Pos, native: &str) -> LResult<usize> {
+    fn ensure_built(
+        &mut self,
+        def: &'a FunctionDef<'a>,
+        pos: Pos,
+        native: &str,
+        callables: &[(&'a str, String)],
+    ) -> LResult<usize> {
         if let Some(i) = self
             .funcs
             .borrow()
@@ -1939,7 +1991,15 @@ impl<'a> Adjoint<'a> {
         // Each function called from a function lowers on a stack with room
         // for its own deepest tree, however long the chain of calls.
         let (idx, replay) = super::with_stack(|| {
-            build_function(self.scope, self.funcs, def, pos, native, self.max_unroll)
+            build_function(
+                self.scope,
+                self.funcs,
+                def,
+                pos,
+                native,
+                self.max_unroll,
+                callables,
+            )
         })?;
         let custom_grad = self.funcs.borrow().built[idx].1.custom_grad;
         if custom_grad {
@@ -1985,8 +2045,24 @@ impl<'a> Adjoint<'a> {
         };
         let (def, pos, native) =
             found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
-        let name = def.name;
-        let idx = self.ensure_built(def, pos, native)?;
+        let idx = self.ensure_built(def, pos, native, &[])?;
+        self.emit_user_call(idx, def.name, types, args, &[], nodes)
+    }
+
+    /// Emits a call of built user function `idx` on `args`; `types` are the
+    /// types of all arguments, left-out ones included, which take the constant
+    /// `defaults` (at their places among the arguments, in order), created
+    /// after the outputs as warp registers them. `nodes`: the argument
+    /// expressions, when they line up with `args` (for `wp.ref[T]` parameters).
+    fn emit_user_call(
+        &mut self,
+        idx: usize,
+        name: &str,
+        types: &[Type],
+        args: &[VarId],
+        defaults: &[(usize, ConstVal)],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Vec<VarId>> {
         let (native, params, ret, outputs, custom_grad, manual_ref_adjoint) = {
             let t = self.funcs.borrow();
             let f = &t.built[idx].1;
@@ -2001,7 +2077,10 @@ impl<'a> Adjoint<'a> {
         };
         if types != params
             && (types.len() != params.len()
-                || !types.iter().zip(params.iter()).all(|(a, p)| arg_fits(a, &p.strip_ref())))
+                || !types
+                    .iter()
+                    .zip(params.iter())
+                    .all(|(a, p)| arg_fits(a, &p.strip_ref())))
         {
             let show = |ts: &[Type]| {
                 ts.iter()
@@ -2020,6 +2099,18 @@ impl<'a> Adjoint<'a> {
         }
         let output = ret.map(|t| self.add_var(t, None));
         let outs: Vec<VarId> = outputs.into_iter().map(|t| self.add_var(t, None)).collect();
+        let with_defaults: Vec<VarId>;
+        let (args, nodes) = if defaults.is_empty() {
+            (args, nodes)
+        } else {
+            let mut all = args.to_vec();
+            for &(i, c) in defaults {
+                let v = self.add_constant(c);
+                all.insert(i.min(all.len()), v);
+            }
+            with_defaults = all;
+            (&with_defaults[..], None)
+        };
         let mut fwd_s: Vec<String> = Vec::with_capacity(args.len() + outs.len());
         let mut adj_s: Vec<String> = Vec::with_capacity(args.len());
         let mut prelude: Vec<String> = Vec::new();
@@ -2131,6 +2222,269 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// Whether a call argument is a function value (passed to a `wp.Function` parameter).
+    fn is_function_arg(&self, a: &Expr<'a>) -> bool {
+        match &a.kind {
+            ExprKind::Name(n) => {
+                self.func_aliases.iter().any(|(x, _)| x == n)
+                    || (self.symbol(n).is_none() && self.scope.module_function_alias(n).is_some())
+            }
+            ExprKind::Attribute(..) | ExprKind::Call(..) => {
+                matches!(self.function_value(a), Ok(Some(_)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Calls user function `name` on the argument expressions: keyword
+    /// arguments, parameter defaults and function-valued arguments bind to the
+    /// parameters of the first overload they fit; a call passing functions to
+    /// `wp.Function` parameters calls a copy specialized on them.
+    fn call_user_exprs(
+        &mut self,
+        name: &str,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+        grad: bool,
+    ) -> LResult<Vec<VarId>> {
+        if !grad
+            && kwargs.is_empty()
+            && !self.scope.function_has_defaults(name)
+            && !args.iter().any(|a| self.is_function_arg(a))
+        {
+            let vals = self.eval_args(args)?;
+            // Starred arguments do not line up with their expressions.
+            let starred = args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)));
+            return self.call_user_outputs(name, &vals, (!starred).then_some(args));
+        }
+        let mut given: Vec<(Option<&'a str>, Bound)> =
+            Vec::with_capacity(args.len() + kwargs.len());
+        for a in args {
+            if matches!(a.kind, ExprKind::Starred(_)) {
+                return Err(self.err(
+                    "starred arguments to user functions are not supported by this version of the lowering",
+                ));
+            }
+            let b = match self.function_value(a)? {
+                Some(f) => Bound::Func(f),
+                None => Bound::Var(self.expr(a)?),
+            };
+            given.push((None, b));
+        }
+        for kw in kwargs {
+            let Some(n) = kw.arg else {
+                return Err(self.err("'**' arguments are not supported in kernels"));
+            };
+            let b = match self.function_value(&kw.value)? {
+                Some(f) => Bound::Func(f),
+                None => Bound::Var(self.expr(&kw.value)?),
+            };
+            given.push((Some(n), b));
+        }
+        let candidates: Vec<_> = match name.strip_prefix('=') {
+            Some(native) => self.scope.function_by_native(native).into_iter().collect(),
+            None => self.scope.overload_set(name),
+        };
+        let mut chosen = None;
+        let mut fallback = None;
+        for (def, pos, native) in candidates {
+            if let Some((bound, exact)) = self.bind_call(def, &given) {
+                if exact {
+                    chosen = Some((def, pos, native, bound));
+                    break;
+                }
+                fallback = Some((def, pos, native, bound));
+            }
+        }
+        let Some((def, pos, native, bound)) = chosen.or(fallback) else {
+            let shown = given
+                .iter()
+                .map(|(k, b)| {
+                    let t = match b {
+                        Bound::Var(v) => self.ty(*v).strip_ref().to_string(),
+                        Bound::Func(_) => "Function".to_string(),
+                        Bound::Const(c) => c.literal_type().to_string(),
+                    };
+                    match k {
+                        Some(k) => format!("{k}={t}"),
+                        None => t,
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(self.err(format!(
+                "couldn't find a function '{}' compatible with the arguments '{shown}'",
+                name.trim_start_matches('=')
+            )));
+        };
+        let mut callables: Vec<(&'a str, String)> = Vec::new();
+        let mut vars = Vec::new();
+        let mut types = Vec::new();
+        let mut defaults = Vec::new();
+        for (arg, b) in def.args.iter().zip(bound) {
+            match b {
+                Bound::Func(f) => callables.push((arg.name, f)),
+                Bound::Var(v) => {
+                    types.push(self.ty(v).strip_ref());
+                    vars.push(v);
+                }
+                Bound::Const(c) => {
+                    defaults.push((types.len(), c));
+                    types.push(c.literal_type());
+                }
+            }
+        }
+        let native = if callables.is_empty() {
+            native.to_string()
+        } else {
+            // warp's specialization: the C++ name hashes the function's and
+            // each target's key and C++ name.
+            let mut data = native.as_bytes().to_vec();
+            for (p, f) in &callables {
+                let (key, target) = self.scope.function_identity(f);
+                data.extend_from_slice(p.as_bytes());
+                data.extend_from_slice(key.as_bytes());
+                data.extend_from_slice(target.as_bytes());
+            }
+            let digest = super::sha256::digest(&data);
+            let mut hex = String::with_capacity(12);
+            for b in &digest[..6] {
+                hex.push_str(&format!("{b:02x}"));
+            }
+            format!("{native}_callable_{hex}")
+        };
+        let idx = self.ensure_built(def, pos, &native, &callables)?;
+        if grad {
+            return self.emit_grad_call(idx, def.name, &types, &vars, &defaults);
+        }
+        self.emit_user_call(idx, def.name, &types, &vars, &defaults, None)
+    }
+
+    /// `wp.grad(f)(args)` (warp's `add_grad_call`): zeroed adjoints of the
+    /// inputs and a unit adjoint of the result, passed to `adj_f` in the
+    /// forward pass; the value is the adjoint of the only input.
+    fn emit_grad_call(
+        &mut self,
+        idx: usize,
+        name: &str,
+        types: &[Type],
+        args: &[VarId],
+        defaults: &[(usize, ConstVal)],
+    ) -> LResult<Vec<VarId>> {
+        let (native, params, ret, several) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (
+                f.native.clone(),
+                f.params.clone(),
+                f.ret.clone(),
+                !f.outputs.is_empty(),
+            )
+        };
+        if !defaults.is_empty() || several {
+            return Err(self.err(format!(
+                "wp.grad() of '{name}' with default arguments or several results is not supported by this version of the lowering"
+            )));
+        }
+        let Some(ret) = ret else {
+            return Err(self.err(format!("Cannot compute gradient of void function '{name}'")));
+        };
+        if types != params {
+            return Err(self.err(format!(
+                "couldn't find a function '{name}' compatible with the arguments given to its gradient"
+            )));
+        }
+        if params.len() != 1 {
+            return Err(self.err(
+                "wp.grad() of a function of several inputs (a tuple of gradients) is not supported by this version of the lowering",
+            ));
+        }
+        {
+            let mut t = self.funcs.borrow_mut();
+            if !t.grad_called.contains(&idx) {
+                t.grad_called.push(idx);
+            }
+        }
+        if !self.called.contains(&idx) {
+            self.called.push(idx);
+        }
+        let mut parts = Vec::with_capacity(args.len() * 2 + 1);
+        for &a in args {
+            let l = self.load(a)?;
+            parts.push(self.emit(l).to_string());
+        }
+        let mut adj_inputs = Vec::with_capacity(params.len());
+        for t in &params {
+            let v = self.add_var(t.clone(), None);
+            forward!(self, "{} = {{}};", self.emit(v));
+            adj_inputs.push(v);
+        }
+        let r = self.add_var(ret.clone(), None);
+        forward!(self, "{} = {}(1);", self.emit(r), ret.ctype(false));
+        parts.extend(adj_inputs.iter().map(|v| self.emit(*v).to_string()));
+        parts.push(self.emit(r).to_string());
+        forward!(self, "adj_{native}({});", parts.join(", "));
+        Ok(adj_inputs)
+    }
+
+    /// Binds the given arguments to `def`'s parameters, defaults filling the
+    /// rest: the bound values in signature order, and whether every type
+    /// matches its annotation; `None` when they cannot bind.
+    fn bind_call(
+        &self,
+        def: &'a FunctionDef<'a>,
+        given: &[(Option<&'a str>, Bound)],
+    ) -> Option<(Vec<Bound>, bool)> {
+        let mut slots: Vec<Option<Bound>> = vec![None; def.args.len()];
+        let mut i = 0;
+        for (k, b) in given {
+            let at = match k {
+                None => {
+                    i += 1;
+                    i - 1
+                }
+                Some(k) => def.args.iter().position(|a| a.name == *k)?,
+            };
+            let slot = slots.get_mut(at)?;
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(b.clone());
+        }
+        let mut exact = true;
+        let mut out = Vec::with_capacity(slots.len());
+        for (arg, slot) in def.args.iter().zip(slots) {
+            let is_fn = arg
+                .annotation
+                .as_ref()
+                .is_some_and(|a| self.scope.is_function_annotation(a));
+            let b = match slot {
+                Some(b) => b,
+                None => {
+                    let d = arg.default.as_ref()?;
+                    match self.scope.eval(d)? {
+                        super::pyconst::PyVal::Function(f) => Bound::Func(f),
+                        v => Bound::Const(v.const_val()?),
+                    }
+                }
+            };
+            let ty = match &b {
+                Bound::Func(_) if is_fn => None,
+                Bound::Func(_) => return None,
+                _ if is_fn => return None,
+                Bound::Var(v) => Some(self.ty(*v).strip_ref()),
+                Bound::Const(c) => Some(c.literal_type()),
+            };
+            if let (Some(t), Some(a)) = (ty, arg.annotation.as_ref()) {
+                if self.scope.annotation_type(a).ok().as_ref() != Some(&t) {
+                    exact = false;
+                }
+            }
+            out.push(b);
+        }
+        Some((out, exact))
+    }
+
     // --------------------------------------------------------- expressions
 
     fn expr(&mut self, e: &Expr<'a>) -> LResult<VarId> {
@@ -2138,6 +2492,21 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Name(name) => match self.symbol(name) {
                 Some(v) => Ok(v),
+                None if self.closure.iter().any(|(n, _)| n == name) => {
+                    let c = self
+                        .closure
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, v)| v.const_val())
+                        .ok_or_else(|| {
+                            self.err(format!(
+                                "the closure variable '{name}' is not a constant value a kernel can use"
+                            ))
+                        })?;
+                    let v = self.add_constant(c);
+                    self.set_symbol(name, v);
+                    Ok(v)
+                }
                 None => match self.scope.module_typed_constant(name) {
                     // A module constant becomes a constant variable, bound to the name.
                     Some((ty, c)) => {
@@ -3170,18 +3539,55 @@ impl<'a> Adjoint<'a> {
                     _ => Ok(None),
                 }
             }
+            // `wp.grad(f)`: the gradient of a function, written `grad:f`.
+            ExprKind::Call(f, args, kwargs) if self.scope.names_warp(f, "grad") => {
+                let ([arg], []) = (&args[..], &kwargs[..]) else {
+                    return Err(self.err("grad() expects exactly one function argument"));
+                };
+                match self.function_value(arg)? {
+                    Some(f) if !f.starts_with("grad:") => Ok(Some(format!("grad:{f}"))),
+                    _ => Err(self.err("grad() expects a Warp function")),
+                }
+            }
+            // `wp.sin` as a value: a builtin function.
+            ExprKind::Attribute(base, _) => match &base.kind {
+                ExprKind::Name(m) if self.symbol(m).is_none() && self.scope.is_warp_module(m) => {
+                    match self.scope.eval(value) {
+                        Some(super::pyconst::PyVal::Function(f)) => Ok(Some(f)),
+                        _ => Ok(None),
+                    }
+                }
+                _ => Ok(None),
+            },
             _ => Ok(None),
         }
     }
 
+    /// The callee a function value denotes: `wp.NAME` a builtin, else the
+    /// `@wp.func` of that C++ name.
+    fn function_callee(f: &str) -> Callee {
+        if let Some(g) = f.strip_prefix("grad:") {
+            return Callee::Grad(g.into());
+        }
+        match f.strip_prefix("wp.") {
+            Some(b) => Callee::Builtin(b.into()),
+            None => Callee::User(format!("={f}").as_str().into()),
+        }
+    }
+
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
+        if let ExprKind::Call(..) = &func.kind {
+            if let Some(f) = self.function_value(func)? {
+                return Ok(Self::function_callee(&f));
+            }
+        }
         if let ExprKind::Name(name) = &func.kind {
             if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == name) {
-                return Ok(Callee::User(format!("={f}").as_str().into()));
+                return Ok(Self::function_callee(f));
             }
             if self.symbol(name).is_none() && self.scope.user_function(name).is_none() {
                 if let Some(f) = self.scope.module_function_alias(name) {
-                    return Ok(Callee::User(format!("={f}").as_str().into()));
+                    return Ok(Self::function_callee(&f));
                 }
             }
         }
@@ -3266,15 +3672,13 @@ impl<'a> Adjoint<'a> {
         n: usize,
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
+            Callee::Grad(_) => {
+                return Err(self.err(
+                    "unpacking the gradients of wp.grad() is not supported by this version of the lowering",
+                ));
+            }
             Callee::User(name) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
-                }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.call_arg(a)?);
-                }
-                let outs = self.call_user_outputs(&name, &vals, Some(args))?;
+                let outs = self.call_user_exprs(&name, args, kwargs, false)?;
                 if outs.len() != n {
                     return Err(self.err(format!("'{name}' does not return {n} values")));
                 }
@@ -3432,15 +3836,23 @@ impl<'a> Adjoint<'a> {
             }
             Callee::Builtin(name) if name == "cast" => return self.bit_cast(args, kwargs),
             Callee::Builtin(name) => name,
-            Callee::User(name) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+            Callee::Grad(f) => {
+                if f.starts_with("wp.") {
+                    return Err(self.err(
+                        "wp.grad() of a builtin is not supported by this version of the lowering",
+                    ));
                 }
-                let vals = self.eval_args(args)?;
-                // Starred arguments do not line up with their expressions.
-                let starred = args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)));
-                let nodes = (!starred).then_some(args);
-                return self.call_user(&name, &vals, nodes);
+                let outs = self.call_user_exprs(&format!("={f}"), args, kwargs, true)?;
+                return Ok(outs.first().copied());
+            }
+            Callee::User(name) => {
+                let outs = self.call_user_exprs(&name, args, kwargs, false)?;
+                return match outs[..] {
+                    [] => Ok(None),
+                    [o] => Ok(Some(o)),
+                    // Several values used as one: a tuple of them.
+                    _ => self.tuple_from_vars(&outs).map(Some),
+                };
             }
         };
         let mut vals = self.eval_args(args)?;
@@ -3860,7 +4272,7 @@ fn range_len(start: i128, stop: i128, step: i128) -> Option<i128> {
 }
 
 /// The largest number of names a `wp.tid()` result is unpacked into (1 if never).
-fn tid_dimension(body: &[Stmt]) -> usize {
+fn tid_dimension(body: &[Stmt], is_tid: &dyn Fn(&Expr) -> bool) -> usize {
     let mut dim = 1;
     for s in body {
         match &s.kind {
@@ -3868,18 +4280,101 @@ fn tid_dimension(body: &[Stmt]) -> usize {
                 if let (Some(ExprKind::Tuple(elts)), ExprKind::Call(func, ..)) =
                     (targets.first().map(|t| &t.kind), &value.kind)
                 {
-                    if matches!(&func.kind, ExprKind::Attribute(_, a) if *a == "tid") {
+                    if matches!(&func.kind, ExprKind::Attribute(_, a) if *a == "tid")
+                        || is_tid(func)
+                    {
                         dim = dim.max(elts.len());
                     }
                 }
             }
             StmtKind::If(_, b, o) | StmtKind::While(_, b, o) | StmtKind::For(_, _, b, o) => {
-                dim = dim.max(tid_dimension(b)).max(tid_dimension(o));
+                dim = dim
+                    .max(tid_dimension(b, is_tid))
+                    .max(tid_dimension(o, is_tid));
             }
             _ => {}
         }
     }
     dim
+}
+
+/// The names a body assigns (warp's local variables), and those of them
+/// bound to `wp.tid` (directly, or through other such locals).
+fn tid_aliases<'a>(scope: &Scope<'_>, body: &[Stmt<'a>]) -> (Vec<&'a str>, Vec<&'a str>) {
+    fn walk<'b, 'a>(
+        body: &'b [Stmt<'a>],
+        out: &mut Vec<(&'a str, &'b Expr<'a>)>,
+        names: &mut Vec<&'a str>,
+    ) {
+        for s in body {
+            match &s.kind {
+                StmtKind::Assign(targets, value) => {
+                    for t in targets.iter() {
+                        if let ExprKind::Name(n) = t.kind {
+                            names.push(n);
+                            out.push((n, value));
+                        } else if let ExprKind::Tuple(items) = &t.kind {
+                            for i in items.iter() {
+                                if let ExprKind::Name(n) = i.kind {
+                                    names.push(n);
+                                }
+                            }
+                        }
+                    }
+                }
+                StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => {
+                    if let ExprKind::Name(n) = t.kind {
+                        names.push(n);
+                    }
+                }
+                StmtKind::If(_, b, o) | StmtKind::While(_, b, o) => {
+                    walk(b, out, names);
+                    walk(o, out, names);
+                }
+                StmtKind::For(t, _, b, o) => {
+                    if let ExprKind::Name(n) = t.kind {
+                        names.push(n);
+                    }
+                    walk(b, out, names);
+                    walk(o, out, names);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut binds = Vec::new();
+    let mut locals = Vec::new();
+    walk(body, &mut binds, &mut locals);
+    let mut aliases: Vec<&'a str> = Vec::new();
+    if binds.is_empty() {
+        return (locals, aliases);
+    }
+    for (n, v) in &binds {
+        let direct = match &v.kind {
+            ExprKind::Name(m) => {
+                !locals.contains(m) && scope.module_function_alias(m).as_deref() == Some("wp.tid")
+            }
+            ExprKind::Attribute(..) => scope.names_warp(v, "tid"),
+            _ => false,
+        };
+        if direct && !aliases.contains(n) {
+            aliases.push(n);
+        }
+    }
+    loop {
+        let before = aliases.len();
+        for (n, v) in &binds {
+            if let ExprKind::Name(m) = &v.kind {
+                if aliases.contains(m) && !aliases.contains(n) {
+                    aliases.push(n);
+                }
+            }
+        }
+        if aliases.len() == before {
+            break;
+        }
+    }
+    (locals, aliases)
 }
 
 /// Whether `body` (not nested loops) contains `break` (if `brk`) or `continue` (if `cont`).
@@ -3904,6 +4399,7 @@ pub fn build_function<'a>(
     pos: Pos,
     native: &str,
     max_unroll: usize,
+    callables: &[(&'a str, String)],
 ) -> LResult<(usize, Option<String>)> {
     if let Some(snippets) = scope.native_snippets(def) {
         let built = refs::native_function(scope, def, native, snippets?)?;
@@ -3916,11 +4412,41 @@ pub fn build_function<'a>(
     let result = (|| {
         let mut adj = Adjoint::new(scope, funcs, def, true)?;
         adj.max_unroll = max_unroll;
+        adj.closure = scope.closure_env(native);
+        if !callables.is_empty() {
+            // warp re-parses a specialized copy from the function's own
+            // source: lines count from its `def`, the file line is 0.
+            adj.line_offset = pos.line.saturating_sub(1);
+        }
+        for arg in def.args {
+            if arg
+                .annotation
+                .as_ref()
+                .is_some_and(|a| scope.is_function_annotation(a))
+            {
+                match callables.iter().find(|(n, _)| *n == arg.name) {
+                    Some((n, f)) => adj.func_aliases.push((n, f.clone())),
+                    None => {
+                        return Err(LowerError {
+                            line: arg.pos.line,
+                            col: arg.pos.col,
+                            message: format!(
+                                "the wp.Function parameter '{}' of '{}' is given no function",
+                                arg.name, def.name
+                            ),
+                        });
+                    }
+                }
+            }
+        }
         adj.lower_function(def, pos)?;
         let mut built = super::module::render_function(&adj, def, native);
         built.inline_attr = scope.inline_attr(def);
         built.custom_grad = scope.custom_grad_of(def).is_some();
         built.manual_ref_adjoint = built.custom_grad;
+        if !callables.is_empty() {
+            built.first_line = 0;
+        }
         built.replay = replay.map(|(_, _, _, n)| n.clone());
         Ok(built)
     })();

@@ -1969,9 +1969,9 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
         ("extract", [Type::Shape(_), i]) if is_int(i) => Type::I32,
         // One int32 per thread of the block (module option block_dim).
         ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)])
-        | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => {
-            Type::Tile(super::types::Tile::new(Value::Scalar(Scalar::Int32), &[super::BLOCK_DIM]))
-        }
+        | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => Type::Tile(
+            super::types::Tile::new(Value::Scalar(Scalar::Int32), &[super::BLOCK_DIM]),
+        ),
         _ => return None,
     };
     Some(Overload {

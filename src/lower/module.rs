@@ -53,6 +53,20 @@ pub struct Scope<'a> {
     /// Whether a module-level `@wp.func` is named after an operator's builtin
     /// (`add`, `mul`, ...): warp then tries it first for that operator.
     pub operator_funcs: bool,
+    /// `@wp.func`s a module-level factory call created (`f1 = make_func(1)`).
+    nested: Vec<NestedFunc<'a>>,
+}
+
+/// A `@wp.func` defined inside a plain module-level function (a factory),
+/// one per call of the factory.
+struct NestedFunc<'a> {
+    def: &'a FunctionDef<'a>,
+    pos: Pos,
+    /// C++ name: warp's key (`factory__locals__name`) and the key's count.
+    native: String,
+    key: String,
+    /// The factory's local values the function reads (closure variables).
+    env: Vec<(String, PyVal)>,
 }
 
 /// The C++ snippets of a `@wp.func_native` function.
@@ -216,6 +230,14 @@ impl<'a> Scope<'a> {
                         warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
+                // `from warp._src import context`: its `builtin_functions["tid"]`.
+                StmtKind::ImportFrom("warp._src", names) => {
+                    for (n, alias) in names.iter() {
+                        if *n == "context" {
+                            py_modules.push((alias.unwrap_or(n).to_string(), "warp._src.context"));
+                        }
+                    }
+                }
                 StmtKind::ImportFrom(m, names) if *m == "math" || *m == "numpy" => {
                     for (n, alias) in names.iter() {
                         py_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
@@ -247,6 +269,7 @@ impl<'a> Scope<'a> {
             max_generated: usize::MAX,
             type_names: Vec::new(),
             operator_funcs: false,
+            nested: Vec::new(),
         };
         scope.collect_type_names(module);
         // warp numbers functions per name, globally, as they are decorated;
@@ -354,7 +377,29 @@ impl<'a> Scope<'a> {
             options: Result<KernelDecorator, LowerError>,
         }
         let mut pending: Vec<Pending<'a>> = Vec::new();
+        // Plain (undecorated) module-level functions: possible factories.
+        let mut factories: Vec<&'a FunctionDef<'a>> = Vec::new();
+        let mut nested_counts: Vec<(String, usize)> = Vec::new();
         for stmt in module.body {
+            if let StmtKind::Assign(targets, value) = &stmt.kind {
+                if let ExprKind::Call(f, args, kwargs) = &value.kind {
+                    if let (ExprKind::Name(fname), true) = (&f.kind, kwargs.is_empty()) {
+                        if let Some(def) = factories.iter().rev().find(|d| d.name == *fname) {
+                            let v = self.run_factory(def, args, &mut nested_counts);
+                            for t in targets.iter() {
+                                self.bind(t, v.clone());
+                            }
+                            continue;
+                        }
+                    }
+                }
+            }
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                factories.retain(|d| d.name != def.name);
+                if def.decorators.is_empty() {
+                    factories.push(def);
+                }
+            }
             match &stmt.kind {
                 StmtKind::Assign(targets, value) => {
                     if let [target] = &targets[..] {
@@ -534,6 +579,139 @@ impl<'a> Scope<'a> {
                 options,
             });
         }
+    }
+
+    /// Runs a call of plain module-level function `def` statically, when its
+    /// body is a subset this version interprets: `@wp.func` definitions,
+    /// `if`/`else` on values it can compute, assignments of such values and
+    /// `return`. Each `@wp.func` it defines becomes a function of the module
+    /// (warp numbers them per `factory__locals__name` key), reading the
+    /// factory's locals as constants. `None` (nothing created) otherwise.
+    fn run_factory(
+        &mut self,
+        def: &'a FunctionDef<'a>,
+        args: &[Expr<'a>],
+        counts: &mut Vec<(String, usize)>,
+    ) -> Option<PyVal> {
+        if def.has_complex_args || args.len() > def.args.len() {
+            return None;
+        }
+        let mut env: Vec<(String, PyVal)> = Vec::new();
+        for (i, p) in def.args.iter().enumerate() {
+            let v = match args.get(i) {
+                Some(a) => {
+                    if matches!(a.kind, ExprKind::Starred(_)) {
+                        return None;
+                    }
+                    self.eval(a)?
+                }
+                None => self.eval(p.default.as_ref()?)?,
+            };
+            env.push((p.name.to_string(), v));
+        }
+        let mut created: Vec<NestedFunc<'a>> = Vec::new();
+        let result = self
+            .factory_body(def, def.body, &mut env, &mut created, counts)
+            .ok()??;
+        for mut f in created {
+            // Closures read the factory's variables as they are at its return.
+            f.env = env.clone();
+            self.nested.push(f);
+        }
+        Some(result)
+    }
+
+    fn factory_body(
+        &self,
+        factory: &'a FunctionDef<'a>,
+        body: &'a [Stmt<'a>],
+        env: &mut Vec<(String, PyVal)>,
+        created: &mut Vec<NestedFunc<'a>>,
+        counts: &mut Vec<(String, usize)>,
+    ) -> Result<Option<PyVal>, ()> {
+        for stmt in body {
+            match &stmt.kind {
+                StmtKind::Expr(Expr {
+                    kind: ExprKind::Constant(_),
+                    ..
+                })
+                | StmtKind::Pass => {}
+                StmtKind::FunctionDef(inner) => {
+                    if inner.decorators.len() != 1
+                        || !inner.decorators.iter().all(|d| self.is_func_decorator(d))
+                        || env.iter().any(|(n, _)| n == inner.name)
+                    {
+                        // Kernels, structs, overloads: not interpreted.
+                        return Err(());
+                    }
+                    let key =
+                        native_identifier(&format!("{}__locals__{}", factory.name, inner.name));
+                    let n = match counts.iter_mut().find(|(k, _)| *k == key) {
+                        Some(e) => {
+                            e.1 += 1;
+                            e.1
+                        }
+                        None => {
+                            let base = warp_defined_function_count(&key);
+                            counts.push((key.clone(), base));
+                            base
+                        }
+                    };
+                    let native = format!("{key}_{n}");
+                    env.push((inner.name.to_string(), PyVal::Function(native.clone())));
+                    created.push(NestedFunc {
+                        def: inner,
+                        pos: stmt.pos,
+                        native,
+                        key,
+                        env: Vec::new(),
+                    });
+                }
+                StmtKind::If(test, then, orelse) => {
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    let branch = if self.eval_with(test, &local).ok_or(())?.truthy() {
+                        then
+                    } else {
+                        orelse
+                    };
+                    if let Some(v) = self.factory_body(factory, branch, env, created, counts)? {
+                        return Ok(Some(v));
+                    }
+                }
+                StmtKind::Assign(targets, value) => {
+                    let [
+                        Expr {
+                            kind: ExprKind::Name(n),
+                            ..
+                        },
+                    ] = &targets[..]
+                    else {
+                        return Err(());
+                    };
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    let v = self.eval_with(value, &local).ok_or(())?;
+                    env.retain(|(k, _)| k != n);
+                    env.push((n.to_string(), v));
+                }
+                StmtKind::Return(Some(value)) => {
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    return self.eval_with(value, &local).map(Some).ok_or(());
+                }
+                _ => return Err(()),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The closure variables of the factory-made `@wp.func` built as `native`.
+    pub fn closure_env(&self, native: &str) -> &[(String, PyVal)] {
+        if self.nested.is_empty() {
+            return &[];
+        }
+        self.nested
+            .iter()
+            .find(|f| f.native == native)
+            .map_or(&[], |f| &f.env[..])
     }
 
     /// `wp.get_module(M).options["key"]` as an assignment target: the module
@@ -781,7 +959,9 @@ impl<'a> Scope<'a> {
                 }
                 if let ExprKind::Name(m) = &base.kind {
                     if self.is_warp_module(m) && !self.values.iter().any(|(k, _)| k == m) {
-                        return self.warp_constant(attr);
+                        return self
+                            .warp_constant(attr)
+                            .or_else(|| self.warp_function_value(attr));
                     }
                     if self.py_modules.iter().any(|(l, _)| l == m) {
                         return pyconst::math_constant(attr);
@@ -826,6 +1006,16 @@ impl<'a> Scope<'a> {
                 .map(ev)
                 .collect::<Option<Vec<_>>>()
                 .map(PyVal::Tuple),
+            ExprKind::Subscript([base, index])
+                if matches!(&base.kind, ExprKind::Attribute(m, "builtin_functions")
+                    if matches!(&m.kind, ExprKind::Name(m)
+                        if self.py_modules.iter().any(|(l, k)| l == m && *k == "warp._src.context"))) =>
+            {
+                match ev(index)? {
+                    PyVal::Str(k) => self.warp_function_value(&k),
+                    _ => None,
+                }
+            }
             ExprKind::Subscript([base, index]) => match (ev(base)?, ev(index)?) {
                 (PyVal::Tuple(items), PyVal::Int(i)) => {
                     let n = items.len() as i128;
@@ -835,7 +1025,14 @@ impl<'a> Scope<'a> {
                 (PyVal::Dict(items), k) => items.into_iter().find(|(x, _)| *x == k).map(|(_, v)| v),
                 _ => None,
             },
-            ExprKind::Other("Dict") => pyconst::dict_literal(&self.lines, e.pos).map(PyVal::Dict),
+            ExprKind::Other("Dict") => {
+                // Names in a dict literal: only those bound to functions.
+                let functions = |n: &str| match self.value(n) {
+                    Some(f @ PyVal::Function(_)) => Some(f),
+                    _ => None,
+                };
+                pyconst::dict_literal(&self.lines, e.pos, &functions).map(PyVal::Dict)
+            }
             ExprKind::Call(func, args, kwargs) => {
                 if !kwargs.is_empty() {
                     return None;
@@ -984,6 +1181,76 @@ impl<'a> Scope<'a> {
         });
         let (_, f) = matching.or(set.last())?;
         Some((f.0, f.1, f.2.as_str()))
+    }
+
+    /// The overloads of `@wp.func` `name`, in the order [`Scope::user_overload`]
+    /// tries them (definitions of the same signature replace one another).
+    pub fn overload_set(&self, name: &str) -> Vec<(&'a FunctionDef<'a>, Pos, &str)> {
+        let signature = |d: &FunctionDef<'a>| -> Option<Vec<(&'a str, Type)>> {
+            d.args
+                .iter()
+                .map(|a| Some((a.name, self.annotation_type(a.annotation.as_ref()?).ok()?)))
+                .collect()
+        };
+        let mut set: Vec<(
+            Option<Vec<(&'a str, Type)>>,
+            &(&'a FunctionDef<'a>, Pos, String),
+        )> = Vec::new();
+        for f in self.functions.iter().filter(|(d, _, _)| d.name == name) {
+            let sig = signature(f.0);
+            match set.iter_mut().find(|(s, _)| sig.is_some() && *s == sig) {
+                Some(entry) => entry.1 = f,
+                None => set.push((sig, f)),
+            }
+        }
+        set.into_iter()
+            .map(|(_, f)| (f.0, f.1, f.2.as_str()))
+            .collect()
+    }
+
+    /// Whether a definition of `@wp.func` `name` (or `=NATIVE`) has parameter defaults.
+    pub fn function_has_defaults(&self, name: &str) -> bool {
+        match name.strip_prefix('=') {
+            Some(native) => self
+                .functions
+                .iter()
+                .any(|(d, _, n)| n == native && d.has_defaults),
+            None => self
+                .functions
+                .iter()
+                .any(|(d, _, _)| d.name == name && d.has_defaults),
+        }
+    }
+
+    /// A parameter annotation that makes it a function parameter (`wp.Function`, `Callable`).
+    pub fn is_function_annotation(&self, e: &Expr) -> bool {
+        self.names_warp(e, "Function")
+            || matches!(&e.kind, ExprKind::Name("Callable"))
+            || matches!(&e.kind, ExprKind::Attribute(b, "Callable")
+                if matches!(&b.kind, ExprKind::Name("typing")))
+    }
+
+    /// warp's key and C++ name of a function value (`wp.sin`: a builtin; else
+    /// the C++ name of a module-level `@wp.func`).
+    pub fn function_identity<'s>(&'s self, f: &'s str) -> (&'s str, &'s str) {
+        if let Some(b) = f.strip_prefix("wp.") {
+            return (b, b);
+        }
+        if let Some(n) = self.nested.iter().find(|n| n.native == f) {
+            return (&n.key, &n.native);
+        }
+        match self.function_by_native(f) {
+            Some((d, _, n)) => (d.name, n),
+            None => (f, f),
+        }
+    }
+
+    /// `wp.NAME` as a value: the builtin function NAME, written `wp.NAME`.
+    fn warp_function_value(&self, attr: &str) -> Option<PyVal> {
+        (super::builtins::is_known(attr)
+            && composite_type(attr).is_none()
+            && Scalar::from_name(attr).is_none())
+        .then(|| PyVal::Function(format!("wp.{attr}")))
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
@@ -1156,6 +1423,12 @@ impl<'a> Scope<'a> {
             .iter()
             .find(|(_, _, n)| n == native)
             .map(|(d, p, n)| (*d, *p, n.as_str()))
+            .or_else(|| {
+                self.nested
+                    .iter()
+                    .find(|f| f.native == native)
+                    .map(|f| (f.def, f.pos, f.native.as_str()))
+            })
     }
 
     /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
@@ -1884,7 +2157,7 @@ pub fn lower_parsed<'a>(
         }
         let max_unroll = 16;
         if let Ok((i, _)) =
-            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll)
+            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll, &[])
         {
             funcs.borrow_mut().built[i].1.forward_only = true;
         }
@@ -1933,6 +2206,7 @@ fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
         .iter()
         .filter(|k| k.enable_backward)
         .flat_map(|k| k.adj.called.iter().copied())
+        .chain(funcs.grad_called.iter().copied())
         .collect();
     while let Some(i) = work.pop() {
         let f = &mut funcs.built[i].1;

@@ -439,9 +439,13 @@ pub fn math_constant(name: &str) -> Option<PyVal> {
 
 /// The items of a dict literal, read from the source text at `pos` (the
 /// syntax tree keeps only that a dict was there): string keys and literal
-/// values (numbers, strings, True/False/None, negative numbers). `None` when
-/// the text holds anything else.
-pub fn dict_literal(lines: &[&str], pos: Pos) -> Option<Vec<(PyVal, PyVal)>> {
+/// values (numbers, strings, True/False/None, negative numbers, and names
+/// `name_value` knows). `None` when the text holds anything else.
+pub fn dict_literal(
+    lines: &[&str],
+    pos: Pos,
+    name_value: &dyn Fn(&str) -> Option<PyVal>,
+) -> Option<Vec<(PyVal, PyVal)>> {
     // Byte offset of `pos` in the joined lines, then the balanced `{...}`.
     let line = lines.get(pos.line.checked_sub(1)?)?;
     let start = line.char_indices().nth(pos.col.checked_sub(1)?)?.0;
@@ -503,6 +507,7 @@ pub fn dict_literal(lines: &[&str], pos: Pos) -> Option<Vec<(PyVal, PyVal)>> {
                 "True" => PyVal::Bool(true),
                 "False" => PyVal::Bool(false),
                 "None" => PyVal::None,
+                n if !neg && !is_op(*i, ".") => name_value(n)?,
                 // `wp.DeterministicMode.NOT_GUARANTEED`: an enum member, by its last two names
                 // (as the module evaluator spells it); the module alias is not checked here.
                 _ => {
@@ -589,7 +594,7 @@ mod tests {
             "x = f(module_options={\"max_unroll\": 4, 'fast_math': True,",
             "  \"n\": -2.5})",
         ];
-        let items = dict_literal(&lines, Pos { line: 1, col: 22 }).unwrap();
+        let items = dict_literal(&lines, Pos { line: 1, col: 22 }, &|_| None).unwrap();
         assert_eq!(
             items,
             vec![

@@ -4,7 +4,9 @@
 //! (vector, matrix, quaternion and transform constructors, `t.p` / `t.q`).
 
 use super::*;
-use crate::lower::types::{ArrayKind, CompositeConst, CompositeId, Query, StructDef, StructId, Value};
+use crate::lower::types::{
+    ArrayKind, CompositeConst, CompositeId, Query, StructDef, StructId, Value,
+};
 
 /// warp's `codegen_struct` (without the tile helpers): the struct, its
 /// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
