@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -421,12 +421,15 @@ impl Counter {
     fn count_builtin(&mut self, ranks: &Ranks, text: &str) -> u32 {
         let mut canonical = std::mem::take(&mut self.canonical);
         let bytes = if ranks.digits_are_tokens {
-            canonical.clear();
-            canonical.resize(text.len(), 0);
+            // Grown (zeroed) only when a text is longer than any before.
+            if canonical.len() < text.len() {
+                canonical.resize(text.len(), 0);
+            }
+            let canonical = &mut canonical[..text.len()];
             for (to, &from) in canonical.iter_mut().zip(text.as_bytes()) {
                 *to = if from.is_ascii_digit() { b'0' } else { from };
             }
-            canonical.as_slice()
+            &*canonical
         } else {
             text.as_bytes()
         };
@@ -671,21 +674,19 @@ fn is_ascii_non_space(c: u8) -> bool {
 /// stops at the space as it stops at the end.
 fn word_chunks(b: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut start = 0;
-    let mut pos = 0;
     std::iter::from_fn(move || {
         if start >= b.len() {
             return None;
         }
-        while let Some(k) = memchr::memchr(b' ', &b[pos..]) {
-            let p = pos + k;
-            pos = p + 1;
-            if p > start && is_ascii_non_space(b[p - 1]) {
+        // A plain loop: words are short, and a run of spaces (indentation)
+        // would cost a memchr call a space.
+        for p in start + 1..b.len() {
+            if b[p] == b' ' && is_ascii_non_space(b[p - 1]) {
                 let chunk = &b[start..p];
                 start = p;
                 return Some(chunk);
             }
         }
-        pos = b.len();
         let chunk = &b[start..];
         start = b.len();
         Some(chunk)
