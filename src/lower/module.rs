@@ -2115,6 +2115,8 @@ pub fn lower_parsed<'a>(
                     .borrow_mut()
                     .deferred
                     .retain(|(i, _)| *i < built_before);
+                funcs.borrow_mut().grad_called.retain(|i| *i < built_before);
+                funcs.borrow_mut().grads.retain(|i| *i < built_before);
                 funcs.borrow_mut().structs.truncate(structs_before);
                 skipped.push((k.def.name.to_string(), e));
                 continue;
