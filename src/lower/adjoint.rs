@@ -3706,6 +3706,9 @@ impl<'a> Adjoint<'a> {
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }
+        if self.is_function {
+            return Err(self.err(TID_IN_FUNCTION));
+        }
         self.builtins_used.insert("tid".into());
         let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
         let names: Vec<String> = outs.iter().map(|o| self.emit(*o).to_string()).collect();
@@ -3895,6 +3898,9 @@ impl<'a> Adjoint<'a> {
         }
         if native == "tid" && !vals.is_empty() {
             return Err(self.err("tid() takes no arguments"));
+        }
+        if native == "tid" && self.is_function {
+            return Err(self.err(TID_IN_FUNCTION));
         }
         // What a cast counts as is its target type's name.
         let used = builtins::cast_target(native).map_or(native, |s| s.name());
@@ -4246,6 +4252,9 @@ fn generic_constructor(name: &str) -> Option<&'static str> {
         .into_iter()
         .find(|g| *g == name)
 }
+
+/// warp's rule, checked after the call is resolved (so aliases of `wp.tid` count).
+const TID_IN_FUNCTION: &str = "tid() may only be called from a Warp kernel, not a Warp function: obtain the indices in the @wp.kernel and pass them to the function";
 
 /// warp's `types_equal` for reassignments: tiles match on element type only.
 fn same_type(a: &Type, b: &Type) -> bool {
