@@ -153,12 +153,16 @@ impl<'a> Adjoint<'a> {
         match agg_ty {
             Type::Struct(_) | Type::Query(Query::MeshPoint | Query::MeshRay) => {
                 // The result structs of mesh queries read like `@wp.struct`s.
-                let field = match agg_ty {
-                    Type::Struct(id) => id.def().field(attr).map(|(_, t)| t),
+                // The field's name as stored in the definition (an origin step keeps it).
+                let field: Option<(&'static str, Type)> = match agg_ty {
+                    Type::Struct(id) => {
+                        let def = id.def();
+                        def.field(attr).map(|(i, t)| (def.fields[i].0.as_str(), t))
+                    }
                     Type::Query(q) => q.field(attr),
                     _ => None,
                 };
-                let Some(field) = field else {
+                let Some((label, field)) = field else {
                     let name = match agg_ty {
                         Type::Struct(id) => id.def().key.clone(),
                         t => t.to_string(),
@@ -177,20 +181,6 @@ impl<'a> Adjoint<'a> {
                     None
                 } else {
                     self.origin_of(agg)
-                };
-                let label: &'static str = match agg_ty {
-                    Type::Struct(id) => {
-                        &id.def()
-                            .fields
-                            .iter()
-                            .find(|(n, _)| n == attr)
-                            .expect("the field exists")
-                            .0
-                    }
-                    _ => ["result", "sign", "u", "v", "face", "t", "normal"]
-                        .into_iter()
-                        .find(|n| *n == attr)
-                        .expect("a query result field"),
                 };
                 match origin {
                     Some(o) => {

@@ -555,16 +555,24 @@ impl Query {
     }
 
     /// The fields of the result structs (warp's `vars` of `MeshQueryPoint` / `MeshQueryRay`).
-    pub fn field(self, name: &str) -> Option<Type> {
+    /// The result field `name` of a mesh query: its name as a static string
+    /// (an origin step keeps it) and its type.
+    pub fn field(self, name: &str) -> Option<(&'static str, Type)> {
         let f = Type::F32;
-        match (self, name) {
-            (Query::MeshPoint | Query::MeshRay, "result") => Some(Type::BOOL),
-            (Query::MeshPoint | Query::MeshRay, "sign" | "u" | "v") => Some(f),
-            (Query::MeshPoint | Query::MeshRay, "face") => Some(Type::I32),
-            (Query::MeshRay, "t") => Some(f),
-            (Query::MeshRay, "normal") => Some(Type::Vector(3, Scalar::Float32)),
-            _ => None,
-        }
+        let ray = self == Query::MeshRay;
+        let mesh = matches!(self, Query::MeshPoint | Query::MeshRay);
+        [
+            ("result", Type::BOOL, mesh),
+            ("sign", f, mesh),
+            ("u", f, mesh),
+            ("v", f, mesh),
+            ("face", Type::I32, mesh),
+            ("t", f, ray),
+            ("normal", Type::Vector(3, Scalar::Float32), ray),
+        ]
+        .into_iter()
+        .find(|(n, _, has)| *has && *n == name)
+        .map(|(n, t, _)| (n, t))
     }
 }
 
