@@ -2,9 +2,10 @@
 //! the unit a training loader counts.
 //!
 //! Built in, with nothing downloaded at run time: `o200k_base` and
-//! `cl100k_base`, OpenAI's ranks as the `tiktoken-rs` crate compiles them in,
-//! merged by that crate's port of tiktoken's own byte-pair merge. Or any
-//! Hugging Face `tokenizer.json` on disk (the `tokenizers` crate).
+//! `cl100k_base`, OpenAI's ranks as the `tiktoken-rs` crate ships them,
+//! turned into compact tables by build.rs (so a run does not parse them),
+//! merged as tiktoken's byte-pair merge does. Or any Hugging Face
+//! `tokenizer.json` on disk (the `tokenizers` crate).
 //!
 //! A count is what tiktoken's `encode_ordinary` (no special tokens) returns,
 //! or `tokenizers`' `encode(text, add_special_tokens=False)`: the tests check
@@ -12,15 +13,18 @@
 //!
 //! Speed. Generated IR is very repetitive line by line, so a tiktoken count
 //! is the sum of the counts of *chunks* of the text, cut where the
-//! pre-tokenizer is known to cut whatever comes next, each chunk's count kept
-//! in a per-worker map (see [`chunks`] for why the sum is exact). Only chunks
+//! pre-tokenizer is known to cut whatever comes next: lines
+//! ([`line_chunks`]), and within a line words ([`word_chunks`]), each
+//! chunk's count kept in a per-worker map, the text's ASCII digits all made
+//! `0` first so that lines differing only in numbers share an entry (see
+//! [`Counter::count_builtin`] for why the counts do not change). Only words
 //! never seen before are pre-tokenized (their pieces' counts cached too) and
 //! merged.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -99,76 +103,182 @@ enum Builtin {
 /// tiktoken's cl100k_base pattern, as tiktoken (and tiktoken-rs) write it.
 const CL100K_PAT: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 
+/// The ranks of a built-in encoding as build.rs writes them from
+/// tiktoken-rs's embedded files: (rank u32 LE, length u8, bytes) records.
+static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
+static CL100K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
+
+/// The (rank, token bytes) records of a table, in rank order.
+fn records(table: &'static [u8]) -> impl Iterator<Item = (tiktoken_rs::Rank, &'static [u8])> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let head = table.get(i..i + 5)?;
+        let rank = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let bytes = &table[i + 5..i + 5 + head[4] as usize];
+        i += 5 + bytes.len();
+        Some((rank, bytes))
+    })
+}
+
 /// The ranks of a built-in encoding, and its pattern.
 struct Ranks {
     builtin: Builtin,
-    /// Token bytes → rank, as tiktoken's merge wants them.
-    ranks: FxHashMap<Vec<u8>, tiktoken_rs::Rank>,
-    /// Rank → token bytes, for `pairpipe tokens-ranks`.
-    by_rank: Vec<(tiktoken_rs::Rank, Vec<u8>)>,
-    pattern: fancy_regex::Regex,
+    /// Token bytes → rank (the keys borrow the compiled-in table).
+    ranks: FxHashMap<&'static [u8], tiktoken_rs::Rank>,
+    /// The compiled-in table, for `pairpipe tokens-ranks`.
+    table: &'static [u8],
+    /// Every string of one to three ASCII digits is a single token, so a
+    /// text's count does not change when its ASCII digits are all made `0`
+    /// (see [`Counter::count_builtin`]).
+    digits_are_tokens: bool,
+    /// The pattern, compiled at its first use: only for chunks that are not
+    /// ASCII (ASCII is pre-tokenized by [`ascii_piece`]).
+    pattern: OnceLock<fancy_regex::Regex>,
 }
 
 impl Ranks {
-    fn load(builtin: Builtin) -> Result<Ranks> {
-        let (bpe, pattern) = match builtin {
-            Builtin::O200k => (tiktoken_rs::o200k_base(), tiktoken_rs::O200K_BASE_PAT_STR),
-            Builtin::Cl100k => (tiktoken_rs::cl100k_base(), CL100K_PAT),
+    fn load(builtin: Builtin) -> Ranks {
+        let table = match builtin {
+            Builtin::O200k => O200K_TABLE,
+            Builtin::Cl100k => CL100K_TABLE,
         };
-        let bpe = bpe.map_err(|e| anyhow!("loading the built-in ranks: {e}"))?;
-        let specials = bpe.special_tokens();
-        // The ranks as the crate holds them: every rank decodes to its bytes;
-        // the special tokens (which encode_ordinary never produces) aside.
-        let mut ranks = FxHashMap::default();
-        let mut by_rank = Vec::new();
-        let mut misses = 0;
-        for rank in 0.. {
-            match bpe.decode_bytes(&[rank]) {
-                Ok(bytes) => {
-                    if std::str::from_utf8(&bytes).is_ok_and(|s| specials.contains(s)) {
-                        continue;
-                    }
-                    ranks.insert(bytes.clone(), rank);
-                    by_rank.push((rank, bytes));
-                    misses = 0;
-                }
-                // Gaps (o200k's special tokens sit past the ordinary ranks,
-                // cl100k has unused ranks among them): stop after a long run.
-                Err(_) => {
-                    misses += 1;
-                    if misses > 4096 {
-                        break;
-                    }
-                }
-            }
-        }
-        let pattern = fancy_regex::Regex::new(pattern).context("compiling the pattern")?;
-        Ok(Ranks {
+        let len = records(table).count();
+        let mut ranks = FxHashMap::with_capacity_and_hasher(len, Default::default());
+        ranks.extend(records(table).map(|(rank, bytes)| (bytes, rank)));
+        let mut digits = Vec::with_capacity(3);
+        let digits_are_tokens = (0..1110u32).all(|k| {
+            // k = 0..10 one digit, 10..110 two, 110..1110 three.
+            let (n, width) = match k {
+                0..10 => (k, 1),
+                10..110 => (k - 10, 2),
+                _ => (k - 110, 3),
+            };
+            digits.clear();
+            digits.extend(format!("{n:0width$}").bytes());
+            ranks.contains_key(digits.as_slice())
+        });
+        Ranks {
             builtin,
             ranks,
-            by_rank,
-            pattern,
+            table,
+            digits_are_tokens,
+            pattern: OnceLock::new(),
+        }
+    }
+
+    fn get(builtin: Builtin) -> &'static Ranks {
+        static O200K: LazyLock<Ranks> = LazyLock::new(|| Ranks::load(Builtin::O200k));
+        static CL100K: LazyLock<Ranks> = LazyLock::new(|| Ranks::load(Builtin::Cl100k));
+        match builtin {
+            Builtin::O200k => &O200K,
+            Builtin::Cl100k => &CL100K,
+        }
+    }
+
+    fn pattern(&self) -> &fancy_regex::Regex {
+        self.pattern.get_or_init(|| {
+            let pattern = match self.builtin {
+                Builtin::O200k => tiktoken_rs::O200K_BASE_PAT_STR,
+                Builtin::Cl100k => CL100K_PAT,
+            };
+            // A constant pattern (the tests compile both).
+            fancy_regex::Regex::new(pattern).expect("the built-in pattern compiles")
         })
     }
 
-    fn get(builtin: Builtin) -> Result<&'static Ranks> {
-        static O200K: LazyLock<Result<Ranks, String>> =
-            LazyLock::new(|| Ranks::load(Builtin::O200k).map_err(|e| format!("{e:#}")));
-        static CL100K: LazyLock<Result<Ranks, String>> =
-            LazyLock::new(|| Ranks::load(Builtin::Cl100k).map_err(|e| format!("{e:#}")));
-        let cell = match builtin {
-            Builtin::O200k => &O200K,
-            Builtin::Cl100k => &CL100K,
-        };
-        cell.as_ref().map_err(|e| anyhow!("{e}"))
+    fn rank(&self, bytes: &[u8]) -> Option<tiktoken_rs::Rank> {
+        self.ranks.get(bytes).copied()
     }
 
-    /// Tokens of one pre-tokenized piece: tiktoken's merge.
+    /// Tokens of one pre-tokenized piece: tiktoken's byte-pair merge.
     fn piece(&self, piece: &[u8]) -> u32 {
-        if piece.len() == 1 || self.ranks.contains_key(piece) {
+        if piece.len() <= 1 || self.ranks.contains_key(piece) {
             return 1;
         }
-        tiktoken_rs::byte_pair_split(piece, &self.ranks).len() as u32
+        if piece.len() < 128 {
+            self.merge_short(piece)
+        } else {
+            self.merge_long(piece)
+        }
+    }
+
+    /// tiktoken's merge, counting the parts: start from single bytes; while
+    /// some two neighbouring parts join into a token, join the pair whose
+    /// token has the lowest rank (the leftmost of equal ranks). Quadratic,
+    /// for short pieces.
+    fn merge_short(&self, piece: &[u8]) -> u32 {
+        let rank_of = |a: usize, b: usize| self.rank(&piece[a..b]).unwrap_or(u32::MAX);
+        // starts[k]: where part k begins (the last entry: the piece's end).
+        let mut starts: Vec<usize> = (0..=piece.len()).collect();
+        // pairs[k]: the rank of parts k and k + 1 joined.
+        let mut pairs: Vec<u32> = (0..piece.len() - 1).map(|k| rank_of(k, k + 2)).collect();
+        loop {
+            let mut best = (u32::MAX, 0);
+            for (k, &rank) in pairs.iter().enumerate() {
+                if rank < best.0 {
+                    best = (rank, k);
+                }
+            }
+            let (rank, k) = best;
+            if rank == u32::MAX {
+                break;
+            }
+            starts.remove(k + 1);
+            pairs.remove(k);
+            if k < pairs.len() {
+                pairs[k] = rank_of(starts[k], starts[k + 2]);
+            }
+            if k > 0 {
+                pairs[k - 1] = rank_of(starts[k - 1], starts[k + 1]);
+            }
+        }
+        (starts.len() - 1) as u32
+    }
+
+    /// The same merge with a heap of candidate pairs, for long pieces.
+    fn merge_long(&self, piece: &[u8]) -> u32 {
+        use std::cmp::Reverse;
+        let n = piece.len();
+        let rank_of = |a: usize, b: usize| self.rank(&piece[a..b]).unwrap_or(u32::MAX);
+        // Parts by their start: where each ends, which part comes before
+        // (usize::MAX: none), whether it is still a part.
+        let mut end: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n];
+        // Candidates (rank, left part's start, right part's end): a candidate
+        // is current while its left part lives and its right part ends there.
+        let mut heap = std::collections::BinaryHeap::with_capacity(n);
+        for i in 0..n - 1 {
+            let rank = rank_of(i, i + 2);
+            if rank != u32::MAX {
+                heap.push(Reverse((rank, i, i + 2)));
+            }
+        }
+        let mut parts = n;
+        while let Some(Reverse((_, left, right_end))) = heap.pop() {
+            let mid = end[left];
+            if !alive[left] || mid >= n || end[mid] != right_end {
+                continue;
+            }
+            alive[mid] = false;
+            end[left] = right_end;
+            parts -= 1;
+            if right_end < n {
+                prev[right_end] = left;
+                let rank = rank_of(left, end[right_end]);
+                if rank != u32::MAX {
+                    heap.push(Reverse((rank, left, end[right_end])));
+                }
+            }
+            let before = prev[left];
+            if before != usize::MAX {
+                let rank = rank_of(before, right_end);
+                if rank != u32::MAX {
+                    heap.push(Reverse((rank, before, right_end)));
+                }
+            }
+        }
+        parts as u32
     }
 }
 
@@ -192,8 +302,8 @@ impl Tokenizer {
     pub fn load(spec: &TokenizerSpec) -> Result<Tokenizer> {
         let kind = match spec {
             TokenizerSpec::None => Kind::None,
-            TokenizerSpec::O200k => Kind::Builtin(Ranks::get(Builtin::O200k)?),
-            TokenizerSpec::Cl100k => Kind::Builtin(Ranks::get(Builtin::Cl100k)?),
+            TokenizerSpec::O200k => Kind::Builtin(Ranks::get(Builtin::O200k)),
+            TokenizerSpec::Cl100k => Kind::Builtin(Ranks::get(Builtin::Cl100k)),
             TokenizerSpec::HuggingFace(path) => Kind::HuggingFace(Arc::new(load_json(path)?)),
         };
         Ok(Tokenizer {
@@ -214,9 +324,10 @@ impl Tokenizer {
     pub fn counter(&self) -> Counter {
         Counter {
             tokenizer: self.clone(),
-            chunks: FxHashMap::default(),
-            pieces: FxHashMap::default(),
-            cached_bytes: 0,
+            canonical: Vec::new(),
+            lines: Cache::new(LINE_CACHE_BYTES),
+            words: Cache::new(WORD_CACHE_BYTES),
+            pieces: Cache::new(PIECE_CACHE_BYTES),
         }
     }
 }
@@ -230,26 +341,62 @@ fn load_json(path: &Path) -> Result<tokenizers::Tokenizer> {
     })
 }
 
-/// Bytes of chunk and piece keys a counter keeps before it starts over, so
-/// that its memory stays bounded however long the run (~2 × this a worker,
+/// Bytes of keys each of a counter's caches keeps before it starts over, so
+/// that its memory stays bounded however long the run (~2 × this a cache,
 /// with the maps' own overhead).
-const CACHE_BYTES: usize = 8 << 20;
+const LINE_CACHE_BYTES: usize = 8 << 20;
+const WORD_CACHE_BYTES: usize = 2 << 20;
+const PIECE_CACHE_BYTES: usize = 1 << 20;
 
-/// Counts tokens on one thread, remembering the counts of the chunks and
-/// pieces it has seen.
+/// Text → token count, for chunks of texts seen before; cleared when its
+/// keys pass `cap` bytes.
+struct Cache {
+    map: FxHashMap<Box<[u8]>, u32>,
+    bytes: usize,
+    cap: usize,
+}
+
+impl Cache {
+    fn new(cap: usize) -> Cache {
+        Cache {
+            map: FxHashMap::default(),
+            bytes: 0,
+            cap,
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: &[u8]) -> Option<u32> {
+        self.map.get(key).copied()
+    }
+
+    fn insert(&mut self, key: &[u8], count: u32) {
+        if self.bytes > self.cap {
+            self.map.clear();
+            self.bytes = 0;
+        }
+        self.bytes += key.len();
+        self.map.insert(key.into(), count);
+    }
+}
+
+/// Counts tokens on one thread, remembering the counts of the chunks it has
+/// seen.
 pub struct Counter {
     tokenizer: Tokenizer,
-    chunks: FxHashMap<Box<[u8]>, u32>,
-    pieces: FxHashMap<Box<[u8]>, u32>,
-    cached_bytes: usize,
+    /// The text being counted, its ASCII digits made `0`.
+    canonical: Vec<u8>,
+    lines: Cache,
+    words: Cache,
+    pieces: Cache,
 }
 
 impl Counter {
     /// Tokens of `text`; `None` without a tokenizer.
     pub fn count(&mut self, text: &str) -> Option<u32> {
-        match self.tokenizer.kind.clone() {
+        match &self.tokenizer.kind {
             Kind::None => None,
-            Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text)),
+            &Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text)),
             Kind::HuggingFace(tok) => Some(
                 tok.encode_fast(text, false)
                     .map(|e| e.len() as u32)
@@ -258,48 +405,89 @@ impl Counter {
         }
     }
 
+    /// A built-in encoding's count: the sum of the counts of the text's
+    /// lines ([`line_chunks`]), each from the cache or the sum of its words'
+    /// ([`word_chunks`]), each from the cache or the sum of its pieces'.
+    ///
+    /// Digits. The text is counted with every ASCII digit made `0` when
+    /// every string of one to three ASCII digits is a single token (so for
+    /// o200k_base and cl100k_base): generated code differs line to line
+    /// mostly in its numbers (`var_12`, `<L 7>`), and such lines then share
+    /// one cache entry. The count is the same: both patterns only ever
+    /// look at a digit as `\p{N}` (no other branch matches a digit, and no
+    /// branch names a particular one), so the pieces keep their boundaries;
+    /// a piece holding a digit is a run of one to three digits (`\p{N}{1,3}`),
+    /// one token either way; the other pieces do not change.
     fn count_builtin(&mut self, ranks: &Ranks, text: &str) -> u32 {
-        if self.cached_bytes > CACHE_BYTES {
-            self.chunks.clear();
-            self.pieces.clear();
-            self.cached_bytes = 0;
-        }
-        let mut total = 0;
-        for chunk in chunks(text, ranks.builtin) {
-            if let Some(&n) = self.chunks.get(chunk.as_bytes()) {
-                total += n;
-                continue;
+        let mut canonical = std::mem::take(&mut self.canonical);
+        let bytes = if ranks.digits_are_tokens {
+            // Grown (zeroed) only when a text is longer than any before.
+            if canonical.len() < text.len() {
+                canonical.resize(text.len(), 0);
             }
-            let n = self.count_chunk(ranks, chunk);
-            self.cached_bytes += chunk.len();
-            self.chunks.insert(chunk.as_bytes().into(), n);
-            total += n;
+            let canonical = &mut canonical[..text.len()];
+            for (to, &from) in canonical.iter_mut().zip(text.as_bytes()) {
+                *to = if from.is_ascii_digit() { b'0' } else { from };
+            }
+            &*canonical
+        } else {
+            text.as_bytes()
+        };
+        let mut total = 0;
+        for line in line_chunks(bytes, ranks.builtin) {
+            total += match self.lines.get(line) {
+                Some(n) => n,
+                None => {
+                    let n = self.count_line(ranks, line);
+                    self.lines.insert(line, n);
+                    n
+                }
+            };
+        }
+        self.canonical = canonical;
+        total
+    }
+
+    fn count_line(&mut self, ranks: &Ranks, line: &[u8]) -> u32 {
+        let mut total = 0;
+        for word in word_chunks(line) {
+            total += match self.words.get(word) {
+                Some(n) => n,
+                None => {
+                    let n = self.count_word(ranks, word);
+                    self.words.insert(word, n);
+                    n
+                }
+            };
         }
         total
     }
 
-    /// Pre-tokenizes a chunk and merges its pieces (pieces seen before from
+    /// Pre-tokenizes a word and merges its pieces (pieces seen before from
     /// the cache).
-    fn count_chunk(&mut self, ranks: &Ranks, chunk: &str) -> u32 {
-        if chunk.is_ascii() {
-            let b = chunk.as_bytes();
+    fn count_word(&mut self, ranks: &Ranks, word: &[u8]) -> u32 {
+        if word.is_ascii() {
             let mut n = 0;
             let mut i = 0;
-            while i < b.len() {
-                let end = ascii_piece(b, i, ranks.builtin);
-                n += self.piece_count(ranks, &b[i..end]);
+            while i < word.len() {
+                let end = ascii_piece(word, i, ranks.builtin);
+                n += self.piece_count(ranks, &word[i..end]);
                 i = end;
             }
             return n;
         }
+        // Chunks are cut next to ASCII characters only: whole UTF-8.
+        let Ok(word) = std::str::from_utf8(word) else {
+            unreachable!("a chunk of a str cut at ASCII characters is UTF-8")
+        };
         let mut n = 0;
-        for piece in ranks.pattern.find_iter(chunk) {
+        for piece in ranks.pattern().find_iter(word) {
             // The pattern matches every text (its last branch takes any
             // whitespace, the others the rest); a regex error (backtrack
             // limit) cannot happen on these patterns, which only look one
             // character ahead.
             let Ok(piece) = piece else {
-                n += ranks.piece(chunk.as_bytes());
+                n += ranks.piece(word.as_bytes());
                 break;
             };
             n += self.piece_count(ranks, piece.as_str().as_bytes());
@@ -307,13 +495,16 @@ impl Counter {
         n
     }
 
+    #[inline]
     fn piece_count(&mut self, ranks: &Ranks, bytes: &[u8]) -> u32 {
+        if bytes.len() == 1 {
+            return 1;
+        }
         match self.pieces.get(bytes) {
-            Some(&c) => c,
+            Some(c) => c,
             None => {
                 let c = ranks.piece(bytes);
-                self.cached_bytes += bytes.len();
-                self.pieces.insert(bytes.into(), c);
+                self.pieces.insert(bytes, c);
                 c
             }
         }
@@ -406,7 +597,7 @@ fn ascii_piece(b: &[u8], i: usize, builtin: Builtin) -> usize {
     }
 }
 
-/// Splits `text` into chunks whose token counts sum to the text's.
+/// Splits a text into lines whose token counts sum to the text's.
 ///
 /// tiktoken counts the pieces its pattern matches, left to right; a text
 /// can be cut at a position `p` without changing them when (1) no piece
@@ -427,8 +618,7 @@ fn ascii_piece(b: &[u8], i: usize, builtin: Builtin) -> usize {
 ///
 /// The tests check the sum against whole-text counts on random texts built
 /// from the characters these rules are about.
-fn chunks(text: &str, builtin: Builtin) -> impl Iterator<Item = &str> {
-    let b = text.as_bytes();
+fn line_chunks(b: &[u8], builtin: Builtin) -> impl Iterator<Item = &[u8]> {
     let mut start = 0;
     let mut pos = 0;
     std::iter::from_fn(move || {
@@ -439,19 +629,19 @@ fn chunks(text: &str, builtin: Builtin) -> impl Iterator<Item = &str> {
             let p = pos + nl + 1;
             pos = p;
             if cut_after_newline(b, p, builtin) {
-                let chunk = &text[start..p];
+                let chunk = &b[start..p];
                 start = p;
                 return Some(chunk);
             }
         }
         pos = b.len();
-        let chunk = &text[start..];
+        let chunk = &b[start..];
         start = b.len();
         Some(chunk)
     })
 }
 
-/// Whether a chunk may end at `p`, right after a `\n` (see [`chunks`]).
+/// Whether a chunk may end at `p`, right after a `\n` (see [`line_chunks`]).
 fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
     let mut i = p;
     while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
@@ -460,9 +650,47 @@ fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
     let Some(&c) = b.get(i) else {
         return false;
     };
-    let whitespace = matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
     let slash = c == b'/' && i == p && builtin == Builtin::O200k;
-    c.is_ascii() && !whitespace && !slash
+    is_ascii_non_space(c) && !slash
+}
+
+/// An ASCII character that is not whitespace (`\s` of the patterns, which
+/// for ASCII is `[\t\n\x0b\x0c\r ]`).
+#[inline]
+fn is_ascii_non_space(c: u8) -> bool {
+    c.is_ascii() && !matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
+}
+
+/// Splits a text (a line) into words whose token counts sum to the text's:
+/// cut before each space `text[p]` that follows an ASCII character that is
+/// not whitespace. Why the pieces do not change (see [`line_chunks`] for the
+/// two conditions): (1) no piece spans `p`: a piece holds a space only as
+/// the optional first character of a word or punctuation piece, or within a
+/// whitespace piece, which cannot start before `p` because `text[p-1]` is
+/// not whitespace; (2) the pieces before `p` are those of `text[..p]`: the
+/// only look-ahead, `\s+(?!\S)`, ends at a whitespace run, before `p-1`;
+/// cl100k's `\s++$` needs whitespace at `p-1`; a contraction (`'s`) cannot
+/// end at `p` (a space) nor at the end of `text[..p]`; every other branch
+/// stops at the space as it stops at the end.
+fn word_chunks(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= b.len() {
+            return None;
+        }
+        // A plain loop: words are short, and a run of spaces (indentation)
+        // would cost a memchr call a space.
+        for p in start + 1..b.len() {
+            if b[p] == b' ' && is_ascii_non_space(b[p - 1]) {
+                let chunk = &b[start..p];
+                start = p;
+                return Some(chunk);
+            }
+        }
+        let chunk = &b[start..];
+        start = b.len();
+        Some(chunk)
+    })
 }
 
 /// The token counts of one row: per text column (None when the column is
@@ -496,11 +724,11 @@ pub fn write_ranks(name: &str, out: &Path) -> Result<()> {
             )));
         }
     };
-    let ranks = Ranks::get(builtin)?;
+    let ranks = Ranks::get(builtin);
     let mut f = std::io::BufWriter::new(
         std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,
     );
-    for (rank, bytes) in &ranks.by_rank {
+    for (rank, bytes) in records(ranks.table) {
         writeln!(f, "{} {rank}", base64_encode(bytes))?;
     }
     f.flush()?;
@@ -533,7 +761,7 @@ mod tests {
     /// whole text, merge of each piece, no caches.
     fn reference(ranks: &Ranks, text: &str) -> u32 {
         ranks
-            .pattern
+            .pattern()
             .find_iter(text)
             .map(|m| ranks.piece(m.unwrap().as_str().as_bytes()))
             .sum()
@@ -554,14 +782,14 @@ mod tests {
             state
         };
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
-            let ranks = Ranks::get(builtin).unwrap();
+            let ranks = Ranks::get(builtin);
             for _ in 0..20000 {
                 let len = 1 + next() % 24;
                 let text: String = (0..len)
                     .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                     .collect();
                 let want: Vec<&str> = ranks
-                    .pattern
+                    .pattern()
                     .find_iter(&text)
                     .map(|m| m.unwrap().as_str())
                     .collect();
@@ -601,6 +829,147 @@ mod tests {
         assert!(TokenizerSpec::parse("").is_err());
     }
 
+    /// A small xorshift generator for the random texts.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    fn reference_bpe(builtin: Builtin) -> tiktoken_rs::CoreBPE {
+        match builtin {
+            Builtin::O200k => tiktoken_rs::o200k_base().unwrap(),
+            Builtin::Cl100k => tiktoken_rs::cl100k_base().unwrap(),
+        }
+    }
+
+    #[test]
+    fn compiled_in_tables_are_tiktoken_rs_ranks() {
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let bpe = reference_bpe(builtin);
+            let mut n = 0;
+            for (rank, bytes) in records(ranks.table) {
+                assert_eq!(
+                    bpe.decode_bytes(&[rank]).unwrap(),
+                    bytes,
+                    "{builtin:?} {rank}"
+                );
+                assert_eq!(ranks.rank(bytes), Some(rank));
+                n += 1;
+            }
+            assert_eq!(ranks.ranks.len(), n);
+            assert!(n > 100_000, "{builtin:?}: {n} ranks");
+            // Every byte is a token (piece_count counts one byte as one).
+            assert!((0..=255u8).all(|b| ranks.rank(&[b]).is_some()));
+            assert!(ranks.digits_are_tokens, "{builtin:?}");
+            // Both patterns compile.
+            assert!(ranks.pattern().is_match("x").unwrap());
+        }
+    }
+
+    #[test]
+    fn merges_equal_tiktoken_rs_merges() {
+        // Pieces tiktoken would merge: runs of letters, digits, spaces,
+        // punctuation and bytes of UTF-8, short and long.
+        let alphabet: [&[u8]; 14] = [
+            b"a",
+            b"e",
+            b"in",
+            b"er",
+            b"th",
+            b"_",
+            b"var",
+            b" ",
+            b"0",
+            b"=",
+            b"\xc3\xa9",
+            b"\xe2\x80",
+            b"x",
+            b"Q",
+        ];
+        let mut next = xorshift(0x853c49e6748fea9b);
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let map: FxHashMap<Vec<u8>, tiktoken_rs::Rank> =
+                ranks.ranks.iter().map(|(k, &v)| (k.to_vec(), v)).collect();
+            for round in 0..3000 {
+                let parts = 1 + next() % if round % 10 == 0 { 200 } else { 20 };
+                let piece: Vec<u8> = (0..parts)
+                    .flat_map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .copied()
+                    .collect();
+                if piece.len() < 2 {
+                    continue;
+                }
+                let want = tiktoken_rs::byte_pair_split(&piece, &map).len() as u32;
+                assert_eq!(ranks.merge_short(&piece), want, "{builtin:?} {piece:?}");
+                assert_eq!(ranks.merge_long(&piece), want, "{builtin:?} {piece:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn counts_equal_tiktoken_rs_counts() {
+        // tiktoken-rs's own encode_ordinary (its pattern, its merge) on
+        // random code-like texts: digits, spaces, lines, comments, UTF-8.
+        let alphabet = [
+            "\n",
+            "\n    ",
+            "\n        ",
+            " ",
+            " ",
+            "  ",
+            "    ",
+            "\t",
+            "var_",
+            "adj_",
+            "12",
+            "7",
+            "2048",
+            "0.5f",
+            "wp::",
+            "add(",
+            ", ",
+            ");",
+            "// ",
+            "<L 12>",
+            "é",
+            "日本",
+            "\u{a0}",
+            "'s",
+            "x",
+            "Y",
+            "/",
+            "*",
+            "=",
+            "{",
+            "}",
+            "\r\n",
+        ];
+        let mut next = xorshift(0x2545f4914f6cdd1d);
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let bpe = reference_bpe(builtin);
+            let tok = Tokenizer {
+                spec: TokenizerSpec::O200k,
+                kind: Kind::Builtin(ranks),
+            };
+            let mut counter = tok.counter();
+            for _ in 0..3000 {
+                let len = 1 + next() % 80;
+                let text: String = (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                let want = bpe.encode_ordinary(&text).len() as u32;
+                assert_eq!(counter.count(&text), Some(want), "{builtin:?} {text:?}");
+            }
+        }
+    }
+
     #[test]
     fn chunked_counts_equal_whole_text_counts() {
         // Random texts over the characters the cut rule is about: newlines,
@@ -609,7 +978,7 @@ mod tests {
         let alphabet = [
             "\n", "\n", "\n", " ", " ", "  ", "\t", "\r", "/", "//", ";", "{", "}", "(", "a",
             "var", "Var", "_", "1", "123", "é", "\u{a0}", "\u{2028}", "'s", "'ll", "wp::", "\x0b",
-            "\x0c", "\x1c",
+            "\x0c", "\x1c", "7", "1234", "'", "x'", ")", ".", "\u{301}",
         ];
         let mut state = 0x2545f4914f6cdd1du64;
         let mut next = || {
@@ -619,7 +988,7 @@ mod tests {
             state
         };
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
-            let ranks = Ranks::get(builtin).unwrap();
+            let ranks = Ranks::get(builtin);
             let tok = Tokenizer {
                 spec: TokenizerSpec::O200k,
                 kind: Kind::Builtin(ranks),
@@ -634,11 +1003,15 @@ mod tests {
                 assert_eq!(
                     counter.count(&text),
                     Some(want),
-                    "{builtin:?} {text:?} chunks {:?}",
-                    chunks(&text, builtin).collect::<Vec<_>>()
+                    "{builtin:?} {text:?} lines {:?}",
+                    line_chunks(text.as_bytes(), builtin).collect::<Vec<_>>()
                 );
                 // And the chunks cover the text exactly.
-                assert_eq!(chunks(&text, builtin).collect::<String>(), text);
+                let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin).collect();
+                assert_eq!(lines.concat(), text.as_bytes());
+                for line in lines {
+                    assert_eq!(word_chunks(line).collect::<Vec<_>>().concat(), line);
+                }
             }
         }
     }
@@ -647,14 +1020,14 @@ mod tests {
     fn generated_code_counts_equal_whole_text_counts() {
         let text = "static CUDA_CALLABLE void k_cuda_kernel_forward(\n    wp::launch_bounds_t dim,\n    wp::array_t<wp::float32> var_a)\n{\n    //---------\n    // forward\n    // def k(a: wp.array(dtype=float)):  <L 4>\n    var_0 = builtin_tid1d();\n\n\n        /// x\n/ y\n}\n";
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
-            let ranks = Ranks::get(builtin).unwrap();
+            let ranks = Ranks::get(builtin);
             let tok = Tokenizer {
                 spec: TokenizerSpec::O200k,
                 kind: Kind::Builtin(ranks),
             };
             let mut counter = tok.counter();
             let want = reference(ranks, text);
-            assert!(chunks(text, builtin).count() > 5);
+            assert!(line_chunks(text.as_bytes(), builtin).count() > 5);
             assert_eq!(counter.count(text), Some(want));
             assert_eq!(counter.count(text), Some(want), "from the cache");
         }

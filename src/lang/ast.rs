@@ -130,6 +130,8 @@ pub struct Expr<'a> {
 pub struct Arg<'a> {
     pub name: &'a str,
     pub annotation: Option<Expr<'a>>,
+    /// The default value (`x: float = 1.0`).
+    pub default: Option<Expr<'a>>,
     pub pos: Pos,
 }
 
@@ -137,8 +139,10 @@ pub struct Arg<'a> {
 pub struct FunctionDef<'a> {
     pub name: &'a str,
     pub args: &'a [Arg<'a>],
-    /// True when the signature has defaults, `*args`, `**kwargs` or keyword-only parameters.
+    /// True when the signature has `*args`, `**kwargs`, `/` or keyword-only parameters.
     pub has_complex_args: bool,
+    /// True when a parameter has a default value.
+    pub has_defaults: bool,
     pub returns: Option<Expr<'a>>,
     pub decorators: &'a [Expr<'a>],
     pub body: &'a [Stmt<'a>],

@@ -433,6 +433,7 @@ impl<'a> Parser<'_, 'a> {
         self.expect_op("(")?;
         let mut args = self.vec();
         let mut has_complex_args = false;
+        let mut has_defaults = false;
         while !self.is_op(")") {
             if self.eat_op("*") || self.eat_op("**") {
                 has_complex_args = true;
@@ -454,13 +455,16 @@ impl<'a> Parser<'_, 'a> {
                 } else {
                     None
                 };
-                if self.eat_op("=") {
-                    has_complex_args = true;
-                    self.test()?;
-                }
+                let default = if self.eat_op("=") {
+                    has_defaults = true;
+                    Some(self.test()?)
+                } else {
+                    None
+                };
                 args.push(Arg {
                     name: arg_name,
                     annotation,
+                    default,
                     pos: pos_of(&t),
                 });
             }
@@ -482,6 +486,7 @@ impl<'a> Parser<'_, 'a> {
                 name,
                 args: args.into_bump_slice(),
                 has_complex_args,
+                has_defaults,
                 returns,
                 decorators,
                 body: body.into_bump_slice(),

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
 use super::lines::Lines;
-use super::types::{ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use smallvec::SmallVec;
@@ -50,6 +50,13 @@ mod tile;
 
 #[path = "structs.rs"]
 pub(super) mod structs;
+
+#[path = "arrays.rs"]
+mod arrays;
+#[path = "refs.rs"]
+mod refs;
+pub(super) use refs::build_custom_grad;
+use refs::{Origin, Step};
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,8 +185,24 @@ enum Callee {
     Builtin(Name),
     /// A vector, matrix or quaternion type called as a constructor.
     Constructor(super::types::Value),
+    /// warp's generic constructors `vector`, `matrix`, `quaternion` and
+    /// `transformation` (`wp.types.vector(..., length=3, dtype=float)`),
+    /// whose arguments pick the type.
+    Generic(&'static str),
     /// A module-level `@wp.func`, by name.
     User(Name),
+    /// `wp.grad(f)`: the adjoint of function value `f`.
+    Grad(Name),
+}
+
+/// What a call binds to a user function's parameter.
+#[derive(Clone, Debug)]
+enum Bound {
+    Var(VarId),
+    /// A function value (for a `wp.Function` parameter).
+    Func(String),
+    /// A parameter's default value.
+    Const(ConstVal),
 }
 
 /// A `@wp.func` lowered once and shared by every caller in the module.
@@ -207,6 +230,20 @@ pub struct BuiltFunc {
     pub reverse_body: String,
     /// Line of the function's first decorator (printed in the `// file:line` comment).
     pub first_line: usize,
+    /// A `@wp.func_grad` replaces its adjoint: a call passes no outputs to it.
+    pub custom_grad: bool,
+    /// Its adjoint is written by hand (a custom gradient, or a native
+    /// snippet's `adj_snippet`): `wp.ref[T]` parameters may be differentiated.
+    pub manual_ref_adjoint: bool,
+    /// It calls a `wp.ref[T]` function that has no manual adjoint (refused
+    /// when a backward-enabled kernel reaches it).
+    pub ref_call_error: Option<LowerError>,
+    /// A `@wp.func_native` function: its bodies are the user's snippets.
+    pub snippet: bool,
+    /// The body of a native function's `replay_` function (its `replay_snippet`).
+    pub snippet_replay: Option<String>,
+    /// Its `@wp.func_grad`, once built: the adjoint's parameters, body and line.
+    pub custom_grad_source: Option<(Vec<String>, String, usize)>,
 }
 
 /// The user functions of a module in warp's build order (callees before callers).
@@ -216,9 +253,17 @@ pub struct FuncTable {
     /// The structs the module defines, in warp's build order.
     pub structs: Vec<super::types::StructId>,
     building: Vec<String>,
+    /// Functions whose custom gradient was built, in that order (warp emits
+    /// those adjoints before all others).
+    pub grads: Vec<usize>,
     /// `@wp.func_replay` functions of built functions, built after the kernels
-    /// (warp's deferred functions): (index of the function they replay, C++ name).
-    pub deferred: Vec<(usize, String)>,
+    /// (warp's deferred functions): (index of the function they replay, C++
+    /// name); and the custom gradients (`@wp.func_grad`) of built functions
+    /// (index of the function, no name), in the order warp defers them.
+    pub deferred: Vec<(usize, Option<String>)>,
+    /// Functions whose adjoint a `wp.grad(f)(...)` calls: generated whatever
+    /// the kernels' `enable_backward`.
+    pub grad_called: Vec<usize>,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -253,8 +298,16 @@ pub struct Adjoint<'a> {
     pub kernel_dim: usize,
     /// The module's `max_unroll`: constant loops up to this many iterations are unrolled.
     pub max_unroll: usize,
+    /// The module's `block_dim` and `enable_backward` (tile builtins depend on them).
+    pub block_dim: u32,
+    pub enable_backward: bool,
     indentation: String,
     label_count: usize,
+    /// The closure variables of a factory-made function (read as constants).
+    closure: &'a [(String, super::pyconst::PyVal)],
+    /// Subtracted from the line numbers of the `<L n>` comments: a function
+    /// specialized on function arguments numbers its lines from its `def`.
+    line_offset: usize,
     /// Current line relative to `fun_lineno` (warp's `adj.lineno`).
     lineno: Option<usize>,
     /// Position of the node being lowered, for error messages.
@@ -262,6 +315,9 @@ pub struct Adjoint<'a> {
     pub builtins_used: BTreeSet<String>,
     /// Tuple variables and their (loaded) elements.
     tuples: Vec<(VarId, Vec<VarId>)>,
+    /// Slices of vectors, quaternions and transforms (bounds known when the
+    /// code is generated) and the number of components each selects.
+    composite_slices: Vec<(VarId, u8)>,
     /// Reused for building one line at a time (see [`Adjoint::new_line`]).
     line_buf: String,
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
@@ -276,15 +332,27 @@ pub struct Adjoint<'a> {
     /// A differentiable composite slot updated by an operator with no atomic:
     /// warp refuses such kernels when it generates their backward pass.
     pub slot_augassign_error: Option<LowerError>,
+    /// A call of a function with `wp.ref[T]` parameters and no manual
+    /// adjoint: warp refuses it where a backward pass is generated.
+    pub ref_call_error: Option<LowerError>,
+    /// The function's Python name (warp's `fun_name`), for messages.
+    fun_name: &'a str,
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
-    /// The lvalue behind struct-field references and array-of-struct elements
-    /// (warp's `ref_origin`), for the field accesses chained on them.
-    origins: Vec<(VarId, String)>,
+    /// warp's `Var.ref_origin`: per variable, an index into `origin_pool`
+    /// (`u32::MAX`: none), the storage path the variable reads.
+    origin_index: Vec<u32>,
+    origin_pool: Vec<Origin>,
+    /// Names of the function's `wp.ref[T]` parameters.
+    ref_params: Vec<&'a str>,
     /// Struct fields read from a struct variable (warp's field steps of a
     /// `ref_origin`): the variable, the struct it was read from, the field
     /// names; the adjoint of a slot in an array field goes through them.
     field_origins: Vec<(VarId, VarId, Vec<OriginStep>)>,
+    /// Python ints not yet variables (an array's `ndim`): placeholders that
+    /// the next builtin call registers as constants after its output, as
+    /// warp registers the plain values it is passed.
+    pending_ints: Vec<VarId>,
 }
 
 /// A step from a variable to the lvalue a struct field reference reads.
@@ -326,6 +394,8 @@ impl<'a> Adjoint<'a> {
             return_var: None,
             called: Vec::new(),
             fun_lineno: def.first_line,
+            line_offset: 0,
+            closure: &[],
             // Room for a large kernel's variables: growing these by doubling
             // copied them ~8 times each.
             vars: Vec::with_capacity(256),
@@ -339,8 +409,25 @@ impl<'a> Adjoint<'a> {
             loop_blocks: Vec::new(),
             loop_symbols: Vec::new(),
             loop_const_iter_symbols: Vec::new(),
-            kernel_dim: tid_dimension(def.body),
+            kernel_dim: {
+                // Unpacking a call of a bare name: `wp.tid` aliases, found on demand.
+                let found = std::cell::OnceCell::new();
+                let is_tid = |f: &Expr| match &f.kind {
+                    ExprKind::Name(n) => {
+                        let (locals, aliases) = found.get_or_init(|| tid_aliases(scope, def.body));
+                        if locals.iter().any(|l| l == n) {
+                            aliases.iter().any(|a| a == n)
+                        } else {
+                            scope.module_function_alias(n).as_deref() == Some("wp.tid")
+                        }
+                    }
+                    _ => false,
+                };
+                tid_dimension(def.body, &is_tid)
+            },
             max_unroll: MAX_UNROLL,
+            block_dim: super::BLOCK_DIM,
+            enable_backward: true,
             indentation: String::new(),
             label_count: 0,
             lineno: None,
@@ -351,15 +438,21 @@ impl<'a> Adjoint<'a> {
             builtins_used: BTreeSet::new(),
             strings: Vec::new(),
             tuples: Vec::new(),
+            composite_slices: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
             slots: Vec::new(),
             view_origins: Vec::new(),
             slot_augassign_error: None,
-            origins: Vec::new(),
+            ref_call_error: None,
+            fun_name: def.name,
+            origin_index: Vec::new(),
+            origin_pool: Vec::new(),
+            ref_params: Vec::new(),
             field_origins: Vec::new(),
+            pending_ints: Vec::new(),
         };
-        if def.has_complex_args {
+        if def.has_complex_args || (def.has_defaults && !is_function) {
             return Err(adj.err("kernel arguments cannot have defaults, *args or **kwargs"));
         }
         for arg in def.args {
@@ -370,11 +463,30 @@ impl<'a> Adjoint<'a> {
                     message: format!("argument '{}' has no type annotation", arg.name),
                 });
             };
+            if is_function && scope.is_function_annotation(annotation) {
+                // A `wp.Function` parameter is no C++ parameter: each call
+                // specializes the function on the function it passes.
+                continue;
+            }
             let ty = scope.annotation_type(annotation)?;
             let id = VarId(adj.vars.len());
             adj.vars.push(VarInfo::new(arg.name, ty, None));
             adj.args.push(id);
             adj.set_symbol(arg.name, id);
+            if ty.is_ref() {
+                if !is_function {
+                    return Err(LowerError {
+                        line: annotation.pos.line,
+                        col: annotation.pos.col,
+                        message: "wp.ref[T] parameters are only supported in @wp.func functions"
+                            .into(),
+                    });
+                }
+                adj.ref_params.push(arg.name);
+                adj.set_origin(id, Origin::ref_parameter(id));
+            } else if matches!(ty, Type::Array { .. }) {
+                adj.set_origin(id, Origin::local(id));
+            }
         }
         Ok(adj)
     }
@@ -584,7 +696,7 @@ impl<'a> Adjoint<'a> {
             let width = 80usize.saturating_sub(self.indentation.len());
             let pad = width.saturating_sub(text.chars().count());
             let mut number = itoa::Buffer::new();
-            let number = number.format(line);
+            let number = number.format(line.saturating_sub(self.line_offset));
             let Adjoint {
                 blocks,
                 indentation,
@@ -682,6 +794,35 @@ impl<'a> Adjoint<'a> {
         self.emit_call(ov, args)
     }
 
+    /// A Python int the next builtin call registers as a constant (see `pending_ints`).
+    fn pending_int(&mut self, value: i128) -> VarId {
+        let id = VarId(self.vars.len());
+        self.vars.push(VarInfo::new(
+            "pending",
+            Type::I32,
+            Some(ConstVal::Int(value)),
+        ));
+        self.pending_ints.push(id);
+        id
+    }
+
+    /// `args` with their pending ints made constants, in order.
+    fn register_pending(&mut self, args: &[VarId]) -> Vars {
+        let mut out = Vars::new();
+        for &a in args {
+            out.push(if self.pending_ints.contains(&a) {
+                let c = self.var(a).constant.expect("a pending int has its value");
+                self.add_constant(c)
+            } else {
+                a
+            });
+        }
+        // Others stay pending for the call that takes them (`f(a.ndim, b[i])`
+        // indexes `b` before calling `f`).
+        self.pending_ints.retain(|p| !args.contains(p));
+        out
+    }
+
     fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
@@ -716,6 +857,13 @@ impl<'a> Adjoint<'a> {
             }
         }
         let output = ov.ret.clone().map(|t| self.add_var(t, None));
+        let registered: Vars;
+        let args = if self.pending_ints.is_empty() {
+            args
+        } else {
+            registered = self.register_pending(args);
+            &registered[..]
+        };
         // Arguments left out take the signature's defaults: constants created
         // after the output, before the arguments are loaded.
         let with_defaults: Vars;
@@ -840,14 +988,33 @@ impl<'a> Adjoint<'a> {
         }
         self.use_argument_structs();
         let several = self.return_var.as_ref().is_some_and(|r| r.len() > 1);
-        if let (Some(annotation), true, false) = (&def.returns, self.is_function, several) {
+        let returns = def
+            .returns
+            .as_ref()
+            .filter(|a| !matches!(a.kind, ExprKind::Constant(Constant::None)));
+        if let (Some(annotation), true, false) = (returns, self.is_function, several) {
             let declared = self.scope.annotation_type(annotation)?;
             let actual = self
                 .return_var
                 .as_ref()
                 .and_then(|r| r.first())
                 .map(|v| self.ty(*v).clone());
-            if actual.as_ref() != Some(&declared) {
+            // Arrays match on their element type and family (warp's `types_equal`).
+            let same = match (&actual, &declared) {
+                (
+                    Some(Type::Array {
+                        dtype: a, kind: k, ..
+                    }),
+                    Type::Array {
+                        dtype: b, kind: l, ..
+                    },
+                ) => {
+                    a == b
+                        && (k == l || matches!((k, l), (ArrayKind::Fixed(_), ArrayKind::Fixed(_))))
+                }
+                _ => actual.as_ref() == Some(&declared),
+            };
+            if !same {
                 let got = actual.map_or("None".to_string(), |t| t.to_string());
                 return Err(self.err(format!(
                     "function '{}' is annotated to return {declared} but returns {got}",
@@ -957,6 +1124,9 @@ impl<'a> Adjoint<'a> {
                     )));
                 }
                 let rhs = self.expr(value)?;
+                if self.is_ref_param(name) {
+                    return self.store_ref_param(name, rhs, false);
+                }
                 if let Some(prev) = self.symbol(name) {
                     let (new_t, old_t) = (self.ty(rhs).strip_ref(), self.ty(prev).clone());
                     if !same_type(&new_t, &old_t) {
@@ -973,9 +1143,24 @@ impl<'a> Adjoint<'a> {
                 if matches!(self.ty(out), Type::Array { .. }) {
                     self.propagate_view_origin(out, rhs);
                     self.propagate_field_origin(out, rhs);
+                    // warp's `propagate_array_alias_metadata`: the descriptor keeps its storage.
+                    if out != rhs {
+                        match self.raw_origin(rhs).cloned() {
+                            Some(o) => self.set_origin(out, o),
+                            None => {
+                                if let Some(i) = self.origin_index.get_mut(out.0) {
+                                    *i = u32::MAX;
+                                }
+                            }
+                        }
+                    }
                 }
                 self.set_symbol(name, out);
                 Ok(())
+            }
+            ExprKind::Subscript(..) if self.adjoint_slice(lhs).is_some() => {
+                let slice = self.adjoint_slice(lhs).expect("checked");
+                self.adjoint_store(slice, None, value)
             }
             ExprKind::Subscript(..) => {
                 let mut rhs = self.expr(value)?;
@@ -1014,20 +1199,46 @@ impl<'a> Adjoint<'a> {
                         )),
                     })
                     .collect::<LResult<Vec<_>>>()?;
-                let values =
-                    match &value.kind {
-                        ExprKind::Tuple(vals) => vals
-                            .iter()
-                            .map(|v| self.expr(v))
-                            .collect::<LResult<Vec<_>>>()?,
-                        ExprKind::Call(func, args, kwargs) => {
-                            self.set_lineno(value.pos);
-                            self.call_multi(func, args, kwargs, names.len())?
+                let values = match &value.kind {
+                    ExprKind::Tuple(vals) => vals
+                        .iter()
+                        .map(|v| self.expr(v))
+                        .collect::<LResult<Vec<_>>>()?,
+                    ExprKind::Call(func, args, kwargs) => {
+                        self.set_lineno(value.pos);
+                        self.call_multi(func, args, kwargs, names.len())?
+                    }
+                    // A tuple value: each element extracted in turn.
+                    _ => {
+                        let t = self.expr(value)?;
+                        let Some(elems) = self.ty(t).strip_ref().tuple_elems() else {
+                            return Err(self.err(
+                                    "tuple unpacking needs a tuple or a multiple-output call on the right",
+                                ));
+                        };
+                        if elems.len() != names.len() {
+                            return Err(self.err(format!(
+                                "incorrect number of values to unpack (expected {}, got {})",
+                                elems.len(),
+                                names.len()
+                            )));
                         }
-                        _ => return Err(self.err(
-                            "tuple unpacking needs a tuple or a multiple-output call on the right",
-                        )),
-                    };
+                        let mut outs = Vec::with_capacity(elems.len());
+                        for (k, ty) in elems.iter().enumerate() {
+                            self.add_constant(ConstVal::Int(k as i128));
+                            let out = self.add_var(*ty, None);
+                            let l = self.load(t)?;
+                            forward!(
+                                self,
+                                "{} = wp::extract<{k}>({});",
+                                self.emit(out),
+                                self.emit(l)
+                            );
+                            outs.push(out);
+                        }
+                        outs
+                    }
+                };
                 if values.len() != names.len() {
                     return Err(self.err(format!(
                         "incorrect number of values to unpack (expected {}, got {})",
@@ -1035,7 +1246,22 @@ impl<'a> Adjoint<'a> {
                         names.len()
                     )));
                 }
+                // Storing into a reference parameter: every referenced value is
+                // read first, so `x, y = y, x` swaps.
+                let values = if names.iter().any(|n| self.is_ref_param(n)) {
+                    let mut loaded = Vec::with_capacity(values.len());
+                    for v in values {
+                        loaded.push(self.load(v)?);
+                    }
+                    loaded
+                } else {
+                    values
+                };
                 for (name, v) in names.iter().zip(values) {
+                    if self.is_ref_param(name) {
+                        self.store_ref_param(name, v, false)?;
+                        continue;
+                    }
                     if let Some(prev) = self.symbol(name) {
                         let (new_t, old_t) = (self.ty(v).clone(), self.ty(prev).clone());
                         if !same_type(&new_t, &old_t) {
@@ -1064,6 +1290,9 @@ impl<'a> Adjoint<'a> {
                     return self.tile_inplace(op == BinOp::Add, current, rhs);
                 }
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                if self.is_ref_param(name) {
+                    return self.store_ref_param(name, result, true);
+                }
                 let (new_t, old_t) = (self.ty(result).strip_ref(), self.ty(current).strip_ref());
                 if !same_type(&new_t, &old_t) {
                     return Err(self.err(format!(
@@ -1072,6 +1301,10 @@ impl<'a> Adjoint<'a> {
                 }
                 self.set_symbol(name, result);
                 Ok(())
+            }
+            ExprKind::Subscript(..) if self.adjoint_slice(target).is_some() => {
+                let slice = self.adjoint_slice(target).expect("checked");
+                self.adjoint_store(slice, Some(op), value)
             }
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(target, true)?;
@@ -1115,6 +1348,17 @@ impl<'a> Adjoint<'a> {
                     return self.aug_assign_subscript_slow(base, indices, op, value);
                 };
                 let rhs = self.expr(value)?;
+                if let [slice] = indices[..] {
+                    if self.composite_slice_len(slice).is_some() {
+                        if !matches!(name, "add_inplace" | "sub_inplace") {
+                            return Err(
+                                self.err("only += and -= update a slice of a vector in place")
+                            );
+                        }
+                        self.composite_slice_call(name, base, slice, Some(rhs))?;
+                        return Ok(());
+                    }
+                }
                 let mut args = Vars::new();
                 args.push(base);
                 args.extend(indices);
@@ -1270,12 +1514,25 @@ impl<'a> Adjoint<'a> {
                 ));
             }
         }
-        let ExprKind::Call(func, args, kwargs) = &iter.kind else {
-            return Err(self.err("for-loops over anything but range() are not supported by this version of the lowering"));
+        let range_call = match &iter.kind {
+            ExprKind::Call(func, args, kwargs)
+                if matches!(&func.kind, ExprKind::Name(n) if *n == "range")
+                    && self.symbol("range").is_none() =>
+            {
+                Some((args, kwargs))
+            }
+            _ => None,
         };
-        let is_range = matches!(&func.kind, ExprKind::Name(n) if *n == "range")
-            && self.symbol("range").is_none();
-        if !is_range || args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
+        let Some((args, kwargs)) = range_call else {
+            // Any other iterable is evaluated and walked with `iter_next`: a
+            // query object (`for index in wp.hash_grid_query(...)`).
+            let it = self.expr(iter)?;
+            if !matches!(self.ty(it), Type::Query(_)) {
+                return Err(self.err("for-loops over anything but range() or a query object are not supported by this version of the lowering"));
+            }
+            return Ok(LoopRange::Dynamic(it));
+        };
+        if args.is_empty() || args.len() > 3 || !kwargs.is_empty() {
             return Err(self.err("for-loops over anything but range(start, stop, step) are not supported by this version of the lowering"));
         }
         // Evaluate every argument once, in order: constants stay compile-time values.
@@ -1283,6 +1540,13 @@ impl<'a> Adjoint<'a> {
         for a in args.iter() {
             let literal = match &a.kind {
                 ExprKind::Constant(c) => Some(c.clone()),
+                // computed before code generation: a literal
+                ExprKind::Call(f, sa, sk) if self.scope.names_warp(f, "static") => {
+                    match self.static_value(sa, sk) {
+                        Ok((super::pyconst::PyVal::Int(v), true)) => Some(Constant::Int(v)),
+                        _ => None,
+                    }
+                }
                 ExprKind::UnaryOp(UnaryOp::Neg, inner) => match &inner.kind {
                     ExprKind::Constant(Constant::Int(v)) => Some(Constant::Int(-v)),
                     ExprKind::Constant(Constant::Float(v)) => Some(Constant::Float(-v)),
@@ -1705,7 +1969,13 @@ impl<'a> Adjoint<'a> {
 
     /// Index of a user function (`native` names the overload) in the module's
     /// table, lowering it first if needed.
-    fn ensure_built(&mut self, def: &'a FunctionDef<'a>, pos: Pos, native: &str) -> LResult<usize> {
+    fn ensure_built(
+        &mut self,
+        def: &'a FunctionDef<'a>,
+        pos: Pos,
+        native: &str,
+        callables: &[(&'a str, String)],
+    ) -> LResult<usize> {
         if let Some(i) = self
             .funcs
             .borrow()
@@ -1721,17 +1991,36 @@ impl<'a> Adjoint<'a> {
         // Each function called from a function lowers on a stack with room
         // for its own deepest tree, however long the chain of calls.
         let (idx, replay) = super::with_stack(|| {
-            build_function(self.scope, self.funcs, def, pos, native, self.max_unroll)
+            build_function(
+                self.scope,
+                self.funcs,
+                def,
+                pos,
+                native,
+                self.max_unroll,
+                callables,
+            )
         })?;
+        let custom_grad = self.funcs.borrow().built[idx].1.custom_grad;
+        if custom_grad {
+            self.funcs.borrow_mut().deferred.push((idx, None));
+        }
         if let Some(r) = replay {
-            self.funcs.borrow_mut().deferred.push((idx, r));
+            self.funcs.borrow_mut().deferred.push((idx, Some(r)));
         }
         Ok(idx)
     }
 
     /// Calls user function `name` (the overload whose parameter types match
     /// the arguments'); a function of several values gives one variable each.
-    fn call_user_outputs(&mut self, name: &str, args: &[VarId]) -> LResult<Vec<VarId>> {
+    /// `nodes` are the argument expressions (when they match `args` one to
+    /// one): a `wp.ref[T]` parameter takes the address of what its node names.
+    fn call_user_outputs(
+        &mut self,
+        name: &str,
+        args: &[VarId],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Vec<VarId>> {
         // Argument types on the stack: calls rarely take more than a few arguments.
         let mut inline = [Type::BOOL; 8];
         let spilled: Vec<Type>;
@@ -1744,6 +2033,11 @@ impl<'a> Adjoint<'a> {
             spilled = args.iter().map(|a| self.ty(*a).strip_ref()).collect();
             &spilled
         };
+        if args.iter().any(|a| self.pending_ints.contains(a)) {
+            return Err(self.err(
+                "an array's ndim passed to a user function is not supported by this version of the lowering",
+            ));
+        }
         // `=NATIVE`: one definition, reached through a name bound to it.
         let found = match name.strip_prefix('=') {
             Some(native) => self.scope.function_by_native(native),
@@ -1751,22 +2045,46 @@ impl<'a> Adjoint<'a> {
         };
         let (def, pos, native) =
             found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
-        let name = def.name;
-        let idx = self.ensure_built(def, pos, native)?;
-        let (native, params, ret, outputs) = {
+        let idx = self.ensure_built(def, pos, native, &[])?;
+        self.emit_user_call(idx, def.name, types, args, &[], nodes)
+    }
+
+    /// Emits a call of built user function `idx` on `args`; `types` are the
+    /// types of all arguments, left-out ones included, which take the constant
+    /// `defaults` (at their places among the arguments, in order), created
+    /// after the outputs as warp registers them. `nodes`: the argument
+    /// expressions, when they line up with `args` (for `wp.ref[T]` parameters).
+    fn emit_user_call(
+        &mut self,
+        idx: usize,
+        name: &str,
+        types: &[Type],
+        args: &[VarId],
+        defaults: &[(usize, ConstVal)],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Vec<VarId>> {
+        let (native, params, ret, outputs, custom_grad, manual_ref_adjoint) = {
             let t = self.funcs.borrow();
             let f = &t.built[idx].1;
             (
                 f.native.clone(),
                 f.params.clone(),
-                f.ret.clone(),
+                f.ret,
                 f.outputs.clone(),
+                f.custom_grad,
+                f.manual_ref_adjoint,
             )
         };
-        if types != params {
+        if types != params
+            && (types.len() != params.len()
+                || !types
+                    .iter()
+                    .zip(params.iter())
+                    .all(|(a, p)| arg_fits(a, &p.strip_ref())))
+        {
             let show = |ts: &[Type]| {
                 ts.iter()
-                    .map(|t| t.to_string())
+                    .map(|t| t.strip_ref().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -1781,11 +2099,48 @@ impl<'a> Adjoint<'a> {
         }
         let output = ret.map(|t| self.add_var(t, None));
         let outs: Vec<VarId> = outputs.into_iter().map(|t| self.add_var(t, None)).collect();
-        let mut fwd = Vec::with_capacity(args.len());
-        for &a in args {
-            fwd.push(self.load(a)?);
+        let with_defaults: Vec<VarId>;
+        let (args, nodes) = if defaults.is_empty() {
+            (args, nodes)
+        } else {
+            let mut all = args.to_vec();
+            for &(i, c) in defaults {
+                let v = self.add_constant(c);
+                all.insert(i.min(all.len()), v);
+            }
+            with_defaults = all;
+            (&with_defaults[..], None)
+        };
+        let mut fwd_s: Vec<String> = Vec::with_capacity(args.len() + outs.len());
+        let mut adj_s: Vec<String> = Vec::with_capacity(args.len());
+        let mut prelude: Vec<String> = Vec::new();
+        let has_ref_params = params.iter().any(Type::is_ref);
+        for (i, (&a, p)) in args.iter().zip(&params).enumerate() {
+            if p.is_ref() {
+                let node = nodes.and_then(|n| n.get(i));
+                let purpose = format!("wp.ref[{}] parameter", p.strip_ref());
+                let (ptr, origin) = self.addressable_reference(node, a, &purpose)?;
+                let adj_ptr = self.origin_pointer(&origin, true, Some(&mut prelude));
+                fwd_s.push(ptr);
+                adj_s.push(adj_ptr);
+            } else {
+                let v = self.load(a)?;
+                fwd_s.push(self.emit(v).to_string());
+                adj_s.push(self.emit_adj(a));
+            }
         }
-        let mut fwd_s: Vec<String> = fwd.iter().map(|a| self.emit(*a).to_string()).collect();
+        if has_ref_params && !manual_ref_adjoint && self.ref_call_error.is_none() {
+            let scope = if self.is_function {
+                "function"
+            } else {
+                "kernel"
+            };
+            self.ref_call_error = Some(self.err(format!(
+                "In {scope} '{}': Cannot call '{name}' with wp.ref[T] parameters from a backward-enabled kernel. Use enable_backward=False on the kernel, or switch to @wp.func_native with adj_snippet for a manually written adjoint.",
+                self.fun_name
+            )));
+        }
+        let n_args = fwd_s.len();
         fwd_s.extend(outs.iter().map(|o| self.emit(*o).to_string()));
         let call = format!("{native}({})", fwd_s.join(", "));
         let forward = match output {
@@ -1805,13 +2160,22 @@ impl<'a> Adjoint<'a> {
             _ => self.add_forward_plain(&forward),
         }
         if !args.is_empty() {
-            let mut parts = fwd_s;
-            parts.extend(args.iter().map(|a| self.emit_adj(*a)));
+            // The outputs of a function of several values are passed to its
+            // adjoint, unless a custom gradient (`@wp.func_grad`) replaces it.
+            let mut parts = if custom_grad {
+                fwd_s[..n_args].to_vec()
+            } else {
+                fwd_s
+            };
+            parts.extend(adj_s);
             if let Some(o) = output {
                 parts.push(self.emit_adj(o));
             }
             parts.extend(outs.iter().map(|o| self.emit_adj(*o)));
             reverse!(self, "adj_{native}({});", parts.join(", "));
+            for line in prelude.iter().rev() {
+                self.add_reverse(line);
+            }
         }
         Ok(match output {
             Some(o) => vec![o],
@@ -1819,16 +2183,306 @@ impl<'a> Adjoint<'a> {
         })
     }
 
-    fn call_user(&mut self, name: &str, args: &[VarId]) -> LResult<Option<VarId>> {
-        let outs = self.call_user_outputs(name, args)?;
+    /// warp tries a module-level `@wp.func` named after an operator's builtin
+    /// (`def add(a: Complex, b: Complex)`) for the operator first, when its
+    /// parameters take the operands.
+    fn user_operator(&mut self, name: &str, left: VarId, right: VarId) -> LResult<Option<VarId>> {
+        if self.symbol(name).is_some() {
+            return Ok(None);
+        }
+        let types = [self.ty(left).strip_ref(), self.ty(right).strip_ref()];
+        let Some((def, _, _)) = self.scope.user_overload(name, &types) else {
+            return Ok(None);
+        };
+        let takes = def.args.len() == 2
+            && def.args.iter().zip(&types).all(|(a, t)| {
+                a.annotation
+                    .as_ref()
+                    .and_then(|x| self.scope.annotation_type(x).ok())
+                    .is_some_and(|p| t.passes_as(&p))
+            });
+        if !takes {
+            return Ok(None);
+        }
+        self.call_user(name, &[left, right], None)
+    }
+
+    fn call_user(
+        &mut self,
+        name: &str,
+        args: &[VarId],
+        nodes: Option<&[Expr<'a>]>,
+    ) -> LResult<Option<VarId>> {
+        let outs = self.call_user_outputs(name, args, nodes)?;
         match outs[..] {
             [] => Ok(None),
             [o] => Ok(Some(o)),
-            _ => Err(self.err(format!(
-                "'{name}' returns {} values: unpack them (a, b = {name}(...))",
-                outs.len()
-            ))),
+            // Several values used as one: a tuple of them.
+            _ => self.tuple_from_vars(&outs).map(Some),
         }
+    }
+
+    /// Whether a call argument is a function value (passed to a `wp.Function` parameter).
+    fn is_function_arg(&self, a: &Expr<'a>) -> bool {
+        match &a.kind {
+            ExprKind::Name(n) => {
+                self.func_aliases.iter().any(|(x, _)| x == n)
+                    || (self.symbol(n).is_none() && self.scope.module_function_alias(n).is_some())
+            }
+            ExprKind::Attribute(..) | ExprKind::Call(..) => {
+                matches!(self.function_value(a), Ok(Some(_)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Calls user function `name` on the argument expressions: keyword
+    /// arguments, parameter defaults and function-valued arguments bind to the
+    /// parameters of the first overload they fit; a call passing functions to
+    /// `wp.Function` parameters calls a copy specialized on them.
+    fn call_user_exprs(
+        &mut self,
+        name: &str,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+        grad: bool,
+    ) -> LResult<Vec<VarId>> {
+        if !grad
+            && kwargs.is_empty()
+            && !self.scope.function_has_defaults(name)
+            && !args.iter().any(|a| self.is_function_arg(a))
+        {
+            let vals = self.eval_args(args)?;
+            // Starred arguments do not line up with their expressions.
+            let starred = args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)));
+            return self.call_user_outputs(name, &vals, (!starred).then_some(args));
+        }
+        let mut given: Vec<(Option<&'a str>, Bound)> =
+            Vec::with_capacity(args.len() + kwargs.len());
+        for a in args {
+            if matches!(a.kind, ExprKind::Starred(_)) {
+                return Err(self.err(
+                    "starred arguments to user functions are not supported by this version of the lowering",
+                ));
+            }
+            let b = match self.function_value(a)? {
+                Some(f) => Bound::Func(f),
+                None => Bound::Var(self.expr(a)?),
+            };
+            given.push((None, b));
+        }
+        for kw in kwargs {
+            let Some(n) = kw.arg else {
+                return Err(self.err("'**' arguments are not supported in kernels"));
+            };
+            let b = match self.function_value(&kw.value)? {
+                Some(f) => Bound::Func(f),
+                None => Bound::Var(self.expr(&kw.value)?),
+            };
+            given.push((Some(n), b));
+        }
+        let candidates: Vec<_> = match name.strip_prefix('=') {
+            Some(native) => self.scope.function_by_native(native).into_iter().collect(),
+            None => self.scope.overload_set(name),
+        };
+        let mut chosen = None;
+        let mut fallback = None;
+        for (def, pos, native) in candidates {
+            if let Some((bound, exact)) = self.bind_call(def, &given) {
+                if exact {
+                    chosen = Some((def, pos, native, bound));
+                    break;
+                }
+                fallback = Some((def, pos, native, bound));
+            }
+        }
+        let Some((def, pos, native, bound)) = chosen.or(fallback) else {
+            let shown = given
+                .iter()
+                .map(|(k, b)| {
+                    let t = match b {
+                        Bound::Var(v) => self.ty(*v).strip_ref().to_string(),
+                        Bound::Func(_) => "Function".to_string(),
+                        Bound::Const(c) => c.literal_type().to_string(),
+                    };
+                    match k {
+                        Some(k) => format!("{k}={t}"),
+                        None => t,
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(self.err(format!(
+                "couldn't find a function '{}' compatible with the arguments '{shown}'",
+                name.trim_start_matches('=')
+            )));
+        };
+        let mut callables: Vec<(&'a str, String)> = Vec::new();
+        let mut vars = Vec::new();
+        let mut types = Vec::new();
+        let mut defaults = Vec::new();
+        for (arg, b) in def.args.iter().zip(bound) {
+            match b {
+                Bound::Func(f) => callables.push((arg.name, f)),
+                Bound::Var(v) => {
+                    types.push(self.ty(v).strip_ref());
+                    vars.push(v);
+                }
+                Bound::Const(c) => {
+                    defaults.push((types.len(), c));
+                    types.push(c.literal_type());
+                }
+            }
+        }
+        let native = if callables.is_empty() {
+            native.to_string()
+        } else {
+            // warp's specialization: the C++ name hashes the function's and
+            // each target's key and C++ name.
+            let mut data = native.as_bytes().to_vec();
+            for (p, f) in &callables {
+                let (key, target) = self.scope.function_identity(f);
+                data.extend_from_slice(p.as_bytes());
+                data.extend_from_slice(key.as_bytes());
+                data.extend_from_slice(target.as_bytes());
+            }
+            let digest = super::sha256::digest(&data);
+            let mut hex = String::with_capacity(12);
+            for b in &digest[..6] {
+                hex.push_str(&format!("{b:02x}"));
+            }
+            format!("{native}_callable_{hex}")
+        };
+        let idx = self.ensure_built(def, pos, &native, &callables)?;
+        if grad {
+            return self.emit_grad_call(idx, def.name, &types, &vars, &defaults);
+        }
+        self.emit_user_call(idx, def.name, &types, &vars, &defaults, None)
+    }
+
+    /// `wp.grad(f)(args)` (warp's `add_grad_call`): zeroed adjoints of the
+    /// inputs and a unit adjoint of the result, passed to `adj_f` in the
+    /// forward pass; the value is the adjoint of the only input.
+    fn emit_grad_call(
+        &mut self,
+        idx: usize,
+        name: &str,
+        types: &[Type],
+        args: &[VarId],
+        defaults: &[(usize, ConstVal)],
+    ) -> LResult<Vec<VarId>> {
+        let (native, params, ret, several) = {
+            let t = self.funcs.borrow();
+            let f = &t.built[idx].1;
+            (
+                f.native.clone(),
+                f.params.clone(),
+                f.ret.clone(),
+                !f.outputs.is_empty(),
+            )
+        };
+        if !defaults.is_empty() || several {
+            return Err(self.err(format!(
+                "wp.grad() of '{name}' with default arguments or several results is not supported by this version of the lowering"
+            )));
+        }
+        let Some(ret) = ret else {
+            return Err(self.err(format!("Cannot compute gradient of void function '{name}'")));
+        };
+        if types != params {
+            return Err(self.err(format!(
+                "couldn't find a function '{name}' compatible with the arguments given to its gradient"
+            )));
+        }
+        if params.len() != 1 {
+            return Err(self.err(
+                "wp.grad() of a function of several inputs (a tuple of gradients) is not supported by this version of the lowering",
+            ));
+        }
+        {
+            let mut t = self.funcs.borrow_mut();
+            if !t.grad_called.contains(&idx) {
+                t.grad_called.push(idx);
+            }
+        }
+        if !self.called.contains(&idx) {
+            self.called.push(idx);
+        }
+        let mut parts = Vec::with_capacity(args.len() * 2 + 1);
+        for &a in args {
+            let l = self.load(a)?;
+            parts.push(self.emit(l).to_string());
+        }
+        let mut adj_inputs = Vec::with_capacity(params.len());
+        for t in &params {
+            let v = self.add_var(t.clone(), None);
+            forward!(self, "{} = {{}};", self.emit(v));
+            adj_inputs.push(v);
+        }
+        let r = self.add_var(ret.clone(), None);
+        forward!(self, "{} = {}(1);", self.emit(r), ret.ctype(false));
+        parts.extend(adj_inputs.iter().map(|v| self.emit(*v).to_string()));
+        parts.push(self.emit(r).to_string());
+        forward!(self, "adj_{native}({});", parts.join(", "));
+        Ok(adj_inputs)
+    }
+
+    /// Binds the given arguments to `def`'s parameters, defaults filling the
+    /// rest: the bound values in signature order, and whether every type
+    /// matches its annotation; `None` when they cannot bind.
+    fn bind_call(
+        &self,
+        def: &'a FunctionDef<'a>,
+        given: &[(Option<&'a str>, Bound)],
+    ) -> Option<(Vec<Bound>, bool)> {
+        let mut slots: Vec<Option<Bound>> = vec![None; def.args.len()];
+        let mut i = 0;
+        for (k, b) in given {
+            let at = match k {
+                None => {
+                    i += 1;
+                    i - 1
+                }
+                Some(k) => def.args.iter().position(|a| a.name == *k)?,
+            };
+            let slot = slots.get_mut(at)?;
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(b.clone());
+        }
+        let mut exact = true;
+        let mut out = Vec::with_capacity(slots.len());
+        for (arg, slot) in def.args.iter().zip(slots) {
+            let is_fn = arg
+                .annotation
+                .as_ref()
+                .is_some_and(|a| self.scope.is_function_annotation(a));
+            let b = match slot {
+                Some(b) => b,
+                None => {
+                    let d = arg.default.as_ref()?;
+                    match self.scope.eval(d)? {
+                        super::pyconst::PyVal::Function(f) => Bound::Func(f),
+                        v => Bound::Const(v.const_val()?),
+                    }
+                }
+            };
+            let ty = match &b {
+                Bound::Func(_) if is_fn => None,
+                Bound::Func(_) => return None,
+                _ if is_fn => return None,
+                Bound::Var(v) => Some(self.ty(*v).strip_ref()),
+                Bound::Const(c) => Some(c.literal_type()),
+            };
+            if let (Some(t), Some(a)) = (ty, arg.annotation.as_ref()) {
+                if self.scope.annotation_type(a).ok().as_ref() != Some(&t) {
+                    exact = false;
+                }
+            }
+            out.push(b);
+        }
+        Some((out, exact))
     }
 
     // --------------------------------------------------------- expressions
@@ -1838,10 +2492,25 @@ impl<'a> Adjoint<'a> {
         match &e.kind {
             ExprKind::Name(name) => match self.symbol(name) {
                 Some(v) => Ok(v),
-                None => match self.scope.module_constant(name) {
+                None if self.closure.iter().any(|(n, _)| n == name) => {
+                    let c = self
+                        .closure
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, v)| v.const_val())
+                        .ok_or_else(|| {
+                            self.err(format!(
+                                "the closure variable '{name}' is not a constant value a kernel can use"
+                            ))
+                        })?;
+                    let v = self.add_constant(c);
+                    self.set_symbol(name, v);
+                    Ok(v)
+                }
+                None => match self.scope.module_typed_constant(name) {
                     // A module constant becomes a constant variable, bound to the name.
-                    Some(c) => {
-                        let v = self.add_constant(c);
+                    Some((ty, c)) => {
+                        let v = self.add_var(ty, Some(c));
                         self.set_symbol(name, v);
                         Ok(v)
                     }
@@ -1860,11 +2529,22 @@ impl<'a> Adjoint<'a> {
             ExprKind::BinOp(lr, op) => {
                 let left = self.expr(&lr[0])?;
                 let right = self.expr(&lr[1])?;
+                if self.scope.operator_funcs {
+                    if let Some(v) = self.user_operator(binop_builtin(*op), left, right)? {
+                        return Ok(v);
+                    }
+                }
                 self.add_value_call(binop_builtin(*op), &[left, right])
             }
             ExprKind::UnaryOp(op, operand) => {
                 let arg = self.expr(operand)?;
-                if let Some(c) = self.var(arg).constant {
+                // warp folds a minus on a Python number only (not on a warp scalar such as
+                // a module-level `wp.float64(...)`, whose variable has another type).
+                if let Some(c) = self
+                    .var(arg)
+                    .constant
+                    .filter(|c| c.is_python_scalar() && *self.ty(arg) == c.literal_type())
+                {
                     if *op == UnaryOp::Neg {
                         if matches!(operand.kind, ExprKind::Constant(_)) {
                             // A fresh literal is negated in place, as warp does.
@@ -1889,6 +2569,9 @@ impl<'a> Adjoint<'a> {
                 .call(func, args, kwargs)?
                 .ok_or_else(|| self.err("the called function does not return a value")),
             ExprKind::Subscript(..) => {
+                if let Some(slice) = self.adjoint_slice(e) {
+                    return self.adjoint_target(slice);
+                }
                 let (base, nodes) = self.subscript_target(e, false)?;
                 self.emit_indexing(base, &nodes)
             }
@@ -1908,7 +2591,32 @@ impl<'a> Adjoint<'a> {
                         )));
                     }
                 }
+                // The sampling modes of volumes: `wp.Volume.LINEAR`.
+                if let ExprKind::Attribute(inner, "Volume") = &base.kind {
+                    if let ExprKind::Name(m) = &inner.kind {
+                        if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                            let mode = match *attr {
+                                "CLOSEST" => 0,
+                                "LINEAR" => 1,
+                                _ => {
+                                    return Err(self.err(format!(
+                                        "wp.Volume.{attr} is not supported as a value by this version of the lowering"
+                                    )));
+                                }
+                            };
+                            // warp registers the class constant, then its value again as an argument.
+                            self.add_constant(ConstVal::Int(mode));
+                            return Ok(self.add_constant(ConstVal::Int(mode)));
+                        }
+                    }
+                }
                 let agg = self.expr(base)?;
+                if *attr == "ndim" {
+                    // warp answers a type attribute with a Python int.
+                    if let Type::Array { ndim, .. } = self.ty(agg).strip_ref() {
+                        return Ok(self.pending_int(ndim as i128));
+                    }
+                }
                 self.attribute_read(agg, attr)
             }
             ExprKind::Tuple(elts) => self.tuple_expr(elts),
@@ -1984,6 +2692,9 @@ impl<'a> Adjoint<'a> {
         e: &'e Expr<'a>,
         as_target: bool,
     ) -> LResult<(VarId, SmallVec<[&'e Expr<'a>; 4]>)> {
+        if self.adjoint_slice(e).is_some() {
+            return Ok((self.expr(e)?, SmallVec::new()));
+        }
         let ExprKind::Subscript(value_slice) = &e.kind else {
             let v = if as_target {
                 self.eval_store_target(e)?
@@ -2042,6 +2753,7 @@ impl<'a> Adjoint<'a> {
                 n > 0
             }
             Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Shape(_) => n == 1,
+            Type::IntTuple(_) | Type::Tuple(_) => n == 1,
             Type::Matrix(..) => (1..=2).contains(&n),
             _ => false,
         };
@@ -2051,7 +2763,133 @@ impl<'a> Adjoint<'a> {
                 self.ty(target).strip_ref()
             )));
         }
+        let length = match self.ty(target).strip_ref() {
+            Type::Vector(n, _) => Some(n as i128),
+            Type::Quat(_) => Some(4),
+            Type::Transform(_) => Some(7),
+            _ => None,
+        };
+        if let (Some(length), [node]) = (length, nodes) {
+            if let ExprKind::Slice(lower, upper, step) = &node.kind {
+                return Ok(
+                    std::iter::once(self.composite_slice(length, *lower, *upper, *step)?).collect(),
+                );
+            }
+        }
         nodes.iter().map(|node| self.expr(node)).collect()
+    }
+
+    /// warp's slice of a vector, quaternion or transform: its bounds are
+    /// compile-time constants (step, start, stop evaluated in that order),
+    /// resolved against the length as Python's `slice.indices` does; the
+    /// slice variable is built from the resolved bounds.
+    fn composite_slice(
+        &mut self,
+        length: i128,
+        lower: Option<&Expr<'a>>,
+        upper: Option<&Expr<'a>>,
+        step: Option<&Expr<'a>>,
+    ) -> LResult<VarId> {
+        let step = match step {
+            Some(e) => self.const_slice_component(e)?,
+            None => 1,
+        };
+        if step == 0 {
+            return Err(self.err("Slice step cannot be zero."));
+        }
+        let (low, high) = if step > 0 {
+            (0, length)
+        } else {
+            (-1, length - 1)
+        };
+        let resolve = |this: &mut Self, e: Option<&Expr<'a>>, default: i128| -> LResult<i128> {
+            Ok(match e {
+                None => default,
+                Some(e) => {
+                    let v = this.const_slice_component(e)?;
+                    if v < 0 {
+                        (v + length).max(low)
+                    } else {
+                        v.min(high)
+                    }
+                }
+            })
+        };
+        let start = resolve(self, lower, if step > 0 { low } else { high })?;
+        let stop = resolve(self, upper, if step > 0 { high } else { low })?;
+        let count = range_len(start, stop, step).unwrap_or(0).max(0);
+        let out = self.add_var(Type::Slice, None);
+        let parts = [start, stop, step].map(|c| self.add_constant(ConstVal::Int(c)));
+        forward!(
+            self,
+            "{} = wp::slice_t({}, {}, {});",
+            self.emit(out),
+            self.emit(parts[0]),
+            self.emit(parts[1]),
+            self.emit(parts[2])
+        );
+        self.composite_slices.push((out, count as u8));
+        Ok(out)
+    }
+
+    /// The number of components a slice of a vector selects, when `v` is one.
+    fn composite_slice_len(&self, v: VarId) -> Option<u8> {
+        self.composite_slices
+            .iter()
+            .find(|(s, _)| *s == v)
+            .map(|(_, n)| *n)
+    }
+
+    /// `wp::NAME<N>(target, slice[, value])`, `N` the slice's component count:
+    /// `extract` (which returns the selected components as a vector) and the
+    /// in-place updates of them (`assign_inplace`, `add_inplace`, `sub_inplace`).
+    fn composite_slice_call(
+        &mut self,
+        name: &str,
+        target: VarId,
+        slice: VarId,
+        value: Option<VarId>,
+    ) -> LResult<Option<VarId>> {
+        let n = self.composite_slice_len(slice).expect("a composite slice");
+        let dtype = match self.ty(target).strip_ref().value() {
+            Some(v) => v.dtype(),
+            None => {
+                return Err(self.err("only vectors, quaternions and transforms are sliced here"));
+            }
+        };
+        if let Some(v) = value {
+            match self.ty(v).strip_ref() {
+                Type::Vector(m, s) if m == n && s == dtype => {}
+                t => {
+                    return Err(self.err(format!(
+                        "The provided vector is expected to be of length {n} with dtype {}, got {t}",
+                        dtype.name()
+                    )));
+                }
+            }
+        }
+        let out = value
+            .is_none()
+            .then(|| self.add_var(Type::Vector(n, dtype), None));
+        let mut originals: Vars = std::iter::once(target).chain([slice]).collect();
+        originals.extend(value);
+        let mut loaded = Vars::new();
+        for v in &originals {
+            loaded.push(self.load(*v)?);
+        }
+        self.builtins_used.insert(name.to_string());
+        let args: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
+        let args = args.join(", ");
+        match out {
+            Some(o) => forward!(self, "{} = wp::{name}<{n}>({args});", self.emit(o)),
+            None => forward!(self, "wp::{name}<{n}>({args});"),
+        }
+        let mut adjs: Vec<String> = originals.iter().map(|v| self.emit_adj(*v)).collect();
+        if let Some(o) = out {
+            adjs.push(self.emit_adj(o));
+        }
+        reverse!(self, "wp::adj_{name}({args}, {});", adjs.join(", "));
+        Ok(out)
     }
 
     /// Reads `target[indices]`: an element reference of an array (indices loaded
@@ -2077,7 +2915,7 @@ impl<'a> Adjoint<'a> {
         let mut args = Vars::new();
         args.push(target);
         args.extend(indices);
-        if let Type::Array { dtype, ndim } = self.ty(target).strip_ref() {
+        if let Type::Array { dtype, ndim, kind } = self.ty(target).strip_ref() {
             let all_int = args[1..]
                 .iter()
                 .all(|a| self.ty(*a).strip_ref().scalar().is_some_and(Scalar::is_int));
@@ -2092,8 +2930,10 @@ impl<'a> Adjoint<'a> {
                 *a = self.load(*a)?;
             }
             if args.len() - 1 == ndim && all_int {
+                // warp's array slots are for `wp.array`s (a fixed array is one).
                 let slot_root =
-                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. });
+                    matches!(self.ty(target), Type::Array { .. } | Type::ArrayRef { .. })
+                        && matches!(kind, ArrayKind::Array | ArrayKind::Fixed(_));
                 if as_target && slot_root && !matches!(dtype, Value::Scalar(_)) {
                     let slot = Slot {
                         root: target,
@@ -2102,26 +2942,67 @@ impl<'a> Adjoint<'a> {
                         ty: dtype.to_type(),
                     };
                     let r = self.array_slot_reference(slot);
-                    self.note_element_origin(target, &args[1..], r);
+                    let step = Step::Array(args[1..].iter().copied().collect());
+                    self.note_origin_step(target, r, step);
                     if let Value::Struct(_) = dtype {
                         self.note_element_step(target, &args[1..], r);
                     }
                     return Ok(r);
                 }
                 let out = self.add_value_call("address", &args)?;
-                self.note_element_origin(target, &args[1..], out);
+                let step = Step::Array(args[1..].iter().copied().collect());
+                self.note_origin_step(target, out, step);
                 return Ok(out);
             }
             let view = self.add_value_call("view", &args)?;
             self.record_view(view, target, &args[1..]);
+            let step = Step::View(args[1..].iter().copied().collect());
+            self.note_origin_step(target, view, step);
             return Ok(view);
+        }
+        if let (Some(elems), [_, index]) = (self.ty(target).strip_ref().tuple_elems(), &args[..]) {
+            // A tuple element: its index is a constant (`wp::extract<i>(t)`, no adjoint).
+            let i = match self.var(*index).constant {
+                Some(ConstVal::Int(i)) => i,
+                _ => return Err(self.err("tuple indices must be compile-time constant integers")),
+            };
+            let k = if i < 0 { i + elems.len() as i128 } else { i };
+            let Some(ty) = usize::try_from(k).ok().and_then(|k| elems.get(k)).copied() else {
+                return Err(self.err(format!("tuple index {i} is out of range")));
+            };
+            let out = self.add_var(ty, None);
+            let t = self.load(target)?;
+            forward!(
+                self,
+                "{} = wp::extract<{k}>({});",
+                self.emit(out),
+                self.emit(t)
+            );
+            return Ok(out);
+        }
+        if let [_, slice] = args[..] {
+            if self.composite_slice_len(slice).is_some() {
+                let out = self.composite_slice_call("extract", target, slice, None)?;
+                return Ok(out.expect("extract returns a value"));
+            }
         }
         if as_target {
             if let Some(slot) = self.select_slot(target, SlotSel::Index(&args[1..]))? {
-                return Ok(self.array_slot_reference(slot));
+                let r = self.array_slot_reference(slot);
+                // warp's slot origin: the matrix indices, or the one component index.
+                let n = if matches!(self.ty(target).strip_ref(), Type::Matrix(..)) {
+                    args.len() - 1
+                } else {
+                    1
+                };
+                let step = Step::Index(args[1..=n].iter().copied().collect());
+                self.note_origin_step(target, r, step);
+                return Ok(r);
             }
         }
-        self.add_value_call("extract", &args)
+        let out = self.add_value_call("extract", &args)?;
+        self.note_component_origin(target, &args[1..], out);
+        Ok(out)
     }
 
     /// Remembers where view `view` of `target` comes from, for the adjoint
@@ -2471,10 +3352,12 @@ impl<'a> Adjoint<'a> {
             Type::Vector(..) | Type::Quat(_) | Type::Transform(_) | Type::Matrix(..) => {
                 "assign_inplace"
             }
-            Type::Ref(_) => {
-                return Err(self.err(
-                    "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
-                ));
+            // A component of a value held by reference: through its address.
+            Type::Ref(
+                Value::Vector(..) | Value::Quat(_) | Value::Transform(_) | Value::Matrix(..),
+            ) => {
+                let r = self.index_ref(base, indices)?;
+                return self.store_through(r, rhs);
             }
             t => {
                 return Err(self.err(format!(
@@ -2482,6 +3365,12 @@ impl<'a> Adjoint<'a> {
                 )));
             }
         };
+        if let [slice] = indices[..] {
+            if self.composite_slice_len(slice).is_some() {
+                self.composite_slice_call(store, base, slice, Some(rhs))?;
+                return Ok(());
+            }
+        }
         let mut args = Vars::new();
         args.push(base);
         args.extend(indices.iter().copied());
@@ -2500,9 +3389,8 @@ impl<'a> Adjoint<'a> {
         }
         let idx = self.component_index(agg, attr)?;
         if self.ty(agg).is_ref() {
-            return Err(self.err(
-                "assigning to a component of this array element is not supported by this version of the lowering; copy it to a local first",
-            ));
+            let r = self.index_ref(agg, &[idx])?;
+            return self.store_through(r, rhs);
         }
         self.add_call("assign_inplace", &[agg, idx, rhs])?;
         Ok(())
@@ -2651,29 +3539,83 @@ impl<'a> Adjoint<'a> {
                     _ => Ok(None),
                 }
             }
+            // `wp.grad(f)`: the gradient of a function, written `grad:f`.
+            ExprKind::Call(f, args, kwargs) if self.scope.names_warp(f, "grad") => {
+                let ([arg], []) = (&args[..], &kwargs[..]) else {
+                    return Err(self.err("grad() expects exactly one function argument"));
+                };
+                match self.function_value(arg)? {
+                    Some(f) if !f.starts_with("grad:") => Ok(Some(format!("grad:{f}"))),
+                    _ => Err(self.err("grad() expects a Warp function")),
+                }
+            }
+            // `wp.sin` as a value: a builtin function.
+            ExprKind::Attribute(base, _) => match &base.kind {
+                ExprKind::Name(m) if self.symbol(m).is_none() && self.scope.is_warp_module(m) => {
+                    match self.scope.eval(value) {
+                        Some(super::pyconst::PyVal::Function(f)) => Ok(Some(f)),
+                        _ => Ok(None),
+                    }
+                }
+                _ => Ok(None),
+            },
             _ => Ok(None),
         }
     }
 
+    /// The callee a function value denotes: `wp.NAME` a builtin, else the
+    /// `@wp.func` of that C++ name.
+    fn function_callee(f: &str) -> Callee {
+        if let Some(g) = f.strip_prefix("grad:") {
+            return Callee::Grad(g.into());
+        }
+        match f.strip_prefix("wp.") {
+            Some(b) => Callee::Builtin(b.into()),
+            None => Callee::User(format!("={f}").as_str().into()),
+        }
+    }
+
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
+        if let ExprKind::Call(..) = &func.kind {
+            if let Some(f) = self.function_value(func)? {
+                return Ok(Self::function_callee(&f));
+            }
+        }
         if let ExprKind::Name(name) = &func.kind {
             if let Some((_, f)) = self.func_aliases.iter().rev().find(|(a, _)| a == name) {
-                return Ok(Callee::User(format!("={f}").as_str().into()));
+                return Ok(Self::function_callee(f));
             }
             if self.symbol(name).is_none() && self.scope.user_function(name).is_none() {
                 if let Some(f) = self.scope.module_function_alias(name) {
-                    return Ok(Callee::User(format!("={f}").as_str().into()));
+                    return Ok(Self::function_callee(&f));
                 }
             }
         }
         match &func.kind {
             ExprKind::Attribute(base, attr) => match &base.kind {
+                // `wp.types.vector(...)`: warp finds the builtin of that name.
+                ExprKind::Attribute(inner, "types")
+                    if matches!(&inner.kind, ExprKind::Name(m)
+                        if self.scope.is_warp_module(m) && self.symbol(m).is_none()) =>
+                {
+                    if let Some(g) = generic_constructor(attr) {
+                        Ok(Callee::Generic(g))
+                    } else if let Some(v) = super::types::composite_type(attr) {
+                        Ok(Callee::Constructor(v))
+                    } else {
+                        Err(self.err(format!(
+                            "wp.types.{attr}() is not supported in kernels by this version of the lowering"
+                        )))
+                    }
+                }
                 ExprKind::Name(module)
                     if self.scope.is_warp_module(module) && self.symbol(module).is_none() =>
                 {
-                    if let Some(v) = super::types::composite_type(attr) {
+                    if let Some(g) = generic_constructor(attr) {
+                        Ok(Callee::Generic(g))
+                    } else if let Some(v) = super::types::composite_type(attr) {
                         Ok(Callee::Constructor(v))
-                    } else if builtins::is_known(attr) {
+                    } else if builtins::is_known(attr) || matches!(*attr, "zeros" | "array") {
                         Ok(Callee::Builtin((*attr).into()))
                     } else {
                         Err(self.err(format!(
@@ -2700,6 +3642,15 @@ impl<'a> Adjoint<'a> {
                 match *name {
                     "len" | "range" => Ok(Callee::Builtin((*name).into())),
                     n if builtins::is_builtin(n) => Ok(Callee::Builtin((*name).into())),
+                    // ... and then among the warp module's attributes (`vec3(...)`).
+                    n if !self.scope.is_module_name(n) => {
+                        match super::types::composite_type(n) {
+                            Some(v) => Ok(Callee::Constructor(v)),
+                            None => Err(self.err(format!(
+                                "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
+                            ))),
+                        }
+                    }
                     _ => Err(self.err(format!(
                         "could not find function {name} as a built-in or user-defined function; user functions must be decorated with @wp.func (not supported by this version of the lowering)"
                     ))),
@@ -2721,15 +3672,13 @@ impl<'a> Adjoint<'a> {
         n: usize,
     ) -> LResult<Vec<VarId>> {
         let name = match self.resolve_callee(func)? {
+            Callee::Grad(_) => {
+                return Err(self.err(
+                    "unpacking the gradients of wp.grad() is not supported by this version of the lowering",
+                ));
+            }
             Callee::User(name) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
-                }
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
-                let outs = self.call_user_outputs(&name, &vals)?;
+                let outs = self.call_user_exprs(&name, args, kwargs, false)?;
                 if outs.len() != n {
                     return Err(self.err(format!("'{name}' does not return {n} values")));
                 }
@@ -2737,13 +3686,14 @@ impl<'a> Adjoint<'a> {
             }
             Callee::Builtin(name) => name,
             Callee::Constructor(v) => v.to_string().into(),
+            Callee::Generic(g) => g.into(),
         };
         if name != "tid" && kwargs.is_empty() {
             // A builtin with several outputs: they are variables created
             // before the arguments are loaded, passed after them.
             let mut vals = Vec::with_capacity(args.len() + n);
             for a in args {
-                vals.push(self.expr(a)?);
+                vals.push(self.call_arg(a)?);
             }
             let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
             let (ov, outs) = builtins::resolve_multi(&name, &types, n).map_err(|m| self.err(m))?;
@@ -2756,6 +3706,9 @@ impl<'a> Adjoint<'a> {
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
             return Err(self.err(format!("'{name}' does not return {n} values")));
         }
+        if self.is_function {
+            return Err(self.err(TID_IN_FUNCTION));
+        }
         self.builtins_used.insert("tid".into());
         let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
         let names: Vec<String> = outs.iter().map(|o| self.emit(*o).to_string()).collect();
@@ -2767,39 +3720,82 @@ impl<'a> Adjoint<'a> {
     /// values and the iteration values of enclosing unrolled loops; the value
     /// becomes a constant.
     fn static_expr(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let (value, _) = self.static_value(args, kwargs)?;
+        let (ty, c) = value.typed_const().ok_or_else(|| {
+            self.err("wp.static() values other than numbers and warp scalar, vector, matrix, quaternion and transform values are not supported by this version of the lowering")
+        })?;
+        Ok(self.add_var(ty, Some(c)))
+    }
+
+    /// The value of a `wp.static(expr)`, and whether warp computes it before
+    /// generating code (its names are module values, loop constants of
+    /// unrolled loops, and arguments whose length only is read), when the call
+    /// becomes a literal.
+    fn static_value(
+        &self,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<(super::pyconst::PyVal, bool)> {
         let [arg] = args else {
             return Err(self.err("wp.static() takes exactly one argument"));
         };
         if !kwargs.is_empty() {
             return Err(self.err("wp.static() takes exactly one argument"));
         }
-        let local = |name: &str| -> Option<super::pyconst::PyVal> {
-            if !self.loop_const_iter_symbols.contains(&name) {
-                return None;
-            }
-            let c = self.var(self.symbol(name)?).constant?;
-            Some(super::pyconst::PyVal::from_const(c))
-        };
-        // A name bound in the kernel (not a loop constant) cannot be read statically.
+        use super::pyconst::PyVal;
         let mut names = BTreeSet::new();
         collect_names_expr(arg, &mut names);
-        if let Some(n) = names
-            .iter()
-            .find(|n| self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n))
-        {
-            return Err(self.err(format!(
-                "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
-            )));
+        // warp first evaluates the expression before generating code, with the
+        // module's values and the iteration values of unrolled loops; when it
+        // names other kernel variables, it is evaluated where it stands, with
+        // the kernel's constant variables, and `len(x)` of a variable is the
+        // length of its type.
+        let is_arg = |n: &str| self.symbol(n).is_some_and(|v| self.args.contains(&v));
+        let at_codegen = names.iter().any(|n| {
+            self.symbol(n).is_some() && !self.loop_const_iter_symbols.contains(n) && !is_arg(n)
+        });
+        let reads_args = names.iter().any(|n| is_arg(n));
+        if at_codegen || reads_args {
+            let mut outside = BTreeSet::new();
+            names_outside_len(arg, &mut outside);
+            if let Some(n) = outside.iter().find(|n| {
+                self.symbol(n)
+                    .is_some_and(|v| self.var(v).constant.is_none())
+            }) {
+                return Err(self.err(format!(
+                    "wp.static() expression refers to the kernel variable '{n}', which has no value at code generation"
+                )));
+            }
         }
+        let local = |name: &str| -> Option<PyVal> {
+            let v = self.symbol(name)?;
+            if !at_codegen && !self.loop_const_iter_symbols.contains(&name) && !is_arg(name) {
+                return None;
+            }
+            if let Some(c) = self.var(v).constant {
+                // A warp scalar constant (`wp.float64(...)`) keeps its type.
+                let t = *self.ty(v);
+                return Some(match t.value() {
+                    Some(val) if t != c.literal_type() => PyVal::Typed(val, c),
+                    _ => PyVal::from_const(c),
+                });
+            }
+            // Only its length is read (`len(v)`).
+            let n = match self.ty(v).strip_ref() {
+                Type::Vector(n, _) | Type::Matrix(n, _, _) | Type::IntTuple(n) => n as usize,
+                Type::Tuple(id) => id.elems().len(),
+                Type::Quat(_) => 4,
+                Type::Transform(_) => 7,
+                _ => return None,
+            };
+            Some(PyVal::Tuple(vec![PyVal::None; n]))
+        };
         let value = self.scope.eval_with(arg, &local).ok_or_else(|| {
             self.err(
                 "this wp.static() expression cannot be evaluated by this version of the lowering",
             )
         })?;
-        let c = value.const_val().ok_or_else(|| {
-            self.err("wp.static() values other than int, float and bool are not supported by this version of the lowering")
-        })?;
-        Ok(self.add_constant(c))
+        Ok((value, !at_codegen))
     }
 
     fn call(
@@ -2811,9 +3807,15 @@ impl<'a> Adjoint<'a> {
         if self.scope.names_warp(func, "static") {
             return self.static_expr(args, kwargs).map(Some);
         }
+        if self.scope.names_warp(func, "address_of") {
+            return self.address_of(args, kwargs).map(Some);
+        }
         let name = match self.resolve_callee(func)? {
             Callee::Constructor(target) => {
                 return self.construct(target, args, kwargs).map(Some);
+            }
+            Callee::Generic(kind) => {
+                return self.construct_generic(kind, args, kwargs).map(Some);
             }
             Callee::Builtin(name)
                 if name == "identity"
@@ -2823,17 +3825,37 @@ impl<'a> Adjoint<'a> {
                 return self.templated_constant(&name, args, kwargs).map(Some);
             }
             Callee::Builtin(name)
-                if name.starts_with("tile_") || name == "tile" || name == "untile" =>
+                if (name.starts_with("tile_") && !is_tile_query(&name))
+                    || name == "tile"
+                    || name == "untile" =>
             {
                 return self.tile_call(&name, args, kwargs);
             }
+            Callee::Builtin(name) if name == "zeros" || name == "array" => {
+                return self.array_constructor(&name, args, kwargs).map(Some);
+            }
+            Callee::Builtin(name) if name == "transformation" => {
+                return self.transformation(args, kwargs).map(Some);
+            }
+            Callee::Builtin(name) if name == "cast" => return self.bit_cast(args, kwargs),
             Callee::Builtin(name) => name,
-            Callee::User(name) => {
-                if !kwargs.is_empty() {
-                    return Err(self.err("keyword arguments to user functions are not supported by this version of the lowering"));
+            Callee::Grad(f) => {
+                if f.starts_with("wp.") {
+                    return Err(self.err(
+                        "wp.grad() of a builtin is not supported by this version of the lowering",
+                    ));
                 }
-                let vals = self.eval_args(args)?;
-                return self.call_user(&name, &vals);
+                let outs = self.call_user_exprs(&format!("={f}"), args, kwargs, true)?;
+                return Ok(outs.first().copied());
+            }
+            Callee::User(name) => {
+                let outs = self.call_user_exprs(&name, args, kwargs, false)?;
+                return match outs[..] {
+                    [] => Ok(None),
+                    [o] => Ok(Some(o)),
+                    // Several values used as one: a tuple of them.
+                    _ => self.tuple_from_vars(&outs).map(Some),
+                };
             }
         };
         let mut vals = self.eval_args(args)?;
@@ -2847,7 +3869,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("'**' arguments are not supported in kernels"));
                 };
                 names.push(n);
-                vals.push(self.expr(&kw.value)?);
+                vals.push(self.call_arg(&kw.value)?);
             }
             let order = builtins::keyword_order(&name, positional, &names).ok_or_else(|| {
                 self.err(format!(
@@ -2877,6 +3899,9 @@ impl<'a> Adjoint<'a> {
         if native == "tid" && !vals.is_empty() {
             return Err(self.err("tid() takes no arguments"));
         }
+        if native == "tid" && self.is_function {
+            return Err(self.err(TID_IN_FUNCTION));
+        }
         // What a cast counts as is its target type's name.
         let used = builtins::cast_target(native).map_or(native, |s| s.name());
         if !self.builtins_used.contains(used) {
@@ -2888,7 +3913,70 @@ impl<'a> Adjoint<'a> {
                 return Ok(Some(self.add_constant(ConstVal::Int(n))));
             }
         }
-        self.add_call(native, &vals)
+        match self.add_call(native, &vals) {
+            Err(e) => self.multi_output_value(native, &vals).unwrap_or(Err(e)),
+            done => done,
+        }
+    }
+
+    /// A builtin with several outputs used as one value (`t = wp.quat_to_axis_angle(q)`):
+    /// the outputs are created and passed after the arguments, then made a tuple.
+    fn multi_output_value(&mut self, name: &str, vals: &[VarId]) -> Option<LResult<Option<VarId>>> {
+        let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
+        let (ov, outs) = (2..=4).find_map(|n| builtins::resolve_multi(name, &types, n).ok())?;
+        Some((|| {
+            let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
+            let mut all: Vec<VarId> = vals.to_vec();
+            all.extend(outs.iter().copied());
+            self.emit_call(ov, &all)?;
+            self.tuple_from_vars(&outs).map(Some)
+        })())
+    }
+
+    /// `wp.transformation(p, q, dtype=...)`: the transform constructor under
+    /// its builtin's name; `dtype` only names the component type.
+    fn transformation(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let mut dtype = Scalar::Float32;
+        let mut rest: Vec<Keyword<'a>> = Vec::with_capacity(kwargs.len());
+        for kw in kwargs {
+            if kw.arg == Some("dtype") {
+                dtype = match self.scope.annotation_type(&kw.value)? {
+                    Type::Scalar(s) if s.is_float() => s,
+                    _ => return Err(self.err("transformation() needs a float dtype")),
+                };
+            } else {
+                rest.push(kw.clone());
+            }
+        }
+        self.construct(Value::Transform(dtype), args, &rest)
+    }
+
+    /// `wp.cast(a, dtype)`: `a`'s bits as a value of type `dtype`, which is a
+    /// template argument of the call (warp's `cast_dispatch_func`).
+    fn bit_cast(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<Option<VarId>> {
+        let (value, dtype) = match (args, kwargs) {
+            ([a, t], []) => (a, t),
+            ([a], [kw]) if kw.arg == Some("dtype") => (a, &kw.value),
+            _ => return Err(self.err("wp.cast() takes a value and a dtype")),
+        };
+        let a = self.expr(value)?;
+        let target = self.scope.annotation_type(dtype)?;
+        if target.value().is_none() {
+            return Err(self.err(format!("wp.cast() cannot cast to {target}")));
+        }
+        self.builtins_used.insert("cast".into());
+        let ov = Overload {
+            native: Cow::Owned(format!("cast<{}>", target.ctype(false))),
+            adj_native: Cow::Borrowed("cast"),
+            namespace: "wp::",
+            ret: Some(target),
+            require_original_output: false,
+            differentiable: false,
+            skip_replay: false,
+            defaults: &[],
+            initializer_list: false,
+        };
+        self.emit_call(ov, &[a])
     }
 
     /// A call's positional arguments, in order; a starred one (`*v`,
@@ -2898,10 +3986,27 @@ impl<'a> Adjoint<'a> {
         for a in args {
             match &a.kind {
                 ExprKind::Starred(inner) => self.unpack_starred(inner, &mut vals)?,
-                _ => vals.push(self.expr(a)?),
+                _ => vals.push(self.call_arg(a)?),
             }
         }
         Ok(vals)
+    }
+
+    /// One argument of a call (warp's `resolve_arg`): evaluated, and then a
+    /// module attribute that is a constant (`wp.pi`, `math.pi`) is looked up
+    /// again as a static expression, which adds a second constant: the one passed.
+    fn call_arg(&mut self, a: &Expr<'a>) -> LResult<VarId> {
+        let v = self.expr(a)?;
+        if let ExprKind::Attribute(base, attr) = &a.kind {
+            if let ExprKind::Name(m) = &base.kind {
+                if self.symbol(m).is_none() {
+                    if let Some(c) = self.scope.module_attribute_constant(m, attr) {
+                        return Ok(self.add_constant(c));
+                    }
+                }
+            }
+        }
+        Ok(v)
     }
 
     /// A slice component that must be a compile-time integer.
@@ -3022,24 +4127,37 @@ impl<'a> Adjoint<'a> {
         args: &[Expr<'a>],
         kwargs: &[Keyword<'a>],
     ) -> LResult<VarId> {
-        if !args.is_empty() {
-            return Err(self.err(format!(
-                "{name}() takes keyword arguments only (n=..., dtype=...)"
-            )));
+        let params: &[&str] = if name == "identity" {
+            &["n", "dtype"]
+        } else {
+            &["dtype"]
+        };
+        if args.len() > params.len() {
+            return Err(self.err(format!("too many arguments to {name}()")));
         }
+        let bound = params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| (Some(*p), a))
+            .chain(kwargs.iter().map(|k| (k.arg, &k.value)));
         let mut n = None;
         let mut dtype = Scalar::Float32;
-        for kw in kwargs {
-            match (kw.arg, &kw.value.kind) {
-                (Some("n"), ExprKind::Constant(Constant::Int(v)))
-                    if name == "identity" && (2..=4).contains(v) =>
-                {
-                    // warp evaluates the keyword argument: the literal becomes a constant.
-                    self.add_constant(ConstVal::Int(*v));
-                    n = Some(*v as u8)
+        for (param, value) in bound {
+            match param {
+                Some("n") if name == "identity" => {
+                    // warp evaluates the argument: a literal (or a wp.static()) becomes a constant.
+                    let v = self.call_arg(value)?;
+                    match self.var(v).constant {
+                        Some(ConstVal::Int(k)) if (1..=255).contains(&k) => n = Some(k as u8),
+                        _ => {
+                            return Err(
+                                self.err("identity(n=...) must be a positive constant integer")
+                            );
+                        }
+                    }
                 }
-                (Some("dtype"), _) => {
-                    dtype = match self.scope.annotation_type(&kw.value)? {
+                Some("dtype") => {
+                    dtype = match self.scope.annotation_type(value)? {
                         Type::Scalar(s) if s.is_float() => s,
                         _ => return Err(self.err(format!("{name}() needs a float dtype"))),
                     }
@@ -3082,11 +4200,12 @@ impl<'a> Adjoint<'a> {
                 }
                 Type::Range
                 | Type::IntTuple(_)
+                | Type::Tuple(_)
                 | Type::StorageStr(_)
                 | Type::Shape(_)
                 | Type::Slice
                 | Type::Str(_) => continue,
-                Type::Tile(t) => Type::Scalar(t.dtype),
+                Type::Tile(t) => t.dtype.to_type(),
                 t => t,
             };
             if !distinct.contains(&t) {
@@ -3096,6 +4215,46 @@ impl<'a> Adjoint<'a> {
         distinct.iter().map(|t| t.to_string()).collect()
     }
 }
+
+/// Whether an argument of type `arg` may be passed for a user function's
+/// parameter of type `param`: equal types, or warp's array polymorphism (a
+/// fixed-size array passed for an array of its element type).
+fn arg_fits(arg: &Type, param: &Type) -> bool {
+    match (arg, param) {
+        (
+            Type::Array {
+                dtype: a, kind: k, ..
+            },
+            Type::Array {
+                dtype: b, kind: l, ..
+            },
+        ) => a == b && k.fits(*l),
+        _ => arg.passes_as(param),
+    }
+}
+
+/// The block-wide spatial queries: builtins of the table despite their `tile_` names.
+fn is_tile_query(name: &str) -> bool {
+    matches!(
+        name,
+        "tile_mesh_query_aabb"
+            | "tile_mesh_query_aabb_next"
+            | "tile_bvh_query_aabb"
+            | "tile_bvh_query_ray"
+            | "tile_bvh_query_next"
+            | "tile_query_valid"
+    )
+}
+
+/// warp's generic composite constructors, callable as `wp.types.NAME` or `wp.NAME`.
+fn generic_constructor(name: &str) -> Option<&'static str> {
+    ["vector", "matrix", "quaternion", "transformation"]
+        .into_iter()
+        .find(|g| *g == name)
+}
+
+/// warp's rule, checked after the call is resolved (so aliases of `wp.tid` count).
+const TID_IN_FUNCTION: &str = "tid() may only be called from a Warp kernel, not a Warp function: obtain the indices in the @wp.kernel and pass them to the function";
 
 /// warp's `types_equal` for reassignments: tiles match on element type only.
 fn same_type(a: &Type, b: &Type) -> bool {
@@ -3122,7 +4281,7 @@ fn range_len(start: i128, stop: i128, step: i128) -> Option<i128> {
 }
 
 /// The largest number of names a `wp.tid()` result is unpacked into (1 if never).
-fn tid_dimension(body: &[Stmt]) -> usize {
+fn tid_dimension(body: &[Stmt], is_tid: &dyn Fn(&Expr) -> bool) -> usize {
     let mut dim = 1;
     for s in body {
         match &s.kind {
@@ -3130,18 +4289,101 @@ fn tid_dimension(body: &[Stmt]) -> usize {
                 if let (Some(ExprKind::Tuple(elts)), ExprKind::Call(func, ..)) =
                     (targets.first().map(|t| &t.kind), &value.kind)
                 {
-                    if matches!(&func.kind, ExprKind::Attribute(_, a) if *a == "tid") {
+                    if matches!(&func.kind, ExprKind::Attribute(_, a) if *a == "tid")
+                        || is_tid(func)
+                    {
                         dim = dim.max(elts.len());
                     }
                 }
             }
             StmtKind::If(_, b, o) | StmtKind::While(_, b, o) | StmtKind::For(_, _, b, o) => {
-                dim = dim.max(tid_dimension(b)).max(tid_dimension(o));
+                dim = dim
+                    .max(tid_dimension(b, is_tid))
+                    .max(tid_dimension(o, is_tid));
             }
             _ => {}
         }
     }
     dim
+}
+
+/// The names a body assigns (warp's local variables), and those of them
+/// bound to `wp.tid` (directly, or through other such locals).
+fn tid_aliases<'a>(scope: &Scope<'_>, body: &[Stmt<'a>]) -> (Vec<&'a str>, Vec<&'a str>) {
+    fn walk<'b, 'a>(
+        body: &'b [Stmt<'a>],
+        out: &mut Vec<(&'a str, &'b Expr<'a>)>,
+        names: &mut Vec<&'a str>,
+    ) {
+        for s in body {
+            match &s.kind {
+                StmtKind::Assign(targets, value) => {
+                    for t in targets.iter() {
+                        if let ExprKind::Name(n) = t.kind {
+                            names.push(n);
+                            out.push((n, value));
+                        } else if let ExprKind::Tuple(items) = &t.kind {
+                            for i in items.iter() {
+                                if let ExprKind::Name(n) = i.kind {
+                                    names.push(n);
+                                }
+                            }
+                        }
+                    }
+                }
+                StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => {
+                    if let ExprKind::Name(n) = t.kind {
+                        names.push(n);
+                    }
+                }
+                StmtKind::If(_, b, o) | StmtKind::While(_, b, o) => {
+                    walk(b, out, names);
+                    walk(o, out, names);
+                }
+                StmtKind::For(t, _, b, o) => {
+                    if let ExprKind::Name(n) = t.kind {
+                        names.push(n);
+                    }
+                    walk(b, out, names);
+                    walk(o, out, names);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut binds = Vec::new();
+    let mut locals = Vec::new();
+    walk(body, &mut binds, &mut locals);
+    let mut aliases: Vec<&'a str> = Vec::new();
+    if binds.is_empty() {
+        return (locals, aliases);
+    }
+    for (n, v) in &binds {
+        let direct = match &v.kind {
+            ExprKind::Name(m) => {
+                !locals.contains(m) && scope.module_function_alias(m).as_deref() == Some("wp.tid")
+            }
+            ExprKind::Attribute(..) => scope.names_warp(v, "tid"),
+            _ => false,
+        };
+        if direct && !aliases.contains(n) {
+            aliases.push(n);
+        }
+    }
+    loop {
+        let before = aliases.len();
+        for (n, v) in &binds {
+            if let ExprKind::Name(m) = &v.kind {
+                if aliases.contains(m) && !aliases.contains(n) {
+                    aliases.push(n);
+                }
+            }
+        }
+        if aliases.len() == before {
+            break;
+        }
+    }
+    (locals, aliases)
 }
 
 /// Whether `body` (not nested loops) contains `break` (if `brk`) or `continue` (if `cont`).
@@ -3166,15 +4408,54 @@ pub fn build_function<'a>(
     pos: Pos,
     native: &str,
     max_unroll: usize,
+    callables: &[(&'a str, String)],
 ) -> LResult<(usize, Option<String>)> {
+    if let Some(snippets) = scope.native_snippets(def) {
+        let built = refs::native_function(scope, def, native, snippets?)?;
+        let mut table = funcs.borrow_mut();
+        table.built.push((native.to_string(), built));
+        return Ok((table.built.len() - 1, None));
+    }
     funcs.borrow_mut().building.push(native.to_string());
     let replay = scope.replay_function(def, native);
     let result = (|| {
         let mut adj = Adjoint::new(scope, funcs, def, true)?;
         adj.max_unroll = max_unroll;
+        adj.closure = scope.closure_env(native);
+        if !callables.is_empty() {
+            // warp re-parses a specialized copy from the function's own
+            // source: lines count from its `def`, the file line is 0.
+            adj.line_offset = pos.line.saturating_sub(1);
+        }
+        for arg in def.args {
+            if arg
+                .annotation
+                .as_ref()
+                .is_some_and(|a| scope.is_function_annotation(a))
+            {
+                match callables.iter().find(|(n, _)| *n == arg.name) {
+                    Some((n, f)) => adj.func_aliases.push((n, f.clone())),
+                    None => {
+                        return Err(LowerError {
+                            line: arg.pos.line,
+                            col: arg.pos.col,
+                            message: format!(
+                                "the wp.Function parameter '{}' of '{}' is given no function",
+                                arg.name, def.name
+                            ),
+                        });
+                    }
+                }
+            }
+        }
         adj.lower_function(def, pos)?;
         let mut built = super::module::render_function(&adj, def, native);
         built.inline_attr = scope.inline_attr(def);
+        built.custom_grad = scope.custom_grad_of(def).is_some();
+        built.manual_ref_adjoint = built.custom_grad;
+        if !callables.is_empty() {
+            built.first_line = 0;
+        }
         built.replay = replay.map(|(_, _, _, n)| n.clone());
         Ok(built)
     })();
@@ -3300,6 +4581,38 @@ fn collect_names_stmts<'a>(body: &[Stmt<'a>], out: &mut BTreeSet<Ident<'a>>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The names an expression reads, except those it only passes to `len()`.
+fn names_outside_len<'a>(e: &Expr<'a>, out: &mut BTreeSet<Ident<'a>>) {
+    match &e.kind {
+        ExprKind::Call(f, args, kws) => {
+            if matches!(f.kind, ExprKind::Name("len"))
+                && matches!(&args[..], [a] if matches!(a.kind, ExprKind::Name(_)))
+                && kws.is_empty()
+            {
+                return;
+            }
+            names_outside_len(f, out);
+            args.iter().for_each(|a| names_outside_len(a, out));
+            kws.iter().for_each(|k| names_outside_len(&k.value, out));
+        }
+        ExprKind::Attribute(b, _) | ExprKind::Starred(b) | ExprKind::UnaryOp(_, b) => {
+            names_outside_len(b, out)
+        }
+        ExprKind::Subscript(ab) | ExprKind::BinOp(ab, _) => {
+            names_outside_len(&ab[0], out);
+            names_outside_len(&ab[1], out);
+        }
+        ExprKind::BoolOp(_, v) | ExprKind::Tuple(v) | ExprKind::List(v) => {
+            v.iter().for_each(|a| names_outside_len(a, out))
+        }
+        ExprKind::Compare(l, c) => {
+            names_outside_len(l, out);
+            c.iter().for_each(|(_, a)| names_outside_len(a, out));
+        }
+        _ => collect_names_expr(e, out),
     }
 }
 
@@ -3430,8 +4743,9 @@ fn statement_segment(text: &str) -> Option<&str> {
 /// The number of elements a starred vector, quaternion or matrix (rows) unpacks to.
 fn composite_length(t: &Type) -> Option<i128> {
     match t {
-        Type::Vector(n, _) | Type::Matrix(n, _, _) => Some(*n as i128),
+        Type::Vector(n, _) | Type::Matrix(n, _, _) | Type::IntTuple(n) => Some(*n as i128),
         Type::Quat(_) => Some(4),
+        Type::Tuple(id) => Some(id.elems().len() as i128),
         _ => None,
     }
 }

@@ -26,7 +26,7 @@
 //! The signatures are parsed once, into an index by name ([`REGISTRY`]);
 //! resolving allocates nothing.
 
-use super::types::{ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Query, Scalar, Type, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -141,10 +141,10 @@ const BINARY_NUM: &str = "<T: Numeric>(a: T, b: T) -> T";
 const BINARY_INT: &str = "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(a: V, b: V) -> V";
 const FLOAT_ANY: &str = "(a: Float | Vector(_, Float) | Quat(Float) | Matrix(_, _, Float)) -> bool";
 /// The atomic read-modify-write of an array element.
-const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_) | Transform(_)>(arr: Array(V, D), i: Int*D, value: V) -> V";
-const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_NUM: &str = "<V: Numeric | Vector(_, _) | Matrix(_, _, _) | Quat(_) | Transform(_)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
+const ATOMIC_MINMAX: &str = "<V: Numeric | Vector(_, Numeric) | Matrix(_, _, Numeric)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
 const ATOMIC_BITS: &str =
-    "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: Array(V, D), i: Int*D, value: V) -> V";
+    "<V: Int | Vector(_, Int) | Matrix(_, _, Int)>(arr: AnyArray(V, D), i: Int*D, value: V) -> V";
 
 /// Every builtin overload this lowering resolves, in warp's order per name.
 pub static TABLE: &[Row] = &[
@@ -526,6 +526,13 @@ pub static TABLE: &[Row] = &[
         "<T: Float>(xform: Transform(T)) -> Transform(T)",
         0,
     ),
+    // The constructor under its builtin's name, and a bit cast (adjoint.rs).
+    b(
+        "transformation",
+        "(p: Vector(3, T), q: Quat(T), dtype: Float) -> Transform(T)",
+        CUSTOM,
+    ),
+    b("cast", "(a: Any, dtype: Any) -> Any", NODIFF | CUSTOM),
     // ---- values, references, loops
     b("copy", "(a: V) -> V", HIDDEN),
     b("load", "(a: V) -> V", NODIFF | HIDDEN),
@@ -544,10 +551,14 @@ pub static TABLE: &[Row] = &[
     b("iter_next", "(r: range) -> int32", NODIFF | HIDDEN),
     nat("tid", "builtin_tid1d", "() -> int32", GLOBAL | NODIFF),
     // ---- arrays
-    b("address", "(arr: Array(V, D), i: Int*D) -> Ref(V)", HIDDEN),
+    b(
+        "address",
+        "(arr: AnyArray(V, D), i: Int*D) -> Ref(V)",
+        HIDDEN,
+    ),
     b(
         "array_store",
-        "(arr: Array(V, D), i: Int*D, value: V)",
+        "(arr: AnyArray(V, D), i: Int*D, value: V)",
         SKIP_REPLAY | HIDDEN,
     ),
     b("atomic_add", ATOMIC_NUM, SKIP_REPLAY),
@@ -559,12 +570,12 @@ pub static TABLE: &[Row] = &[
     b("atomic_xor", ATOMIC_BITS, SKIP_REPLAY | NODIFF),
     b(
         "atomic_exch",
-        "<V: Value>(arr: Array(V, D), i: Int*D, value: V) -> V",
+        "<V: Value>(arr: AnyArray(V, D), i: Int*D, value: V) -> V",
         SKIP_REPLAY | NODIFF,
     ),
     b(
         "atomic_cas",
-        "<V: Value>(arr: Array(V, D), i: Int*D, compare: V, value: V) -> V",
+        "<V: Value>(arr: AnyArray(V, D), i: Int*D, compare: V, value: V) -> V",
         SKIP_REPLAY | NODIFF,
     ),
     b("len", "(a: Array(_, _)) -> int32", NODIFF),
@@ -572,7 +583,7 @@ pub static TABLE: &[Row] = &[
     // (resolved by `resolve_shaped` below; the lines record the builtins).
     b(
         "view",
-        "(arr: Array(V, D), i: _) -> Array(V, _)",
+        "(arr: AnyArray(V, D), i: _) -> Array(V, _)",
         HIDDEN | CUSTOM,
     ),
     b(
@@ -734,6 +745,297 @@ pub static TABLE: &[Row] = &[
         "(id: uint64, index: int32) -> int32",
         NODIFF,
     ),
+    // Hash grids: `for index in wp.hash_grid_query(...)` iterates (iter_next below).
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3f, max_dist: float32) -> HashGridQuery",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3f, max_dist: float32, group: int32) -> HashGridQuery",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3h, max_dist: float16) -> HashGridQueryH",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3h, max_dist: float16, group: int32) -> HashGridQueryH",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3d, max_dist: float64) -> HashGridQueryD",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query",
+        "(id: uint64, point: vec3d, max_dist: float64, group: int32) -> HashGridQueryD",
+        NODIFF,
+    ),
+    b(
+        "hash_grid_query_next",
+        "(query: HashGridQuery | HashGridQueryH | HashGridQueryD, index: int32) -> bool",
+        NODIFF,
+    ),
+    b(
+        "iter_next",
+        "(query: HashGridQuery | HashGridQueryH | HashGridQueryD | MeshQuery) -> int32",
+        NODIFF | HIDDEN,
+    ),
+    // Meshes. The overloads with trailing output arguments write the result
+    // into the caller's variables; the others return a query struct.
+    b("mesh_get_bvh", "(id: uint64) -> uint64", NODIFF),
+    b(
+        "mesh_get_group_root",
+        "(id: uint64, group: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_point",
+        "(id: uint64, index: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_velocity",
+        "(id: uint64, index: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_get_index",
+        "(id: uint64, index: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_eval_face_normal",
+        "(id: uint64, face: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "mesh_eval_position",
+        "(id: uint64, face: int32, bary_u: float32, bary_v: float32) -> vec3f",
+        0,
+    ),
+    b(
+        "mesh_eval_velocity",
+        "(id: uint64, face: int32, bary_u: float32, bary_v: float32) -> vec3f",
+        0,
+    ),
+    b(
+        "mesh_query_point",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point",
+        "(id: uint64, point: vec3f, max_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_no_sign",
+        "(id: uint64, point: vec3f, max_dist: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_no_sign",
+        "(id: uint64, point: vec3f, max_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_furthest_point_no_sign",
+        "(id: uint64, point: vec3f, min_dist: float32, face: int32, bary_u: float32, bary_v: float32) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_furthest_point_no_sign",
+        "(id: uint64, point: vec3f, min_dist: float32) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_normal",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, epsilon: float32 = 0.001) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_normal",
+        "(id: uint64, point: vec3f, max_dist: float32, epsilon: float32 = 0.001) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_parity",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, n_sample: int32 = 1, perturbation_scale: float32 = 0.1) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_parity",
+        "(id: uint64, point: vec3f, max_dist: float32, n_sample: int32 = 1, perturbation_scale: float32 = 0.1) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_point_sign_winding_number",
+        "(id: uint64, point: vec3f, max_dist: float32, inside: float32, face: int32, bary_u: float32, bary_v: float32, accuracy: float32 = 2.0, threshold: float32 = 0.5) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_point_sign_winding_number",
+        "(id: uint64, point: vec3f, max_dist: float32, accuracy: float32 = 2.0, threshold: float32 = 0.5) -> MeshQueryPoint",
+        ORIG,
+    ),
+    b(
+        "mesh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, t: float32, bary_u: float32, bary_v: float32, sign: float32, normal: vec3f, face: int32, root: int32 = -1) -> bool",
+        0,
+    ),
+    b(
+        "mesh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, root: int32 = -1) -> MeshQueryRay",
+        ORIG,
+    ),
+    b(
+        "mesh_query_ray_anyhit",
+        "(id: uint64, start: vec3f, dir: vec3f, max_t: float32, root: int32 = -1) -> bool",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_ray_count_intersections",
+        "(id: uint64, start: vec3f, dir: vec3f, root: int32 = -1) -> int32",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> MeshQueryAABB",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_sphere",
+        "(id: uint64, center: vec3f, radius: float32) -> MeshQuerySphere",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_aabb_next",
+        "(query: MeshQueryAABB, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_aabb_next",
+        "mesh_query_sphere_next",
+        "(query: MeshQuerySphere, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_aabb_next",
+        "mesh_query_next_dynamic",
+        "(query: MeshQuery, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_aabb_next",
+        "(query: MeshQueryAABB, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_sphere_next",
+        "(query: MeshQuerySphere, index: int32) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "mesh_query_next",
+        "mesh_query_next_dynamic",
+        "(query: MeshQuery, index: int32) -> bool",
+        NODIFF,
+    ),
+    // Block-wide queries: each `_next` gives a tile of one hit (or -1) per
+    // thread (its tile type is set in `resolve_shaped`).
+    b(
+        "tile_mesh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> MeshQueryAABBTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_mesh_query_aabb_next",
+        "(query: MeshQueryAABBTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
+    b(
+        "tile_bvh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_bvh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    b(
+        "tile_bvh_query_next",
+        "(query: BvhQueryTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
+    b(
+        "tile_query_valid",
+        "(query: BvhQueryTiled | MeshQueryAABBTiled) -> bool",
+        NODIFF,
+    ),
+    // BVHs: `while wp.bvh_query_next(query, index)` walks the hits.
+    b(
+        "bvh_get_group_root",
+        "(id: uint64, group: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f, root: int32 = -1) -> BvhQueryAabb",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f, root: int32 = -1) -> BvhQueryRay",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_sphere",
+        "(id: uint64, center: vec3f, radius: float32, root: int32 = -1) -> BvhQuerySphere",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_capsule",
+        "(id: uint64, start: vec3f, dir: vec3f, radius: float32, root: int32 = -1) -> BvhQueryCapsule",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_next",
+        "(query: BvhQueryAabb, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_ray_next",
+        "(query: BvhQueryRay, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_capsule_next",
+        "(query: BvhQueryCapsule, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_sphere_next",
+        "(query: BvhQuerySphere, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_next",
+        "bvh_query_next_dynamic",
+        "(query: BvhQuery, index: int32, max_dist: float32 = inf) -> bool",
+        NODIFF,
+    ),
     b(
         "closest_point_edge_edge",
         "(p1: vec3f, q1: vec3f, p2: vec3f, q2: vec3f, epsilon: float32) -> vec3f",
@@ -742,6 +1044,119 @@ pub static TABLE: &[Row] = &[
     b(
         "intersect_tri_tri",
         "<V: vec3f | vec3d>(v0: V, v1: V, v2: V, u0: V, u1: V, u2: V) -> int32",
+        NODIFF,
+    ),
+    // Volumes (NanoVDB grids); `wp.Volume.CLOSEST` / `LINEAR` are the sampling modes.
+    b(
+        "volume_sample_f",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32) -> float32",
+        0,
+    ),
+    b(
+        "volume_sample_grad_f",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32, grad: vec3f) -> float32",
+        0,
+    ),
+    b(
+        "volume_sample_v",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32) -> vec3f",
+        0,
+    ),
+    b(
+        "volume_sample_i",
+        "(id: uint64, uvw: vec3f) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_f",
+        "(id: uint64, i: int32, j: int32, k: int32) -> float32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_v",
+        "(id: uint64, i: int32, j: int32, k: int32) -> vec3f",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_i",
+        "(id: uint64, i: int32, j: int32, k: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_lookup_index",
+        "(id: uint64, i: int32, j: int32, k: int32) -> int32",
+        NODIFF,
+    ),
+    b(
+        "volume_store_f",
+        "(id: uint64, i: int32, j: int32, k: int32, value: float32)",
+        NODIFF,
+    ),
+    b(
+        "volume_store_v",
+        "(id: uint64, i: int32, j: int32, k: int32, value: vec3f)",
+        NODIFF,
+    ),
+    b(
+        "volume_store_i",
+        "(id: uint64, i: int32, j: int32, k: int32, value: int32)",
+        NODIFF,
+    ),
+    b("volume_voxel_count", "(id: uint64) -> int32", NODIFF),
+    b(
+        "volume_index_to_world",
+        "<V: vec3f | vec3d>(id: uint64, uvw: V) -> V",
+        0,
+    ),
+    b(
+        "volume_world_to_index",
+        "<V: vec3f | vec3d>(id: uint64, xyz: V) -> V",
+        0,
+    ),
+    b(
+        "volume_index_to_world_dir",
+        "<V: vec3f | vec3d>(id: uint64, uvw: V) -> V",
+        0,
+    ),
+    b(
+        "volume_world_to_index_dir",
+        "<V: vec3f | vec3d>(id: uint64, xyz: V) -> V",
+        0,
+    ),
+    // ---- dense linear algebra on flat float32 arrays
+    b(
+        "dense_gemm",
+        "(m: int32, n: int32, p: int32, t1: int32, t2: int32, A: Array(float32, 1), B: Array(float32, 1), C: Array(float32, 1))",
+        0,
+    ),
+    b(
+        "dense_gemm_batched",
+        "(m: Array(int32, 1), n: Array(int32, 1), p: Array(int32, 1), t1: int32, t2: int32, A_start: Array(int32, 1), B_start: Array(int32, 1), C_start: Array(int32, 1), A: Array(float32, 1), B: Array(float32, 1), C: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_chol",
+        "(n: int32, A: Array(float32, 1), regularization: float32, L: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_chol_batched",
+        "(A_start: Array(int32, 1), A_dim: Array(int32, 1), A: Array(float32, 1), regularization: float32, L: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_subs",
+        "(n: int32, L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
+        NODIFF,
+    ),
+    b(
+        "dense_solve",
+        "(n: int32, A: Array(float32, 1), L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
+        0,
+    ),
+    b(
+        "dense_solve_batched",
+        "(b_start: Array(int32, 1), A_start: Array(int32, 1), A_dim: Array(int32, 1), A: Array(float32, 1), L: Array(float32, 1), b: Array(float32, 1), x: Array(float32, 1))",
         NODIFF,
     ),
     // ---- casts: the native function is the name called
@@ -775,6 +1190,8 @@ pub static TABLE: &[Row] = &[
     b("tile_transpose", "", CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
+    b("tile_fft", "", CUSTOM),
+    b("tile_ifft", "", CUSTOM),
 ];
 
 // ------------------------------------------------------------------ engine
@@ -834,8 +1251,12 @@ enum Pat {
     Matrix(Dim, Dim, Box<Pat>),
     Quat(Box<Pat>),
     Transform(Box<Pat>),
-    Array(Box<Pat>, Dim),
+    /// An array; `true`: of any family (indexed, fabric, ...), else a
+    /// `wp.array` (a fixed-size array is one).
+    Array(Box<Pat>, Dim, bool),
     Ref(Box<Pat>),
+    /// A query object of this kind, or a concrete kind of it.
+    Query(Query),
     Alt(Vec<Pat>),
 }
 
@@ -922,9 +1343,10 @@ impl Sig {
                 Type::Transform(s) => self.match_pat(inner, &Type::Scalar(s), b),
                 _ => false,
             },
-            Pat::Array(inner, d) => match *t {
-                Type::Array { dtype, ndim } => {
-                    u8::try_from(ndim).is_ok_and(|n| match_dim(*d, n, b))
+            Pat::Array(inner, d, any_family) => match *t {
+                Type::Array { dtype, ndim, kind } => {
+                    (*any_family || kind.fits(ArrayKind::Array))
+                        && u8::try_from(ndim).is_ok_and(|n| match_dim(*d, n, b))
                         && self.match_pat(inner, &dtype.to_type(), b)
                 }
                 _ => false,
@@ -933,6 +1355,7 @@ impl Sig {
                 Type::Ref(v) => self.match_pat(inner, &v.to_type(), b),
                 _ => false,
             },
+            Pat::Query(q) => matches!(*t, Type::Query(k) if k == *q || k.erased() == *q),
             Pat::Alt(alts) => alts.iter().any(|a| {
                 let saved = *b;
                 self.match_pat(a, t, b) || {
@@ -1016,6 +1439,7 @@ impl Sig {
             Pat::Quat(inner) => Type::Quat(scalar(inner)?),
             Pat::Transform(inner) => Type::Transform(scalar(inner)?),
             Pat::Ref(inner) => Type::Ref(Sig::eval(inner, b)?.value()?),
+            Pat::Query(q) => Type::Query(*q),
             _ => return None,
         })
     }
@@ -1201,15 +1625,16 @@ impl<'s> Parser<'s> {
                     _ => Pat::Ref(inner),
                 }
             }
-            "Array" => {
+            "Array" | "AnyArray" => {
                 self.expect("(");
                 let inner = boxed(self);
                 self.expect(",");
                 let d = self.dim();
                 self.expect(")");
-                Pat::Array(inner, d)
+                Pat::Array(inner, d, w == "AnyArray")
             }
             w if is_var(w) => Pat::Var(self.var(w)),
+            w if Query::from_name(w).is_some() => Pat::Query(Query::from_name(w).expect("query")),
             w => match Scalar::from_name(w) {
                 Some(s) => Pat::Exact(Type::Scalar(s)),
                 None => match super::types::composite_type(w) {
@@ -1236,6 +1661,10 @@ impl<'s> Parser<'s> {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
                 (None, n)
+            }
+            Some(Tok::Word("inf")) => {
+                self.pos += 1;
+                return (Type::F32, ConstVal::Float(f64::INFINITY));
             }
             Some(Tok::Word(w @ ("true" | "false"))) => {
                 self.pos += 1;
@@ -1525,7 +1954,7 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
 fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
     let is_int = |t: &Type| t.scalar().is_some_and(Scalar::is_int);
     let ret = match (name, args) {
-        ("view", [Type::Array { dtype, ndim }, idx @ ..]) => {
+        ("view", [Type::Array { dtype, ndim, kind }, idx @ ..]) => {
             let ints = idx.iter().filter(|i| is_int(i)).count();
             let ok = !idx.is_empty()
                 && idx.len() <= *ndim
@@ -1534,9 +1963,15 @@ fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
             ok.then_some(Type::Array {
                 dtype: *dtype,
                 ndim: ndim - ints,
+                kind: kind.view(),
             })?
         }
         ("extract", [Type::Shape(_), i]) if is_int(i) => Type::I32,
+        // One int32 per thread of the block (module option block_dim).
+        ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)])
+        | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => Type::Tile(
+            super::types::Tile::new(Value::Scalar(Scalar::Int32), &[super::BLOCK_DIM]),
+        ),
         _ => return None,
     };
     Some(Overload {
@@ -1706,6 +2141,7 @@ mod tests {
         let arr = Type::Array {
             dtype: Value::Scalar(Scalar::Float32),
             ndim: 1,
+            kind: ArrayKind::Array,
         };
         let o = resolve("atomic_add", &[arr, Type::I32, Type::F32]).unwrap();
         assert!(o.skip_replay);
@@ -1714,6 +2150,7 @@ mod tests {
         let arr2 = Type::Array {
             dtype: Value::Scalar(Scalar::Float32),
             ndim: 2,
+            kind: ArrayKind::Array,
         };
         let a = resolve("address", &[arr2, Type::I32, Type::Scalar(Scalar::Int64)]).unwrap();
         assert_eq!(a.ret, Some(Type::Ref(Value::Scalar(Scalar::Float32))));

@@ -11,7 +11,7 @@ use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
 use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
-use super::types::{ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
+use super::types::{ArrayKind, ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -43,11 +43,39 @@ pub struct Scope<'a> {
     pub block_dim: i128,
     /// `@wp.func_replay(f)` definitions: (f's name, the replay def, its position, its C++ name).
     replays: Vec<(String, &'a FunctionDef<'a>, Pos, String)>,
+    /// `@wp.func_grad(f)` definitions: (f's name, the gradient def, its position).
+    grads: Vec<(String, &'a FunctionDef<'a>, Pos)>,
     /// Bytes of code a kernel or function may generate, and the module's kernels together.
     pub max_generated: usize,
     /// Module-level names bound to types: `@wp.struct` classes and aliases
     /// such as `vec5 = wp.types.vector(length=5, dtype=float)`.
     type_names: Vec<(String, Value)>,
+    /// Whether a module-level `@wp.func` is named after an operator's builtin
+    /// (`add`, `mul`, ...): warp then tries it first for that operator.
+    pub operator_funcs: bool,
+    /// `@wp.func`s a module-level factory call created (`f1 = make_func(1)`).
+    nested: Vec<NestedFunc<'a>>,
+}
+
+/// A `@wp.func` defined inside a plain module-level function (a factory),
+/// one per call of the factory.
+struct NestedFunc<'a> {
+    def: &'a FunctionDef<'a>,
+    pos: Pos,
+    /// C++ name: warp's key (`factory__locals__name`) and the key's count.
+    native: String,
+    key: String,
+    /// The factory's local values the function reads (closure variables).
+    env: Vec<(String, PyVal)>,
+}
+
+/// The C++ snippets of a `@wp.func_native` function.
+pub struct NativeSnippets {
+    pub forward: String,
+    pub adjoint: Option<String>,
+    pub replay: Option<String>,
+    /// warp takes the return annotation only when `@wp.func_native` is the one decorator.
+    pub single_decorator: bool,
 }
 
 /// The `warp.config` settings that change generated code, as the file sets them.
@@ -153,6 +181,8 @@ pub struct KernelOptions {
     /// CUDA kernels loop over a grid stride (warp's default), or return past the end.
     pub grid_stride: bool,
     pub max_unroll: usize,
+    /// The module's `block_dim` (threads per block).
+    pub block_dim: u32,
     /// `__launch_bounds__(...) ` and `WP_CLUSTER_DIMS(...) `, before `__global__`.
     pub cuda_attrs: String,
     /// `WP_MAXNREG(n) `, after `void`.
@@ -200,6 +230,14 @@ impl<'a> Scope<'a> {
                         warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
+                // `from warp._src import context`: its `builtin_functions["tid"]`.
+                StmtKind::ImportFrom("warp._src", names) => {
+                    for (n, alias) in names.iter() {
+                        if *n == "context" {
+                            py_modules.push((alias.unwrap_or(n).to_string(), "warp._src.context"));
+                        }
+                    }
+                }
                 StmtKind::ImportFrom(m, names) if *m == "math" || *m == "numpy" => {
                     for (n, alias) in names.iter() {
                         py_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
@@ -227,8 +265,11 @@ impl<'a> Scope<'a> {
             kernels: Vec::new(),
             block_dim: 256,
             replays: Vec::new(),
+            grads: Vec::new(),
             max_generated: usize::MAX,
             type_names: Vec::new(),
+            operator_funcs: false,
+            nested: Vec::new(),
         };
         scope.collect_type_names(module);
         // warp numbers functions per name, globally, as they are decorated;
@@ -249,6 +290,22 @@ impl<'a> Scope<'a> {
                             base
                         }
                     };
+                    scope.operator_funcs |= matches!(
+                        def.name,
+                        "add"
+                            | "sub"
+                            | "mul"
+                            | "div"
+                            | "floordiv"
+                            | "mod"
+                            | "pow"
+                            | "matmul"
+                            | "lshift"
+                            | "rshift"
+                            | "bit_and"
+                            | "bit_or"
+                            | "bit_xor"
+                    );
                     scope.functions.push((def, stmt.pos, format!("{key}_{n}")));
                 }
             }
@@ -280,6 +337,18 @@ impl<'a> Scope<'a> {
                                 format!("{key}_{n}"),
                             ));
                         }
+                        if let (
+                            true,
+                            [
+                                Expr {
+                                    kind: ExprKind::Name(target),
+                                    ..
+                                },
+                            ],
+                        ) = (scope.names_warp(f, "func_grad"), &args[..])
+                        {
+                            scope.grads.push((target.to_string(), def, stmt.pos));
+                        }
                     }
                 }
             }
@@ -308,7 +377,29 @@ impl<'a> Scope<'a> {
             options: Result<KernelDecorator, LowerError>,
         }
         let mut pending: Vec<Pending<'a>> = Vec::new();
+        // Plain (undecorated) module-level functions: possible factories.
+        let mut factories: Vec<&'a FunctionDef<'a>> = Vec::new();
+        let mut nested_counts: Vec<(String, usize)> = Vec::new();
         for stmt in module.body {
+            if let StmtKind::Assign(targets, value) = &stmt.kind {
+                if let ExprKind::Call(f, args, kwargs) = &value.kind {
+                    if let (ExprKind::Name(fname), true) = (&f.kind, kwargs.is_empty()) {
+                        if let Some(def) = factories.iter().rev().find(|d| d.name == *fname) {
+                            let v = self.run_factory(def, args, &mut nested_counts);
+                            for t in targets.iter() {
+                                self.bind(t, v.clone());
+                            }
+                            continue;
+                        }
+                    }
+                }
+            }
+            if let StmtKind::FunctionDef(def) = &stmt.kind {
+                factories.retain(|d| d.name != def.name);
+                if def.decorators.is_empty() {
+                    factories.push(def);
+                }
+            }
             match &stmt.kind {
                 StmtKind::Assign(targets, value) => {
                     if let [target] = &targets[..] {
@@ -476,6 +567,7 @@ impl<'a> Scope<'a> {
                             .unwrap_or(config.default_grid_stride),
                     ),
                     max_unroll: opts.max_unroll.clamp(0, 1 << 20) as usize,
+                    block_dim: opts.block_dim.clamp(1, 1 << 20) as u32,
                     cuda_attrs: k.cuda_attrs,
                     cuda_regs: k.cuda_regs,
                 })
@@ -487,6 +579,139 @@ impl<'a> Scope<'a> {
                 options,
             });
         }
+    }
+
+    /// Runs a call of plain module-level function `def` statically, when its
+    /// body is a subset this version interprets: `@wp.func` definitions,
+    /// `if`/`else` on values it can compute, assignments of such values and
+    /// `return`. Each `@wp.func` it defines becomes a function of the module
+    /// (warp numbers them per `factory__locals__name` key), reading the
+    /// factory's locals as constants. `None` (nothing created) otherwise.
+    fn run_factory(
+        &mut self,
+        def: &'a FunctionDef<'a>,
+        args: &[Expr<'a>],
+        counts: &mut Vec<(String, usize)>,
+    ) -> Option<PyVal> {
+        if def.has_complex_args || args.len() > def.args.len() {
+            return None;
+        }
+        let mut env: Vec<(String, PyVal)> = Vec::new();
+        for (i, p) in def.args.iter().enumerate() {
+            let v = match args.get(i) {
+                Some(a) => {
+                    if matches!(a.kind, ExprKind::Starred(_)) {
+                        return None;
+                    }
+                    self.eval(a)?
+                }
+                None => self.eval(p.default.as_ref()?)?,
+            };
+            env.push((p.name.to_string(), v));
+        }
+        let mut created: Vec<NestedFunc<'a>> = Vec::new();
+        let result = self
+            .factory_body(def, def.body, &mut env, &mut created, counts)
+            .ok()??;
+        for mut f in created {
+            // Closures read the factory's variables as they are at its return.
+            f.env = env.clone();
+            self.nested.push(f);
+        }
+        Some(result)
+    }
+
+    fn factory_body(
+        &self,
+        factory: &'a FunctionDef<'a>,
+        body: &'a [Stmt<'a>],
+        env: &mut Vec<(String, PyVal)>,
+        created: &mut Vec<NestedFunc<'a>>,
+        counts: &mut Vec<(String, usize)>,
+    ) -> Result<Option<PyVal>, ()> {
+        for stmt in body {
+            match &stmt.kind {
+                StmtKind::Expr(Expr {
+                    kind: ExprKind::Constant(_),
+                    ..
+                })
+                | StmtKind::Pass => {}
+                StmtKind::FunctionDef(inner) => {
+                    if inner.decorators.len() != 1
+                        || !inner.decorators.iter().all(|d| self.is_func_decorator(d))
+                        || env.iter().any(|(n, _)| n == inner.name)
+                    {
+                        // Kernels, structs, overloads: not interpreted.
+                        return Err(());
+                    }
+                    let key =
+                        native_identifier(&format!("{}__locals__{}", factory.name, inner.name));
+                    let n = match counts.iter_mut().find(|(k, _)| *k == key) {
+                        Some(e) => {
+                            e.1 += 1;
+                            e.1
+                        }
+                        None => {
+                            let base = warp_defined_function_count(&key);
+                            counts.push((key.clone(), base));
+                            base
+                        }
+                    };
+                    let native = format!("{key}_{n}");
+                    env.push((inner.name.to_string(), PyVal::Function(native.clone())));
+                    created.push(NestedFunc {
+                        def: inner,
+                        pos: stmt.pos,
+                        native,
+                        key,
+                        env: Vec::new(),
+                    });
+                }
+                StmtKind::If(test, then, orelse) => {
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    let branch = if self.eval_with(test, &local).ok_or(())?.truthy() {
+                        then
+                    } else {
+                        orelse
+                    };
+                    if let Some(v) = self.factory_body(factory, branch, env, created, counts)? {
+                        return Ok(Some(v));
+                    }
+                }
+                StmtKind::Assign(targets, value) => {
+                    let [
+                        Expr {
+                            kind: ExprKind::Name(n),
+                            ..
+                        },
+                    ] = &targets[..]
+                    else {
+                        return Err(());
+                    };
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    let v = self.eval_with(value, &local).ok_or(())?;
+                    env.retain(|(k, _)| k != n);
+                    env.push((n.to_string(), v));
+                }
+                StmtKind::Return(Some(value)) => {
+                    let local = |n: &str| env.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    return self.eval_with(value, &local).map(Some).ok_or(());
+                }
+                _ => return Err(()),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The closure variables of the factory-made `@wp.func` built as `native`.
+    pub fn closure_env(&self, native: &str) -> &[(String, PyVal)] {
+        if self.nested.is_empty() {
+            return &[];
+        }
+        self.nested
+            .iter()
+            .find(|f| f.native == native)
+            .map_or(&[], |f| &f.env[..])
     }
 
     /// `wp.get_module(M).options["key"]` as an assignment target: the module
@@ -734,7 +959,9 @@ impl<'a> Scope<'a> {
                 }
                 if let ExprKind::Name(m) = &base.kind {
                     if self.is_warp_module(m) && !self.values.iter().any(|(k, _)| k == m) {
-                        return self.warp_constant(attr);
+                        return self
+                            .warp_constant(attr)
+                            .or_else(|| self.warp_function_value(attr));
                     }
                     if self.py_modules.iter().any(|(l, _)| l == m) {
                         return pyconst::math_constant(attr);
@@ -779,6 +1006,16 @@ impl<'a> Scope<'a> {
                 .map(ev)
                 .collect::<Option<Vec<_>>>()
                 .map(PyVal::Tuple),
+            ExprKind::Subscript([base, index])
+                if matches!(&base.kind, ExprKind::Attribute(m, "builtin_functions")
+                    if matches!(&m.kind, ExprKind::Name(m)
+                        if self.py_modules.iter().any(|(l, k)| l == m && *k == "warp._src.context"))) =>
+            {
+                match ev(index)? {
+                    PyVal::Str(k) => self.warp_function_value(&k),
+                    _ => None,
+                }
+            }
             ExprKind::Subscript([base, index]) => match (ev(base)?, ev(index)?) {
                 (PyVal::Tuple(items), PyVal::Int(i)) => {
                     let n = items.len() as i128;
@@ -788,7 +1025,14 @@ impl<'a> Scope<'a> {
                 (PyVal::Dict(items), k) => items.into_iter().find(|(x, _)| *x == k).map(|(_, v)| v),
                 _ => None,
             },
-            ExprKind::Other("Dict") => pyconst::dict_literal(&self.lines, e.pos).map(PyVal::Dict),
+            ExprKind::Other("Dict") => {
+                // Names in a dict literal: only those bound to functions.
+                let functions = |n: &str| match self.value(n) {
+                    Some(f @ PyVal::Function(_)) => Some(f),
+                    _ => None,
+                };
+                pyconst::dict_literal(&self.lines, e.pos, &functions).map(PyVal::Dict)
+            }
             ExprKind::Call(func, args, kwargs) => {
                 if !kwargs.is_empty() {
                     return None;
@@ -797,12 +1041,16 @@ impl<'a> Scope<'a> {
                 let name: &str = match &func.kind {
                     ExprKind::Attribute(base, attr) => match &base.kind {
                         ExprKind::Name(m) if self.is_warp_module(m) => {
-                            return match (*attr, &vals?[..]) {
+                            let vals = vals?;
+                            return match (*attr, &vals[..]) {
                                 ("constant", [v]) => Some(v.clone()),
                                 ("Module" | "get_module", [PyVal::Str(s), ..]) => {
                                     Some(PyVal::WarpModule(s.clone()))
                                 }
-                                _ => None,
+                                (a, [v]) if Scalar::from_name(a).is_some() => {
+                                    pyconst::warp_scalar(Scalar::from_name(a)?, v)
+                                }
+                                (a, vs) => pyconst::warp_composite(composite_type(a)?, vs),
                             };
                         }
                         ExprKind::Name(m) if self.py_modules.iter().any(|(l, _)| l == m) => {
@@ -816,6 +1064,13 @@ impl<'a> Scope<'a> {
                 let vals = vals?;
                 if self.imported_builtin(name) == Some("constant") {
                     return vals.into_iter().next();
+                }
+                // A call of a module-level type alias (`vec3bool([True, False, True])`).
+                if let Some(t) = self.type_name(name) {
+                    return match (t, &vals[..]) {
+                        (Value::Scalar(s), [v]) => pyconst::warp_scalar(s, v),
+                        (t, vs) => pyconst::warp_composite(t, vs),
+                    };
                 }
                 if let Some((_, m)) = self.py_imports.iter().find(|(l, _)| l == name) {
                     return pyconst::math_call(m, &vals);
@@ -853,6 +1108,14 @@ impl<'a> Scope<'a> {
                         Some(best)
                     }
                     ("len", [PyVal::Tuple(t)]) => Some(PyVal::Int(t.len() as i128)),
+                    ("len", [PyVal::Typed(t, ConstVal::Composite(_))]) => {
+                        Some(PyVal::Int(match t {
+                            Value::Vector(n, _) | Value::Matrix(n, _, _) => *n as i128,
+                            Value::Quat(_) => 4,
+                            Value::Transform(_) => 7,
+                            _ => return None,
+                        }))
+                    }
                     _ => None,
                 }
             }
@@ -876,21 +1139,7 @@ impl<'a> Scope<'a> {
 
     /// A constant of the warp module (`wp.pi`, ...).
     fn warp_constant(&self, name: &str) -> Option<PyVal> {
-        Some(PyVal::Float(match name {
-            "pi" => std::f64::consts::PI,
-            "e" => std::f64::consts::E,
-            "tau" => std::f64::consts::TAU,
-            "inf" => f64::INFINITY,
-            "nan" => f64::NAN,
-            "half_pi" => std::f64::consts::FRAC_PI_2,
-            "ln2" => std::f64::consts::LN_2,
-            "ln10" => std::f64::consts::LN_10,
-            "log2e" => std::f64::consts::LOG2_E,
-            "log10e" => std::f64::consts::LOG10_E,
-            "phi" => 1.618_033_988_749_895,
-            "sqrt2" => std::f64::consts::SQRT_2,
-            _ => return None,
-        }))
+        super::builtins::warp_constant(name).map(PyVal::Float)
     }
 
     /// The overload of `@wp.func` `name` that takes arguments of `types`:
@@ -927,11 +1176,81 @@ impl<'a> Scope<'a> {
         }
         let matching = set.iter().find(|(sig, _)| {
             sig.as_ref().is_some_and(|s| {
-                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a == b)
+                s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a.strip_ref() == *b)
             })
         });
         let (_, f) = matching.or(set.last())?;
         Some((f.0, f.1, f.2.as_str()))
+    }
+
+    /// The overloads of `@wp.func` `name`, in the order [`Scope::user_overload`]
+    /// tries them (definitions of the same signature replace one another).
+    pub fn overload_set(&self, name: &str) -> Vec<(&'a FunctionDef<'a>, Pos, &str)> {
+        let signature = |d: &FunctionDef<'a>| -> Option<Vec<(&'a str, Type)>> {
+            d.args
+                .iter()
+                .map(|a| Some((a.name, self.annotation_type(a.annotation.as_ref()?).ok()?)))
+                .collect()
+        };
+        let mut set: Vec<(
+            Option<Vec<(&'a str, Type)>>,
+            &(&'a FunctionDef<'a>, Pos, String),
+        )> = Vec::new();
+        for f in self.functions.iter().filter(|(d, _, _)| d.name == name) {
+            let sig = signature(f.0);
+            match set.iter_mut().find(|(s, _)| sig.is_some() && *s == sig) {
+                Some(entry) => entry.1 = f,
+                None => set.push((sig, f)),
+            }
+        }
+        set.into_iter()
+            .map(|(_, f)| (f.0, f.1, f.2.as_str()))
+            .collect()
+    }
+
+    /// Whether a definition of `@wp.func` `name` (or `=NATIVE`) has parameter defaults.
+    pub fn function_has_defaults(&self, name: &str) -> bool {
+        match name.strip_prefix('=') {
+            Some(native) => self
+                .functions
+                .iter()
+                .any(|(d, _, n)| n == native && d.has_defaults),
+            None => self
+                .functions
+                .iter()
+                .any(|(d, _, _)| d.name == name && d.has_defaults),
+        }
+    }
+
+    /// A parameter annotation that makes it a function parameter (`wp.Function`, `Callable`).
+    pub fn is_function_annotation(&self, e: &Expr) -> bool {
+        self.names_warp(e, "Function")
+            || matches!(&e.kind, ExprKind::Name("Callable"))
+            || matches!(&e.kind, ExprKind::Attribute(b, "Callable")
+                if matches!(&b.kind, ExprKind::Name("typing")))
+    }
+
+    /// warp's key and C++ name of a function value (`wp.sin`: a builtin; else
+    /// the C++ name of a module-level `@wp.func`).
+    pub fn function_identity<'s>(&'s self, f: &'s str) -> (&'s str, &'s str) {
+        if let Some(b) = f.strip_prefix("wp.") {
+            return (b, b);
+        }
+        if let Some(n) = self.nested.iter().find(|n| n.native == f) {
+            return (&n.key, &n.native);
+        }
+        match self.function_by_native(f) {
+            Some((d, _, n)) => (d.name, n),
+            None => (f, f),
+        }
+    }
+
+    /// `wp.NAME` as a value: the builtin function NAME, written `wp.NAME`.
+    fn warp_function_value(&self, attr: &str) -> Option<PyVal> {
+        (super::builtins::is_known(attr)
+            && composite_type(attr).is_none()
+            && Scalar::from_name(attr).is_none())
+        .then(|| PyVal::Function(format!("wp.{attr}")))
     }
 
     /// The module-level `@wp.func` called `name` (the last definition wins, as in Python).
@@ -963,6 +1282,32 @@ impl<'a> Scope<'a> {
         self.replays.iter().rev().find(|(t, _, _, _)| t == def.name)
     }
 
+    /// The `@wp.func_grad` of `def`: the last one for its name whose leading
+    /// parameters have `def`'s types.
+    pub fn custom_grad_of(&self, def: &FunctionDef) -> Option<(&'a FunctionDef<'a>, Pos)> {
+        let types = |d: &FunctionDef, n: usize| -> Option<Vec<Type>> {
+            d.args
+                .get(..n)?
+                .iter()
+                .map(|a| self.annotation_type(a.annotation.as_ref()?).ok())
+                .collect()
+        };
+        let n = def.args.len();
+        let want = types(def, n)?;
+        self.grads
+            .iter()
+            .rev()
+            .filter(|(t, _, _)| t == def.name)
+            .find(|(_, g, _)| types(g, n).as_ref() == Some(&want))
+            .map(|(_, g, p)| (*g, *p))
+    }
+
+    /// The `@wp.func_grad` of the function built as `native`.
+    pub fn custom_grad_of_native(&self, native: &str) -> Option<(&'a FunctionDef<'a>, Pos)> {
+        let (def, _, _) = self.functions.iter().find(|(_, _, n)| n == native)?;
+        self.custom_grad_of(def)
+    }
+
     /// The replay definition whose C++ name is `native`.
     fn replay_of(&self, forward_native: &str) -> Option<(&'a FunctionDef<'a>, Pos, String)> {
         let (def, _, _) = self
@@ -973,12 +1318,83 @@ impl<'a> Scope<'a> {
             .map(|(_, d, p, n)| (*d, *p, n.clone()))
     }
 
-    /// `@wp.func` or `@wp.func(...)`.
+    /// `@wp.func`, `@wp.func(...)` or `@wp.func_native(...)`.
     fn is_func_decorator(&self, d: &Expr) -> bool {
         match &d.kind {
-            ExprKind::Call(f, args, _) => args.is_empty() && self.names_warp(f, "func"),
+            ExprKind::Call(f, args, _) => {
+                (args.is_empty() && self.names_warp(f, "func")) || self.names_warp(f, "func_native")
+            }
             _ => self.names_warp(d, "func"),
         }
+    }
+
+    /// The snippets of a `@wp.func_native(snippet, adj_snippet=..., replay_snippet=...)`
+    /// function; `None` for other functions.
+    pub fn native_snippets(&self, def: &FunctionDef) -> Option<LResult<NativeSnippets>> {
+        let (args, kwargs, pos) = def.decorators.iter().find_map(|d| match &d.kind {
+            ExprKind::Call(f, args, kwargs) if self.names_warp(f, "func_native") => {
+                Some((args, kwargs, d.pos))
+            }
+            _ => None,
+        })?;
+        let mut values: [Option<&Expr>; 3] = [None, None, None];
+        for (i, a) in args.iter().enumerate() {
+            match values.get_mut(i) {
+                Some(v) => *v = Some(a),
+                None => {
+                    return Some(Err(err_at(
+                        a.pos,
+                        "func_native() takes at most 3 arguments",
+                    )));
+                }
+            }
+        }
+        for kw in kwargs.iter() {
+            let i = match kw.arg {
+                Some("snippet") => 0,
+                Some("adj_snippet") => 1,
+                Some("replay_snippet") => 2,
+                _ => {
+                    return Some(Err(err_at(
+                        kw.value.pos,
+                        "unexpected func_native() argument",
+                    )));
+                }
+            };
+            values[i] = Some(&kw.value);
+        }
+        let text = |e: Option<&Expr>| -> LResult<Option<String>> {
+            match e {
+                None => Ok(None),
+                Some(e) => match self.eval(e) {
+                    Some(PyVal::Str(s)) => Ok(Some(s)),
+                    Some(PyVal::None) => Ok(None),
+                    _ => Err(err_at(
+                        e.pos,
+                        "this native snippet cannot be evaluated statically by this version of the lowering",
+                    )),
+                },
+            }
+        };
+        let forward = match text(values[0]) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Some(Err(err_at(pos, "func_native() needs a snippet"))),
+            Err(e) => return Some(Err(e)),
+        };
+        let adjoint = match text(values[1]) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let replay = match text(values[2]) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(NativeSnippets {
+            forward,
+            adjoint,
+            replay,
+            single_decorator: def.decorators.len() == 1,
+        }))
     }
 
     /// The attribute `@wp.func(inline=...)` puts before a function's C++ definitions.
@@ -1007,6 +1423,12 @@ impl<'a> Scope<'a> {
             .iter()
             .find(|(_, _, n)| n == native)
             .map(|(d, p, n)| (*d, *p, n.as_str()))
+            .or_else(|| {
+                self.nested
+                    .iter()
+                    .find(|f| f.native == native)
+                    .map(|f| (f.def, f.pos, f.native.as_str()))
+            })
     }
 
     /// The `@wp.func` a module-level name is bound to (`TARGET = some_func`).
@@ -1015,6 +1437,16 @@ impl<'a> Scope<'a> {
             (_, Some(PyVal::Function(f))) => Some(f.clone()),
             _ => None,
         }
+    }
+
+    /// A module-level constant referenced by name inside a kernel, with the
+    /// type of the variable it becomes: a Python int, float or bool, or a warp
+    /// scalar, vector, matrix, quaternion or transform value.
+    pub fn module_typed_constant(&self, name: &str) -> Option<(Type, ConstVal)> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_ref()?.typed_const())
     }
 
     /// A module-level int, float or bool referenced by name inside a kernel.
@@ -1070,6 +1502,18 @@ impl<'a> Scope<'a> {
     }
 
     /// The module-level struct or type alias called `name`.
+    /// Whether the module binds `name` itself (a value, function, import or type),
+    /// which a kernel then sees before warp's own attributes.
+    pub fn is_module_name(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| n == name)
+            || self.functions.iter().any(|(d, _, _)| d.name == name)
+            || self.warp_aliases.iter().any(|n| n == name)
+            || self.warp_imports.iter().any(|(n, _)| n == name)
+            || self.py_modules.iter().any(|(n, _)| n == name)
+            || self.py_imports.iter().any(|(n, _)| n == name)
+            || self.type_names.iter().any(|(n, _)| n == name)
+    }
+
     pub fn type_name(&self, name: &str) -> Option<Value> {
         self.type_names
             .iter()
@@ -1147,7 +1591,11 @@ impl<'a> Scope<'a> {
             None => Some(Scalar::Float32),
         };
         match name {
-            "vector" => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            // `wp.types.vector(0, float)`: the empty vector a slice can make
+            "vector" => match bound[0]?.kind {
+                ExprKind::Constant(Constant::Int(0)) => Some(Value::Vector(0, dtype(bound[1])?)),
+                _ => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
+            },
             "matrix" => {
                 let ExprKind::Tuple(dims) = &bound[0]?.kind else {
                     return None;
@@ -1244,101 +1692,216 @@ impl<'a> Scope<'a> {
         if let Some(v) = self.value_type(expr) {
             return Ok(v.to_type());
         }
-        // The subscript spelling: `wp.array[float]`, `wp.array2d[wp.vec3]`, `wp.array[float, 2]`.
+        // `wp.ref[T]`: a parameter passed by reference (a pointer in C++).
         if let ExprKind::Subscript([base, index]) = &expr.kind {
-            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
-                .iter()
-                .position(|a| self.names_warp(base, a))
-                .map(|k| k.max(1));
-            if let Some(default_ndim) = array_ndim {
-                let (dtype, ndim) = match &index.kind {
-                    ExprKind::Tuple(items) if items.len() == 2 && default_ndim == 1 => {
-                        match items[1].kind {
-                            ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
-                                (&items[0], n as usize)
-                            }
-                            _ => {
-                                return Err(err_at(
-                                    items[1].pos,
-                                    "array ndim must be an integer from 1 to 4",
-                                ));
-                            }
-                        }
-                    }
-                    _ => (index, default_ndim),
+            if self.names_warp(base, "ref") {
+                return match self.annotation_type(index)? {
+                    Type::Array { dtype, ndim, kind } => Ok(Type::ArrayRef { dtype, ndim, kind }),
+                    t => match t.value() {
+                        Some(v) => Ok(Type::Ref(v)),
+                        None => Err(err_at(index.pos, "unsupported type in wp.ref[T]")),
+                    },
                 };
-                let value = self.value_type(dtype).ok_or_else(|| {
-                    err_at(
-                        dtype.pos,
-                        "arrays of this dtype are not supported by this version of the lowering",
-                    )
-                })?;
-                return Ok(Type::Array { dtype: value, ndim });
             }
         }
-        if let ExprKind::Call(func, args, kwargs) = &expr.kind {
-            let array_ndim = ["array", "array1d", "array2d", "array3d", "array4d"]
-                .iter()
-                .position(|a| self.names_warp(func, a))
-                .map(|k| k.max(1));
-            if let Some(default_ndim) = array_ndim {
-                let mut dtype = None;
-                let mut ndim = default_ndim;
-                for (k, a) in args.iter().enumerate() {
-                    if k == 0 && default_ndim >= 1 {
-                        dtype = Some(a);
-                    } else {
-                        return Err(err_at(
-                            a.pos,
-                            "unexpected positional argument in array annotation",
-                        ));
-                    }
+        // `tuple[wp.vec3, float]`: Python's `int` and `float` keep their names in C++.
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            if matches!(base.kind, ExprKind::Name("tuple")) && !self.is_module_name("tuple") {
+                let items = match &index.kind {
+                    ExprKind::Tuple(items) => &items[..],
+                    _ => std::slice::from_ref(index),
+                };
+                if items.is_empty() || items.len() > 64 {
+                    return Err(err_at(expr.pos, "unsupported tuple annotation"));
                 }
-                for kw in kwargs.iter() {
-                    match kw.arg {
-                        Some("dtype") => dtype = Some(&kw.value),
-                        Some("ndim")
-                            if array_ndim == Some(1)
-                                && matches!(func.kind, ExprKind::Attribute(_, a) if a == "array") =>
-                        {
-                            match kw.value.kind {
-                                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
-                                    ndim = n as usize
-                                }
-                                _ => {
-                                    return Err(err_at(
-                                        kw.value.pos,
-                                        "ndim must be an integer from 1 to 4",
-                                    ));
-                                }
-                            }
-                        }
-                        _ => {
-                            return Err(err_at(
-                                kw.value.pos,
-                                "unsupported argument in array annotation",
-                            ));
-                        }
+                let mut types = Vec::with_capacity(items.len());
+                let mut python = 0u64;
+                for (i, item) in items.iter().enumerate() {
+                    if matches!(item.kind, ExprKind::Name("int" | "float")) {
+                        python |= 1 << i;
                     }
+                    types.push(self.annotation_type(item)?);
                 }
-                let dtype =
-                    dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
-                let scalar = self.value_type(dtype).ok_or_else(|| {
-                    err_at(
-                        dtype.pos,
-                        "arrays of this dtype are not supported by this version of the lowering",
-                    )
-                })?;
-                return Ok(Type::Array {
-                    dtype: scalar,
-                    ndim,
-                });
+                return Ok(Type::tuple_spelled(&types, python));
             }
+        }
+        if let Some(t) = self.array_annotation(expr) {
+            return t;
         }
         Err(err_at(
             expr.pos,
             "unsupported type annotation for a kernel argument",
         ))
+    }
+
+    /// The array family (and its fixed dimension count, 0 where `ndim=` may set it)
+    /// that `expr` names: `wp.array2d`, `wp.indexedarray`, `wp.fabricarray`, ...
+    fn array_family(&self, expr: &Expr) -> Option<(ArrayKind, usize)> {
+        const FAMILIES: [(&str, ArrayKind, usize); 13] = [
+            ("array", ArrayKind::Array, 0),
+            ("array1d", ArrayKind::Array, 1),
+            ("array2d", ArrayKind::Array, 2),
+            ("array3d", ArrayKind::Array, 3),
+            ("array4d", ArrayKind::Array, 4),
+            ("indexedarray", ArrayKind::Indexed, 0),
+            ("indexedarray1d", ArrayKind::Indexed, 1),
+            ("indexedarray2d", ArrayKind::Indexed, 2),
+            ("indexedarray3d", ArrayKind::Indexed, 3),
+            ("indexedarray4d", ArrayKind::Indexed, 4),
+            ("fabricarray", ArrayKind::Fabric, 0),
+            ("indexedfabricarray", ArrayKind::IndexedFabric, 0),
+            ("fixedarray", ArrayKind::Fixed(0), 0),
+        ];
+        let name = match &expr.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            _ => self.warp_attr(expr)?,
+        };
+        FAMILIES
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map(|&(_, kind, ndim)| (kind, ndim))
+    }
+
+    /// An array annotation: `wp.array(dtype=float, ndim=2)`, `wp.array2d[wp.vec3]`,
+    /// `wp.indexedarray[float, Literal[2]]`, `wp.fixedarray(shape=(2, 3), dtype=int)`;
+    /// None when `expr` names no array family.
+    fn array_annotation(&self, expr: &Expr) -> Option<LResult<Type>> {
+        let unsupported_dtype = |e: &Expr| {
+            err_at(
+                e.pos,
+                "arrays of this dtype are not supported by this version of the lowering",
+            )
+        };
+        // `2` or `Literal[2]`
+        let ndim_of = |e: &Expr| -> LResult<usize> {
+            let e = match &e.kind {
+                ExprKind::Subscript([base, inner])
+                    if matches!(&base.kind, ExprKind::Name("Literal"))
+                        || matches!(&base.kind, ExprKind::Attribute(_, "Literal")) =>
+                {
+                    inner
+                }
+                _ => e,
+            };
+            match e.kind {
+                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => Ok(n as usize),
+                _ => Err(err_at(e.pos, "array ndim must be an integer from 1 to 4")),
+            }
+        };
+        match &expr.kind {
+            ExprKind::Subscript([base, index]) => {
+                let (kind, fixed_ndim) = self.array_family(base)?;
+                // `wp.indexedarray2d` and the others are functions, not subscriptable.
+                if matches!(kind, ArrayKind::Fixed(_))
+                    || (kind != ArrayKind::Array && fixed_ndim != 0)
+                {
+                    return Some(Err(err_at(
+                        expr.pos,
+                        "unsupported type annotation for a kernel argument",
+                    )));
+                }
+                let (dtype, ndim) = match &index.kind {
+                    ExprKind::Tuple(items) if items.len() == 2 && fixed_ndim == 0 => {
+                        match ndim_of(&items[1]) {
+                            Ok(n) => (&items[0], n),
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
+                    _ => (index, fixed_ndim.max(1)),
+                };
+                Some(
+                    self.value_type(dtype)
+                        .map(|dtype| Type::Array { dtype, ndim, kind })
+                        .ok_or_else(|| unsupported_dtype(dtype)),
+                )
+            }
+            ExprKind::Call(func, args, kwargs) => {
+                let (kind, fixed_ndim) = self.array_family(func)?;
+                Some(self.array_call_annotation(expr, kind, fixed_ndim, args, kwargs))
+            }
+            _ => None,
+        }
+    }
+
+    fn array_call_annotation(
+        &self,
+        expr: &Expr,
+        mut kind: ArrayKind,
+        fixed_ndim: usize,
+        args: &[Expr],
+        kwargs: &[Keyword],
+    ) -> LResult<Type> {
+        let mut dtype = None;
+        let mut ndim = fixed_ndim.max(1);
+        for (k, a) in args.iter().enumerate() {
+            if k == 0 {
+                dtype = Some(a);
+            } else {
+                return Err(err_at(
+                    a.pos,
+                    "unexpected positional argument in array annotation",
+                ));
+            }
+        }
+        for kw in kwargs.iter() {
+            match kw.arg {
+                Some("dtype") => dtype = Some(&kw.value),
+                Some("ndim") if fixed_ndim == 0 && !matches!(kind, ArrayKind::Fixed(_)) => match kw
+                    .value
+                    .kind
+                {
+                    ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => {
+                        ndim = n as usize
+                    }
+                    _ => {
+                        return Err(err_at(kw.value.pos, "ndim must be an integer from 1 to 4"));
+                    }
+                },
+                Some("shape") if matches!(kind, ArrayKind::Fixed(_)) => {
+                    let dims: Vec<&Expr> = match &kw.value.kind {
+                        ExprKind::Tuple(items) => items.iter().collect(),
+                        _ => vec![&kw.value],
+                    };
+                    let mut size: u64 = 1;
+                    for d in &dims {
+                        match d.kind {
+                            ExprKind::Constant(Constant::Int(n)) if n >= 0 => {
+                                size = size.saturating_mul(n as u64)
+                            }
+                            _ => {
+                                return Err(err_at(
+                                    d.pos,
+                                    "a fixed array's shape must be integer constants",
+                                ));
+                            }
+                        }
+                    }
+                    if dims.is_empty() || dims.len() > 4 || size > u32::MAX as u64 {
+                        return Err(err_at(kw.value.pos, "unsupported fixed array shape"));
+                    }
+                    ndim = dims.len();
+                    kind = ArrayKind::Fixed(size as u32);
+                }
+                _ => {
+                    return Err(err_at(
+                        kw.value.pos,
+                        "unsupported argument in array annotation",
+                    ));
+                }
+            }
+        }
+        let dtype = dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
+        let value = self.value_type(dtype).ok_or_else(|| {
+            err_at(
+                dtype.pos,
+                "arrays of this dtype are not supported by this version of the lowering",
+            )
+        })?;
+        Ok(Type::Array {
+            dtype: value,
+            ndim,
+            kind,
+        })
     }
 }
 
@@ -1516,9 +2079,16 @@ pub fn lower_parsed<'a>(
         let lowered = k.options.clone().and_then(|options| {
             let mut adj = Adjoint::new(&scope, &funcs, k.def, false)?;
             adj.max_unroll = options.max_unroll;
+            adj.block_dim = options.block_dim;
+            adj.enable_backward = options.enable_backward;
             adj.lower_function(k.def, k.pos)?;
             if let (true, Some(e)) = (options.enable_backward, adj.slot_augassign_error.take()) {
                 return Err(e);
+            }
+            if options.enable_backward {
+                if let Some(e) = backward_ref_call_error(&adj, &funcs.borrow()) {
+                    return Err(e);
+                }
             }
             let bytes = adj.generated_bytes()
                 + funcs.borrow().built[built_before..]
@@ -1541,6 +2111,12 @@ pub fn lower_parsed<'a>(
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
                 funcs.borrow_mut().built.truncate(built_before);
+                funcs
+                    .borrow_mut()
+                    .deferred
+                    .retain(|(i, _)| *i < built_before);
+                funcs.borrow_mut().grad_called.retain(|i| *i < built_before);
+                funcs.borrow_mut().grads.retain(|i| *i < built_before);
                 funcs.borrow_mut().structs.truncate(structs_before);
                 skipped.push((k.def.name.to_string(), e));
                 continue;
@@ -1564,6 +2140,17 @@ pub fn lower_parsed<'a>(
         let Some(forward) = funcs.borrow().built.get(idx).map(|(n, _)| n.clone()) else {
             continue;
         };
+        let Some(native) = native else {
+            // A custom gradient: lowered now, emitted as the function's adjoint.
+            let Some((def, pos)) = scope.custom_grad_of_native(&forward) else {
+                continue;
+            };
+            if let Ok(source) = super::adjoint::build_custom_grad(&scope, &funcs, def, pos, idx) {
+                funcs.borrow_mut().built[idx].1.custom_grad_source = Some(source);
+                funcs.borrow_mut().grads.push(idx);
+            }
+            continue;
+        };
         let Some((def, pos, _)) = scope.replay_of(&forward) else {
             continue;
         };
@@ -1572,7 +2159,7 @@ pub fn lower_parsed<'a>(
         }
         let max_unroll = 16;
         if let Ok((i, _)) =
-            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll)
+            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll, &[])
         {
             funcs.borrow_mut().built[i].1.forward_only = true;
         }
@@ -1594,12 +2181,34 @@ pub fn lower_parsed<'a>(
     })
 }
 
+/// warp refuses a call of a `wp.ref[T]` function without a manual adjoint
+/// from a backward-enabled kernel, or from a function such a kernel reaches.
+fn backward_ref_call_error(adj: &Adjoint<'_>, funcs: &FuncTable) -> Option<LowerError> {
+    if let Some(e) = &adj.ref_call_error {
+        return Some(e.clone());
+    }
+    let mut seen = vec![false; funcs.built.len()];
+    let mut work: Vec<usize> = adj.called.clone();
+    while let Some(i) = work.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let f = &funcs.built[i].1;
+        if let Some(e) = &f.ref_call_error {
+            return Some(e.clone());
+        }
+        work.extend(f.callees.iter().copied());
+    }
+    None
+}
+
 /// A function's adjoint is generated only when a kernel with a backward pass reaches it.
 fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
     let mut work: Vec<usize> = bodies
         .iter()
         .filter(|k| k.enable_backward)
         .flat_map(|k| k.adj.called.iter().copied())
+        .chain(funcs.grad_called.iter().copied())
         .collect();
     while let Some(i) = work.pop() {
         let f = &mut funcs.built[i].1;
@@ -1640,7 +2249,13 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
     let mut reverse_args = forward_args.clone();
     for a in &adj.args {
         let v = adj.var(*a);
-        reverse_args.push(format!("{} & adj_{}", v.ty.ctype(false), v.label()));
+        // A `wp.ref[T]` parameter's adjoint is a pointer too.
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        reverse_args.push(format!(
+            "{} {amp}adj_{}",
+            v.ty.adjoint_param().ctype(false),
+            v.label()
+        ));
     }
     if let Some(r) = &ret {
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
@@ -1663,11 +2278,55 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         forward_body: forward_body(adj, Body::Function, indent),
         reverse_body: reverse_body(adj, Body::Function, indent),
         first_line: def.first_line,
+        custom_grad: false,
+        manual_ref_adjoint: false,
+        ref_call_error: adj.ref_call_error.clone(),
+        snippet: false,
+        snippet_replay: None,
+        custom_grad_source: None,
     }
 }
 
+/// Renders a lowered `@wp.func_grad` function as the adjoint of a function of
+/// `n` parameters: the forward parameters, their adjoints, then the gradient's
+/// own (the adjoints of the outputs); its body is its forward code. Returns
+/// the parameters, the body and the line of the gradient's definition.
+pub(super) fn render_custom_grad(
+    adj: &Adjoint<'_>,
+    def: &FunctionDef,
+    n: usize,
+) -> (Vec<String>, String, usize) {
+    let n = n.min(adj.args.len());
+    let mut args: Vec<String> = adj.args[..n]
+        .iter()
+        .map(|a| {
+            format!(
+                "{} var_{}",
+                adj.var(*a).ty.ctype(false),
+                adj.var(*a).label()
+            )
+        })
+        .collect();
+    for a in &adj.args[..n] {
+        let v = adj.var(*a);
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        args.push(format!("{} {amp}adj_{}", v.ty.ctype(false), v.label()));
+    }
+    for a in &adj.args[n..] {
+        let v = adj.var(*a);
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        args.push(format!("{} {amp}var_{}", v.ty.ctype(false), v.label()));
+    }
+    let body = format!(
+        "\t// user-defined adjoint code\n{}",
+        forward_body(adj, Body::Function, "    ")
+    );
+    (args, body, def.first_line)
+}
+
 fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bool) -> String {
-    let callable = if target == Target::Cuda {
+    // Native snippets are emitted with the CUDA templates for both targets.
+    let callable = if target == Target::Cuda || f.snippet {
         "CUDA_CALLABLE "
     } else {
         ""
@@ -1677,7 +2336,7 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         .as_ref()
         .map_or("void".to_string(), |t| t.ctype(false).into_owned());
     let (ret, name, args, body) = if reverse {
-        let body = if f.used_by_backward {
+        let body = if f.used_by_backward || f.snippet {
             f.reverse_body.clone()
         } else {
             "\t// reverse mode disabled (no backward-enabled kernel depends on this function)\n"
@@ -1697,11 +2356,42 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
             f.forward_body.clone(),
         )
     };
-    format!(
+    let mut out = format!(
         "\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
         scope.filename,
         f.first_line,
         f.inline_attr,
+        args.join(",\n    ")
+    );
+    if let (false, Some(replay)) = (reverse, &f.snippet_replay) {
+        out.put(&format!(
+            "\n// {}:{}\nstatic {callable}{ret} replay_{name}(\n    {})\n{{\n{replay}}}\n\n",
+            scope.filename,
+            f.first_line,
+            args.join(",\n    ")
+        ));
+    }
+    out
+}
+
+/// The adjoint of `f` written by its `@wp.func_grad`.
+fn custom_grad_source(
+    target: Target,
+    scope: &Scope<'_>,
+    f: &BuiltFunc,
+    (args, body, line): &(Vec<String>, String, usize),
+) -> String {
+    let callable = if target == Target::Cuda {
+        "CUDA_CALLABLE "
+    } else {
+        ""
+    };
+    format!(
+        "\n// {}:{}\nstatic {}{callable}void adj_{}(\n    {})\n{{\n{body}}}\n\n",
+        scope.filename,
+        line,
+        f.inline_attr,
+        f.native,
         args.join(",\n    ")
     )
 }
@@ -1743,17 +2433,26 @@ fn module_source(
     // Every piece is made first and the module joined once at its exact size:
     // a module's IR is tens of KB, and growing a String by doubling, then
     // copying it behind the header, cost more than the pieces themselves.
-    let functions: Vec<String> = [false, true]
-        .into_iter()
-        .flat_map(|adjoint| {
-            // Forward functions first, then every adjoint (callees before callers, as built).
-            funcs
-                .built
-                .iter()
-                .filter(move |(_, f)| !(adjoint && f.forward_only))
-                .map(move |(_, f)| function_source(target, scope, f, adjoint))
-        })
+    let mut functions: Vec<String> = funcs
+        .built
+        .iter()
+        .map(|(_, f)| function_source(target, scope, f, false))
         .collect();
+    // Then the adjoints: custom gradients first (in the order they were
+    // built), then every other one (callees before callers, as built); a
+    // function with a custom gradient has no adjoint of its own.
+    functions.extend(funcs.grads.iter().filter_map(|&i| {
+        let f = &funcs.built[i].1;
+        let source = f.custom_grad_source.as_ref()?;
+        Some(custom_grad_source(target, scope, f, source))
+    }));
+    functions.extend(
+        funcs
+            .built
+            .iter()
+            .filter(|(_, f)| !f.forward_only && !f.custom_grad)
+            .map(|(_, f)| function_source(target, scope, f, true)),
+    );
     // The CPU module's args structs and entry points.
     let cpu_parts: Vec<(String, String)> = match target {
         Target::Cuda => Vec::new(),
@@ -2069,7 +2768,11 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         for &a in &k.adj.args {
             let v = k.adj.var(a);
             out.put(SEP);
-            v.ty.push_ctype(out, false);
+            if prefix == "adj_" {
+                v.ty.adjoint_param().push_ctype(out, false);
+            } else {
+                v.ty.push_ctype(out, false);
+            }
             out.put_all(&[" ", prefix, v.label()]);
         }
     };

@@ -4,7 +4,7 @@
 //! warp sees these as Python objects; pairpipe computes them from the source
 //! with Python's semantics (IEEE doubles, floor division, banker's rounding).
 
-use super::types::ConstVal;
+use super::types::{CompositeConst, CompositeId, ConstVal, Scalar, Value};
 use crate::lang::ast::*;
 
 /// A Python value the static evaluator can compute.
@@ -22,6 +22,10 @@ pub enum PyVal {
     WarpModule(String),
     /// A module-level `@wp.func`, by name.
     Function(String),
+    /// A value of a warp type: a scalar (`wp.float64(2.0)`, the constant its
+    /// value) or a vector, matrix, quaternion or transform (`wp.vec3(1.0, 2.0,
+    /// 3.0)`, a [`ConstVal::Composite`]).
+    Typed(Value, ConstVal),
 }
 
 impl PyVal {
@@ -40,6 +44,16 @@ impl PyVal {
             ConstVal::Bool(b) => PyVal::Bool(b),
             ConstVal::Int(v) => PyVal::Int(v),
             ConstVal::Float(v) => PyVal::Float(v),
+            ConstVal::Composite(id) => PyVal::Typed(id.get().ty, c),
+        }
+    }
+
+    /// The kernel constant a value becomes, with its variable's type: a Python
+    /// int, float or bool has its literal type, a warp value its own.
+    pub fn typed_const(&self) -> Option<(super::types::Type, ConstVal)> {
+        match self {
+            PyVal::Typed(v, c) => Some((v.to_type(), *c)),
+            v => v.const_val().map(|c| (c.literal_type(), c)),
         }
     }
 
@@ -53,6 +67,7 @@ impl PyVal {
             PyVal::Tuple(v) => !v.is_empty(),
             PyVal::Dict(v) => !v.is_empty(),
             PyVal::WarpModule(_) | PyVal::Function(_) => true,
+            PyVal::Typed(_, c) => c.truthy(),
         }
     }
 
@@ -137,6 +152,105 @@ fn py_floor_div_float(a: f64, b: f64) -> Option<f64> {
         0.0f64.copysign(a / b)
     };
     Some(floordiv)
+}
+
+/// A warp scalar type called on a Python value at import (`wp.float64(2.0 * math.pi)`):
+/// warp's scalar object keeps the Python value, converted as the type's constructor does.
+pub fn warp_scalar(s: Scalar, v: &PyVal) -> Option<PyVal> {
+    let c = match (s, v) {
+        (Scalar::Bool, v) => ConstVal::Bool(v.truthy()),
+        (s, v) if s.is_float() => ConstVal::Float(v.num()?.f()),
+        (_, PyVal::Int(i)) => ConstVal::Int(*i),
+        (_, PyVal::Bool(b)) => ConstVal::Int(*b as i128),
+        (_, PyVal::Float(f)) if f.is_finite() => ConstVal::Int(f.trunc() as i128),
+        _ => return None,
+    };
+    Some(PyVal::Typed(Value::Scalar(s), c))
+}
+
+/// A vector, matrix, quaternion or transform type called on Python values at
+/// import (`wp.vec3(a, b, c)`, `wp.vec3(x)`, `vec3bool([True, False, True])`,
+/// `wp.transform(p, q)`): the components (lists and warp values flattened),
+/// stored as the type's ctypes array stores them.
+pub fn warp_composite(ty: Value, args: &[PyVal]) -> Option<PyVal> {
+    let n = match ty {
+        Value::Vector(n, _) => n as usize,
+        Value::Matrix(r, c, _) => r as usize * c as usize,
+        Value::Quat(_) => 4,
+        Value::Transform(_) => 7,
+        _ => return None,
+    };
+    fn flatten(v: &PyVal, out: &mut Vec<PyVal>) -> Option<()> {
+        match v {
+            PyVal::Tuple(items) => items.iter().try_for_each(|x| flatten(x, out)),
+            PyVal::Typed(Value::Scalar(_), c) => {
+                out.push(PyVal::from_const(*c));
+                Some(())
+            }
+            PyVal::Typed(_, ConstVal::Composite(id)) => {
+                out.extend(id.get().items.iter().map(|c| PyVal::from_const(*c)));
+                Some(())
+            }
+            PyVal::Bool(_) | PyVal::Int(_) | PyVal::Float(_) => {
+                out.push(v.clone());
+                Some(())
+            }
+            _ => None,
+        }
+    }
+    let mut flat = Vec::with_capacity(n);
+    for a in args {
+        flatten(a, &mut flat)?;
+    }
+    let flat = match flat.len() {
+        0 => vec![PyVal::Int(0); n],
+        1 if n > 1 => vec![flat[0].clone(); n],
+        k if k == n => flat,
+        _ => return None,
+    };
+    let dtype = ty.dtype();
+    let items = flat
+        .iter()
+        .map(|v| {
+            Some(match dtype {
+                Scalar::Bool => ConstVal::Bool(v.truthy()),
+                Scalar::Float32 => ConstVal::Float(v.num()?.f() as f32 as f64),
+                Scalar::Float64 => ConstVal::Float(v.num()?.f()),
+                // half-precision storage rounds differently: not computed here
+                Scalar::Float16 | Scalar::BFloat16 => return None,
+                s => {
+                    let i = match v.num()? {
+                        Num::I(i) => i,
+                        Num::F(_) => return None,
+                    };
+                    ConstVal::Int(wrap_int(s, i))
+                }
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let id = CompositeId::intern(CompositeConst { ty, items });
+    Some(PyVal::Typed(ty, ConstVal::Composite(id)))
+}
+
+/// An integer as a ctypes field of type `s` stores it (two's complement wrap).
+fn wrap_int(s: Scalar, i: i128) -> i128 {
+    let (bits, signed) = match s {
+        Scalar::Int8 => (8, true),
+        Scalar::Int16 => (16, true),
+        Scalar::Int32 => (32, true),
+        Scalar::Int64 => (64, true),
+        Scalar::UInt8 => (8, false),
+        Scalar::UInt16 => (16, false),
+        Scalar::UInt32 => (32, false),
+        Scalar::UInt64 => (64, false),
+        _ => return i,
+    };
+    let m = i.rem_euclid(1i128 << bits);
+    if signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
 }
 
 /// Python's binary operators on numbers.
@@ -325,9 +439,13 @@ pub fn math_constant(name: &str) -> Option<PyVal> {
 
 /// The items of a dict literal, read from the source text at `pos` (the
 /// syntax tree keeps only that a dict was there): string keys and literal
-/// values (numbers, strings, True/False/None, negative numbers). `None` when
-/// the text holds anything else.
-pub fn dict_literal(lines: &[&str], pos: Pos) -> Option<Vec<(PyVal, PyVal)>> {
+/// values (numbers, strings, True/False/None, negative numbers, and names
+/// `name_value` knows). `None` when the text holds anything else.
+pub fn dict_literal(
+    lines: &[&str],
+    pos: Pos,
+    name_value: &dyn Fn(&str) -> Option<PyVal>,
+) -> Option<Vec<(PyVal, PyVal)>> {
     // Byte offset of `pos` in the joined lines, then the balanced `{...}`.
     let line = lines.get(pos.line.checked_sub(1)?)?;
     let start = line.char_indices().nth(pos.col.checked_sub(1)?)?.0;
@@ -389,7 +507,22 @@ pub fn dict_literal(lines: &[&str], pos: Pos) -> Option<Vec<(PyVal, PyVal)>> {
                 "True" => PyVal::Bool(true),
                 "False" => PyVal::Bool(false),
                 "None" => PyVal::None,
-                _ => return None,
+                n if !neg && !is_op(*i, ".") => name_value(n)?,
+                // `wp.DeterministicMode.NOT_GUARANTEED`: an enum member, by its last two names
+                // (as the module evaluator spells it); the module alias is not checked here.
+                _ => {
+                    let mut path = vec![t.text];
+                    while is_op(*i, ".") && toks.get(*i + 1).is_some_and(|n| n.kind == K::Name) {
+                        path.push(toks[*i + 1].text);
+                        *i += 2;
+                    }
+                    match path[..] {
+                        [_, "DeterministicMode", member] => {
+                            PyVal::Str(format!("DeterministicMode.{member}"))
+                        }
+                        _ => return None,
+                    }
+                }
             },
             _ => return None,
         };
@@ -461,7 +594,7 @@ mod tests {
             "x = f(module_options={\"max_unroll\": 4, 'fast_math': True,",
             "  \"n\": -2.5})",
         ];
-        let items = dict_literal(&lines, Pos { line: 1, col: 22 }).unwrap();
+        let items = dict_literal(&lines, Pos { line: 1, col: 22 }, &|_| None).unwrap();
         assert_eq!(
             items,
             vec![

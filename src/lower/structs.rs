@@ -4,7 +4,9 @@
 //! (vector, matrix, quaternion and transform constructors, `t.p` / `t.q`).
 
 use super::*;
-use crate::lower::types::{StructDef, StructId, Value};
+use crate::lower::types::{
+    ArrayKind, CompositeConst, CompositeId, Query, StructDef, StructId, Value,
+};
 
 /// warp's `codegen_struct` (without the tile helpers): the struct, its
 /// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
@@ -144,52 +146,31 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// warp's `reference_origin_for_var`: the lvalue a variable reads, when it has one.
-    fn origin_of(&self, id: VarId) -> Option<String> {
-        if let Some((_, o)) = self.origins.iter().find(|(v, _)| *v == id) {
-            return Some(o.clone());
-        }
-        if self.ty(id).is_ref() {
-            return None;
-        }
-        self.symbols
-            .iter()
-            .any(|(_, v)| *v == id)
-            .then(|| self.emit(id).to_string())
-    }
-
-    /// After `out = wp::address(array, indices)` of an array of structs: the element's lvalue.
-    pub(super) fn note_element_origin(&mut self, array: VarId, indices: &[VarId], out: VarId) {
-        if !matches!(
-            self.ty(array),
-            Type::Array {
-                dtype: Value::Struct(_),
-                ..
-            }
-        ) {
-            return;
-        }
-        if let Some(base) = self.origin_of(array) {
-            let mut lvalue = format!("(*wp::address({base}");
-            for i in indices {
-                lvalue.put_all(&[", ", self.emit(*i)]);
-            }
-            lvalue.put("))");
-            self.origins.push((out, lvalue));
-        }
-    }
-
     /// Reads `agg.attr`: a struct field (a reference to it), a transform's
     /// `p` / `q`, or a vector or quaternion component.
     pub(super) fn attribute_read(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
-        match self.ty(agg).strip_ref() {
-            Type::Struct(id) => {
-                let def = id.def();
-                let Some((_, field)) = def.field(attr) else {
-                    return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
+        let agg_ty = self.ty(agg).strip_ref();
+        match agg_ty {
+            Type::Struct(_) | Type::Query(Query::MeshPoint | Query::MeshRay) => {
+                // The result structs of mesh queries read like `@wp.struct`s.
+                // The field's name as stored in the definition (an origin step keeps it).
+                let field: Option<(&'static str, Type)> = match agg_ty {
+                    Type::Struct(id) => {
+                        let def = id.def();
+                        def.field(attr).map(|(i, t)| (def.fields[i].0.as_str(), t))
+                    }
+                    Type::Query(q) => q.field(attr),
+                    _ => None,
+                };
+                let Some((label, field)) = field else {
+                    let name = match agg_ty {
+                        Type::Struct(id) => id.def().key.clone(),
+                        t => t.to_string(),
+                    };
+                    return Err(self.err(format!("'{name}' has no attribute '{attr}'")));
                 };
                 let ref_ty = match field {
-                    Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                    Type::Array { dtype, ndim, kind } => Type::ArrayRef { dtype, ndim, kind },
                     t => match t.value() {
                         Some(v) => Type::Ref(v),
                         None => return Err(self.err("unsupported struct field type")),
@@ -203,9 +184,10 @@ impl<'a> Adjoint<'a> {
                 };
                 match origin {
                     Some(o) => {
-                        let lvalue = format!("({o}).{attr}");
-                        forward!(self, "{} = &({lvalue});", self.emit(out));
-                        self.origins.push((out, lvalue));
+                        let o = o.extend(Step::Field(label));
+                        let ptr = self.origin_pointer(&o, false, None);
+                        forward!(self, "{} = {ptr};", self.emit(out));
+                        self.set_origin(out, o);
                     }
                     None if self.ty(agg).is_ref() => {
                         forward!(self, "{} = &({}->{attr});", self.emit(out), self.emit(agg))
@@ -226,7 +208,46 @@ impl<'a> Adjoint<'a> {
                 self.note_field_origin(agg, attr, out);
                 Ok(out)
             }
-            Type::Array { .. } if attr == "shape" => {
+            Type::Array { kind, dtype, .. }
+                if attr == "ptr" && matches!(kind, ArrayKind::Array | ArrayKind::Fixed(_)) =>
+            {
+                // The data pointer, seen as a uint64.
+                let out = self.add_var(Type::Ref(Value::Scalar(Scalar::UInt64)), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(
+                    self,
+                    "{} = (wp::uint64*)&({}{op}data);",
+                    self.emit(out),
+                    self.emit(agg)
+                );
+                reverse!(
+                    self,
+                    "{}.data = ({}*){};",
+                    self.var(agg).adj(),
+                    dtype.ctype(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
+            Type::Array { kind, .. }
+                if attr == "size"
+                    && matches!(kind, ArrayKind::Fabric | ArrayKind::IndexedFabric) =>
+            {
+                let out = self.add_var(Type::Ref(Value::Scalar(Scalar::UInt64)), None);
+                let op = if self.ty(agg).is_ref() { "->" } else { "." };
+                forward!(self, "{} = &({}{op}size);", self.emit(out), self.emit(agg));
+                reverse!(
+                    self,
+                    "{}.size = {};",
+                    self.var(agg).adj(),
+                    self.var(out).adj()
+                );
+                Ok(out)
+            }
+            Type::Array { kind, .. }
+                if attr == "shape"
+                    && !matches!(kind, ArrayKind::Fabric | ArrayKind::IndexedFabric) =>
+            {
                 let out = self.add_var(Type::Shape(true), None);
                 let op = if self.ty(agg).is_ref() { "->" } else { "." };
                 forward!(self, "{} = &({}{op}shape);", self.emit(out), self.emit(agg));
@@ -239,16 +260,20 @@ impl<'a> Adjoint<'a> {
                 Ok(out)
             }
             Type::Transform(_) => {
-                let name = match attr {
-                    "p" => "transform_get_translation",
-                    "q" => "transform_get_rotation",
+                let (name, component) = match attr {
+                    "p" => ("transform_get_translation", "p"),
+                    "q" => ("transform_get_rotation", "q"),
                     _ => return Err(self.err(format!("'transform' has no attribute '{attr}'"))),
                 };
-                self.add_value_call(name, &[agg])
+                let out = self.add_value_call(name, &[agg])?;
+                self.note_origin_step(agg, out, Step::Field(component));
+                Ok(out)
             }
             _ => {
                 let idx = self.component_index(agg, attr)?;
-                self.add_value_call("extract", &[agg, idx])
+                let out = self.add_value_call("extract", &[agg, idx])?;
+                self.note_origin_step(agg, out, Step::Index(std::iter::once(idx).collect()));
+                Ok(out)
             }
         }
     }
@@ -314,6 +339,15 @@ impl<'a> Adjoint<'a> {
             Type::Ref(Value::Transform(_)) => Err(self.err(format!(
                 "Error, assigning transform attribute {attr} to an array element"
             ))),
+            // A field of a struct held by reference: through the field's address.
+            Type::Ref(Value::Struct(_)) => {
+                let field = self.attribute_read(agg, attr)?;
+                if self.ty(field).is_ref() {
+                    self.store_through(field, rhs)
+                } else {
+                    self.add_call("assign", &[field, rhs]).map(|_| ())
+                }
+            }
             _ => Err(self.err(
                 "assigning to a field of a struct held by reference (an array element or argument) is not supported by this version of the lowering",
             )),
@@ -340,7 +374,7 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err(format!("'{}' has no attribute '{attr}'", def.key)));
             };
             let ref_ty = match field {
-                Type::Array { dtype, ndim } => Type::ArrayRef { dtype, ndim },
+                Type::Array { dtype, ndim, kind } => Type::ArrayRef { dtype, ndim, kind },
                 t => match t.value() {
                     Some(v) => Type::Ref(v),
                     None => return Err(self.err("unsupported struct field type")),
@@ -413,7 +447,7 @@ impl<'a> Adjoint<'a> {
         // `wp.transform(p=..., q=...)`: the keywords take their places.
         let mut slots: [Option<VarId>; 2] = [None, None];
         for kw in kwargs {
-            let v = self.expr(&kw.value)?;
+            let v = self.call_arg(&kw.value)?;
             slots[usize::from(kw.arg == Some("q"))] = Some(v);
         }
         if !kwargs.is_empty() {
@@ -425,6 +459,212 @@ impl<'a> Adjoint<'a> {
                 }
             }
         }
+        self.construct_from(target, vals)
+    }
+
+    /// warp's generic constructors `vector`, `matrix`, `quaternion` and
+    /// `transformation` (`wp.types.vector(a, dtype=wp.float16)`,
+    /// `wp.types.matrix(1.0, 2.0, 3.0, 4.0, shape=(2, 2))`): the arguments are
+    /// evaluated in order (a `length=` or `shape=` value becomes variables, a
+    /// `dtype=` does not), and the type is inferred from them as warp's
+    /// `value_func`s infer it.
+    pub(super) fn construct_generic(
+        &mut self,
+        kind: &'static str,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<VarId> {
+        let mut vals = self.eval_args(args)?;
+        let mut dtype: Option<Scalar> = None;
+        let mut length: Option<u8> = None;
+        let mut shape: Option<(u8, u8)> = None;
+        let mut slots: [Option<VarId>; 2] = [None, None];
+        for kw in kwargs {
+            match (kind, kw.arg) {
+                (_, Some("dtype")) => {
+                    let Some((spelled, s)) = self.scope.dtype_arg(&kw.value) else {
+                        return Err(self.err(format!("unsupported dtype= argument to {kind}()")));
+                    };
+                    // A Python `float` stays the type's parameter (`quat_t<float>`).
+                    if matches!(kind, "quaternion" | "transformation")
+                        && !spelled.starts_with("wp::")
+                    {
+                        return Err(self.err(format!(
+                            "{kind}(dtype={spelled}) is not supported by this version of the lowering; use a warp scalar type"
+                        )));
+                    }
+                    dtype = Some(s);
+                }
+                ("vector", Some("length")) => {
+                    let v = self.expr(&kw.value)?;
+                    length = match self.var(v).constant {
+                        Some(ConstVal::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
+                        _ => return Err(self.err("vector(length=...) must be a constant integer")),
+                    };
+                }
+                ("matrix", Some("shape")) => {
+                    let v = self.expr(&kw.value)?;
+                    let dims = self.tuple_int_constants(v);
+                    shape = match dims.as_deref() {
+                        Some(&[r, c]) if (1..=255).contains(&r) && (1..=255).contains(&c) => {
+                            Some((r as u8, c as u8))
+                        }
+                        _ => {
+                            return Err(self.err(
+                                "matrix(shape=...) must be a tuple of two constant integers",
+                            ));
+                        }
+                    };
+                }
+                ("transformation", Some(k @ ("p" | "q"))) => {
+                    let v = self.call_arg(&kw.value)?;
+                    slots[usize::from(k == "q")] = Some(v);
+                }
+                (_, k) => {
+                    return Err(self.err(format!(
+                        "unsupported keyword argument {} to {kind}()",
+                        k.unwrap_or("**")
+                    )));
+                }
+            }
+        }
+        for (i, v) in slots.into_iter().enumerate() {
+            match v {
+                Some(v) if vals.len() == i => vals.push(v),
+                None => {}
+                _ => return Err(self.err("transformation() got multiple values for p or q")),
+            }
+        }
+        let types: Vec<Type> = vals.iter().map(|v| self.ty(*v).strip_ref()).collect();
+        // warp's `scalar_infer_type`: the one scalar type of the arguments (or of their components).
+        let common = || -> Option<Scalar> {
+            let mut found: Option<Scalar> = None;
+            for t in &types {
+                let s = match t {
+                    Type::Scalar(s) => *s,
+                    t => t.value()?.dtype(),
+                };
+                if found.is_some_and(|f| f != s) {
+                    return None;
+                }
+                found = Some(s);
+            }
+            found
+        };
+        let n = vals.len();
+        let cannot =
+            |what: &str| self.err(format!("could not infer the `{what}` argument of {kind}()"));
+        let target = match kind {
+            "vector" => {
+                let (len, s) = match &types[..] {
+                    [] => (length.ok_or_else(|| cannot("length"))?, Scalar::Float32),
+                    [Type::Vector(m, s)] => {
+                        if length.is_some_and(|l| l != *m) {
+                            return Err(
+                                self.err("incompatible vector length in a copy constructor")
+                            );
+                        }
+                        (*m, *s)
+                    }
+                    [Type::Scalar(s)] => (length.ok_or_else(|| cannot("length"))?, *s),
+                    _ => {
+                        if length.is_some_and(|l| usize::from(l) != n) || n > 255 {
+                            return Err(self.err(format!(
+                                "incompatible number of values given ({n}) when constructing a vector"
+                            )));
+                        }
+                        let s = match dtype {
+                            Some(s) => s,
+                            None => common().ok_or_else(|| {
+                                self.err("all values given when constructing a vector must have the same type")
+                            })?,
+                        };
+                        (n as u8, s)
+                    }
+                };
+                Value::Vector(len, dtype.unwrap_or(s))
+            }
+            "matrix" => {
+                let ((r, c), s) = match &types[..] {
+                    [] => (shape.ok_or_else(|| cannot("shape"))?, Scalar::Float32),
+                    [Type::Matrix(r, c, s)] => {
+                        if shape.is_some_and(|d| d != (*r, *c)) {
+                            return Err(self.err("incompatible matrix shape in a copy constructor"));
+                        }
+                        ((*r, *c), *s)
+                    }
+                    [Type::Scalar(s)] => (shape.ok_or_else(|| cannot("shape"))?, *s),
+                    _ => {
+                        let (r, c) = shape.ok_or_else(|| cannot("shape"))?;
+                        if types.iter().all(|t| matches!(t, Type::Vector(..))) {
+                            return Err(self.err("Passing vectors to `wp.matrix()` isn't supported, use `wp.matrix_from_rows()` or `wp.matrix_from_cols()` instead."));
+                        }
+                        if usize::from(r) * usize::from(c) != n {
+                            return Err(self.err(format!(
+                                "incompatible number of values given ({n}) when constructing a matrix of shape ({r}, {c})"
+                            )));
+                        }
+                        let s = match dtype {
+                            Some(s) => s,
+                            None => common().ok_or_else(|| {
+                                self.err("all values given when constructing a matrix must have the same type")
+                            })?,
+                        };
+                        ((r, c), s)
+                    }
+                };
+                Value::Matrix(r, c, dtype.unwrap_or(s))
+            }
+            "quaternion" => {
+                let s = match (&types[..], dtype) {
+                    (_, Some(s)) => s,
+                    ([], None) => Scalar::Float32,
+                    ([Type::Quat(s)], None) => *s,
+                    ([_], None) => return Err(cannot("dtype")),
+                    (_, None) => common().ok_or_else(|| {
+                        self.err("all values given when constructing a quaternion must have the same type")
+                    })?,
+                };
+                if !s.is_float() {
+                    return Err(self.err("a quaternion's dtype must be a float type"));
+                }
+                Value::Quat(s)
+            }
+            _ => {
+                let s = match (&types[..], dtype) {
+                    (_, Some(s)) => s,
+                    ([], None) => Scalar::Float32,
+                    ([Type::Transform(s)] | [Type::Scalar(s)], None) => *s,
+                    ([Type::Vector(3, s), ..], None) if n <= 2 => *s,
+                    (_, None) if n == 7 => common().ok_or_else(|| {
+                        self.err("all values given when constructing a transform must have the same type")
+                    })?,
+                    _ => {
+                        return Err(self.err(format!(
+                            "incompatible number of values given ({n}) when constructing a transform; expected 0, 1, or 7"
+                        )));
+                    }
+                };
+                Value::Transform(s)
+            }
+        };
+        self.construct_from(target, vals)
+    }
+
+    /// The constant values of a tuple variable's elements, when all are integer constants.
+    fn tuple_int_constants(&self, v: VarId) -> Option<Vec<i128>> {
+        let (_, elems) = self.tuples.iter().find(|(t, _)| *t == v)?;
+        elems
+            .iter()
+            .map(|e| match self.var(*e).constant {
+                Some(ConstVal::Int(i)) => Some(i),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Emits the construction of `target` from the evaluated arguments `vals`.
+    fn construct_from(&mut self, target: Value, vals: Vars) -> LResult<VarId> {
         let dtype = target.dtype();
         let scalar_args = vals
             .iter()
@@ -457,6 +697,8 @@ impl<'a> Adjoint<'a> {
                     [] => true,
                     [Type::Scalar(a)] | [Type::Transform(a)] => *a == s,
                     [Type::Vector(3, a), Type::Quat(b)] => *a == s && *b == s,
+                    // `q` left out: the identity rotation, a constant
+                    [Type::Vector(3, a)] => *a == s,
                     ts => ts.len() == 7 && ts.iter().all(|t| *t == Type::Scalar(s)),
                 };
                 if !ok {
@@ -495,6 +737,26 @@ impl<'a> Adjoint<'a> {
         let out = self.add_var(target.to_type(), None);
         let mut fwd = Vars::new();
         let mut rev = Vars::new();
+        let mut vals = vals;
+        let mut cast = cast;
+        if let (Value::Transform(s), [Type::Vector(3, _)]) = (target, &types[..]) {
+            // warp's default `q`: a constant identity quaternion, after the output.
+            let identity = CompositeConst {
+                ty: Value::Quat(s),
+                items: vec![
+                    ConstVal::Float(0.0),
+                    ConstVal::Float(0.0),
+                    ConstVal::Float(0.0),
+                    ConstVal::Float(1.0),
+                ],
+            };
+            let q = self.add_var(
+                Type::Quat(s),
+                Some(ConstVal::Composite(CompositeId::intern(identity))),
+            );
+            vals.push(q);
+            cast.push(false);
+        }
         for (v, c) in vals.iter().zip(&cast) {
             if *c {
                 let k = self.var(*v).constant.expect("a constant");
@@ -561,7 +823,7 @@ impl<'a> Adjoint<'a> {
         self.use_struct(id);
         let mut vals: Vec<Option<VarId>> = vec![None; def.fields.len().max(args.len())];
         for (i, a) in args.iter().enumerate() {
-            vals[i] = Some(self.expr(a)?);
+            vals[i] = Some(self.call_arg(a)?);
         }
         for kw in kwargs {
             let Some((i, _)) = kw.arg.and_then(|k| def.field(k)) else {
@@ -571,7 +833,7 @@ impl<'a> Adjoint<'a> {
                     kw.arg.unwrap_or("**")
                 )));
             };
-            vals[i] = Some(self.expr(&kw.value)?);
+            vals[i] = Some(self.call_arg(&kw.value)?);
         }
         let given: Vec<VarId> = vals.iter().flatten().copied().collect();
         let types: Vec<Type> = given.iter().map(|v| self.ty(*v).strip_ref()).collect();

@@ -19,7 +19,7 @@
 //!   memory, after the fact: its declaration changes wherever it was made.
 
 use super::*;
-use crate::lower::types::Tile;
+use crate::lower::types::{ArrayKind, Tile};
 use std::fmt::Write;
 
 /// One argument of a tile builtin call, after evaluation.
@@ -170,17 +170,36 @@ impl<'a> Adjoint<'a> {
         for e in elts {
             vals.push(self.expr(e)?);
         }
-        if vals.is_empty()
-            || vals.len() > 4
-            || vals.iter().any(|v| self.ty(*v).strip_ref() != Type::I32)
-        {
-            return Err(self.err(
-                "only tuples of int32 values (tile shapes and offsets) are supported by this version of the lowering",
-            ));
+        self.tuple_from_vars(&vals)
+    }
+
+    /// warp's `tuple` builtin on evaluated values (a tuple expression, or the
+    /// outputs of a call used as one value): no adjoint.
+    pub(super) fn tuple_from_vars(&mut self, vals: &[VarId]) -> LResult<VarId> {
+        if vals.is_empty() {
+            return Err(self.err("empty tuples are not supported in kernels"));
         }
-        let out = self.add_var(Type::IntTuple(vals.len() as u8), None);
+        let mut types = Vec::with_capacity(vals.len());
+        for v in vals {
+            match self.ty(*v).strip_ref() {
+                t @ (Type::Scalar(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Quat(_)
+                | Type::Transform(_)
+                | Type::Struct(_)
+                | Type::IntTuple(_)
+                | Type::Tuple(_)) => types.push(t),
+                t => {
+                    return Err(self.err(format!(
+                        "tuples of {t} values are not supported by this version of the lowering"
+                    )));
+                }
+            }
+        }
+        let out = self.add_var(Type::tuple_of(&types), None);
         let mut loaded = Vec::with_capacity(vals.len());
-        for v in &vals {
+        for v in vals {
             loaded.push(self.load(*v)?);
         }
         let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
@@ -276,6 +295,7 @@ impl<'a> Adjoint<'a> {
             "tile_reduce" => &["op", "a"],
             "tile_map" => &["op", "a", "b"],
             "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
+            "tile_fft" | "tile_ifft" => &["inout"],
             _ => {
                 return Err(self.err(format!(
                     "{name}() is not supported by this version of the lowering"
@@ -324,15 +344,16 @@ impl<'a> Adjoint<'a> {
                 None => Err(s.err(format!("{name}() argument '{p}' must be a tile"))),
             }
         };
-        let array = |s: &Self| -> LResult<(VarId, Scalar, usize)> {
+        let array = |s: &Self| -> LResult<(VarId, Value, usize)> {
             let v = var(s, "a")?;
             match s.ty(v).strip_ref() {
                 Type::Array {
-                    dtype: crate::lower::types::Value::Scalar(d),
+                    dtype,
                     ndim,
-                } => Ok((v, d, ndim)),
+                    kind: ArrayKind::Array | ArrayKind::Fixed(_),
+                } if !matches!(dtype, Value::Struct(_)) => Ok((v, dtype, ndim)),
                 _ => Err(s.err(format!(
-                    "{name}() needs an array of scalars (this version of the lowering)"
+                    "{name}() needs an array of scalars, vectors or matrices (this version of the lowering)"
                 ))),
             }
         };
@@ -374,8 +395,7 @@ impl<'a> Adjoint<'a> {
                 if tt.dtype != dtype {
                     return Err(self.err(format!(
                         "{name}() array and tile must have the same dtype, got {} and {}",
-                        dtype.name(),
-                        tt.dtype.name()
+                        dtype, tt.dtype
                     )));
                 }
                 let mut call = vec![CallArg::Var(a)];
@@ -407,7 +427,7 @@ impl<'a> Adjoint<'a> {
                 }
                 let mut templates = vec![spelling];
                 templates.extend(shape.iter().map(|n| n.to_string()));
-                let mut t = Tile::new(dtype, &shape);
+                let mut t = Tile::new(Value::Scalar(dtype), &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
                 self.emit_tile_call(
                     name,
@@ -420,6 +440,7 @@ impl<'a> Adjoint<'a> {
             }
             "tile_sum" | "tile_max" | "tile_min" => {
                 let (a, t) = tile(self, "a")?;
+                self.scalar_tile(name, &t)?;
                 let ret = Type::Tile(Tile::new(t.dtype, &[1]));
                 self.emit_tile_call(
                     name,
@@ -437,7 +458,7 @@ impl<'a> Adjoint<'a> {
                     );
                 };
                 let (a, t) = tile(self, "a")?;
-                let ty = Type::Scalar(t.dtype);
+                let ty = Type::Scalar(self.scalar_tile(name, &t)?);
                 let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
                 if ov.ret != Some(ty) || ov.native != op {
                     return Err(self.err(format!(
@@ -455,7 +476,7 @@ impl<'a> Adjoint<'a> {
                     );
                 };
                 let (a, t) = tile(self, "a")?;
-                let ty = Type::Scalar(t.dtype);
+                let ty = Type::Scalar(self.scalar_tile(name, &t)?);
                 let (native, types, call) = match get("b") {
                     None => (
                         "tile_unary_map",
@@ -484,7 +505,7 @@ impl<'a> Adjoint<'a> {
                         "tile_map() operator {op} is not supported by this version of the lowering"
                     )));
                 }
-                let ret = Type::Tile(Tile::new(rdt, t.dims()));
+                let ret = Type::Tile(Tile::new(Value::Scalar(rdt), t.dims()));
                 self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
             }
             "tile_transpose" => {
@@ -518,7 +539,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
                 };
                 // one value per thread of the block (module option block_dim)
-                let ret = Type::Tile(Tile::new(s, &[super::super::BLOCK_DIM]));
+                let ret = Type::Tile(Tile::new(Value::Scalar(s), &[self.block_dim]));
                 self.emit_tile_call(
                     "tile",
                     &[s.ctype().to_string()],
@@ -530,17 +551,17 @@ impl<'a> Adjoint<'a> {
             }
             "untile" => {
                 let (a, t) = tile(self, "a")?;
-                if t.dims() != [super::super::BLOCK_DIM] {
+                if t.dims() != [self.block_dim] {
                     return Err(self.err(format!(
                         "untile() argument last dimension {} does not match the expected block width {}",
                         t.dims().last().copied().unwrap_or(0),
-                        super::super::BLOCK_DIM
+                        self.block_dim
                     )));
                 }
                 self.emit_tile_call(
                     name,
                     &[],
-                    Some(Type::Scalar(t.dtype)),
+                    Some(t.dtype.to_type()),
                     vec![CallArg::Var(a)],
                     true,
                     false,
@@ -568,25 +589,32 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("tile_matmul(A, B, C) requires sizes of A, B and C to be consistent for a matmul"));
                 }
                 let dts = [Some(ta.dtype), Some(tb.dtype), to.map(|t| t.dtype)];
+                use Scalar::{BFloat16, Float16, Float32, Float64};
                 if dts
                     .iter()
                     .flatten()
-                    .any(|d| !matches!(d, Scalar::Float32 | Scalar::Float64))
+                    .any(|d| !matches!(d, Value::Scalar(Float16 | BFloat16 | Float32 | Float64)))
                 {
-                    return Err(self.err("tile_matmul() arguments must be tiles of float32 or float64 entries (this version of the lowering)"));
+                    return Err(self.err("tile_matmul() arguments must be tiles of float16, bfloat16, float32, or float64 entries"));
                 }
-                if dts.iter().flatten().any(|d| *d != ta.dtype) {
-                    return Err(self.err("tile_matmul() tiles must have the same dtype"));
+                // the accumulator is `out`, or a new tile of a's dtype
+                if dts[2].unwrap_or(ta.dtype) == Value::Scalar(BFloat16) {
+                    return Err(self.err("tile_matmul() does not support a bfloat16 'out' tile. Allowed 'out' dtypes are float16, float32, and float64."));
+                }
+                if self.enable_backward
+                    && (ta.dtype == Value::Scalar(BFloat16) || tb.dtype == Value::Scalar(BFloat16))
+                {
+                    return Err(self.err("tile_matmul() does not support bfloat16 'a' or 'b' tiles when the backward pass is enabled."));
                 }
                 let scalar = |s: &Self, p: &str, default: f64| -> LResult<CallArg> {
                     match get(p) {
                         None => Ok(CallArg::ConstF(default)),
-                        Some(TileArg::Var(v)) if s.ty(v).strip_ref() == Type::Scalar(ta.dtype) => {
+                        Some(TileArg::Var(v)) if matches!(s.ty(v).strip_ref(), Type::Scalar(d) if d.is_float()) => {
                             Ok(CallArg::Var(v))
                         }
-                        Some(_) => Err(s.err(format!(
-                            "tile_matmul() '{p}' must be a scalar of the tiles' dtype"
-                        ))),
+                        Some(_) => {
+                            Err(s.err(format!("tile_matmul() '{p}' must be a float scalar")))
+                        }
                     }
                 };
                 let alpha = scalar(self, "alpha", 1.0)?;
@@ -630,7 +658,75 @@ impl<'a> Adjoint<'a> {
                     }
                 }
             }
+            "tile_fft" | "tile_ifft" => {
+                let (a, t) = tile(self, "inout")?;
+                self.tile_fft(name, a, t)
+            }
             _ => unreachable!(),
+        }
+    }
+
+    /// `wp.tile_fft(t)` / `wp.tile_ifft(t)`: in place along the last dimension, as
+    /// warp dispatches them without libmathdx (no target architecture): the scalar
+    /// path, with the dtype, scratch bytes, batch and elements per thread as arguments.
+    fn tile_fft(&mut self, name: &str, a: VarId, t: Tile) -> LResult<Option<VarId>> {
+        if t.shared {
+            return Err(self.err(format!(
+                "{name}() argument must have 'register' storage, got shared"
+            )));
+        }
+        let (dtype, bytes) = match t.dtype {
+            Value::Vector(2, Scalar::Float32) => ("wp::vec2f", 8u64),
+            Value::Vector(2, Scalar::Float64) => ("wp::vec2d", 16u64),
+            d => {
+                return Err(self.err(format!(
+                    "{name}() argument must be a tile of vec2f or vec2d (interpreted as complex) entries, got {d}"
+                )));
+            }
+        };
+        if t.ndim < 2 {
+            return Err(self.err(format!(
+                "{name}() argument must be a tile with at least 2 dimensions, got {}D",
+                t.ndim
+            )));
+        }
+        let dims = t.dims();
+        let size = *dims.last().unwrap() as u64;
+        let batch: u64 = dims[..dims.len() - 1].iter().map(|&d| d as u64).product();
+        let threads = self.block_dim as u64;
+        // block_dim 1 (the sequential CPU path) is rejected with the module.
+        if !size.is_power_of_two() {
+            return Err(self.err(format!(
+                "{name}() on CPU with block_dim={threads} (>1) requires a power-of-two FFT size, got {size}. Use block_dim=1 for arbitrary sizes up to 4096."
+            )));
+        }
+        if size % threads != 0 {
+            return Err(self.err(format!(
+                "{name}() on CPU requires fft_size to be divisible by block_dim (got fft_size={size}, block_dim={threads})."
+            )));
+        }
+        let ept = size / threads;
+        let shared = size * bytes;
+        let l = self.load(a)?;
+        let head = format!("/* scalar */ 0, /* scalar */ 0, {dtype}, {shared}, {batch}, {ept}");
+        let fwd = format!("{name}({head}, {});", self.emit(l));
+        self.add_forward_plain(&fwd);
+        reverse!(
+            self,
+            "adj_{name}({head}, {}, {head}, {});",
+            self.emit(l),
+            self.emit_adj(a)
+        );
+        Ok(None)
+    }
+
+    /// The element type of a tile of scalars (other element types are not supported by `name` here).
+    fn scalar_tile(&self, name: &str, t: &Tile) -> LResult<Scalar> {
+        match t.dtype {
+            Value::Scalar(s) => Ok(s),
+            d => Err(self.err(format!(
+                "{name}() of a tile of {d} is not supported by this version of the lowering"
+            ))),
         }
     }
 
@@ -687,7 +783,7 @@ impl<'a> Adjoint<'a> {
             {
                 ("tile_mul_elementwise", args.to_vec(), *a)
             }
-            ("mul", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+            ("mul", [Type::Tile(a), Type::Scalar(s)]) if Value::Scalar(*s) == a.dtype => {
                 ("tile_mul", args.to_vec(), *a)
             }
             ("div", [Type::Tile(a), Type::Tile(b)])
@@ -695,14 +791,14 @@ impl<'a> Adjoint<'a> {
             {
                 ("tile_div_elementwise", args.to_vec(), *a)
             }
-            ("div", [Type::Tile(a), Type::Scalar(s)]) if *s == a.dtype => {
+            ("div", [Type::Tile(a), Type::Scalar(s)]) if Value::Scalar(*s) == a.dtype => {
                 ("tile_div", args.to_vec(), *a)
             }
-            ("div", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+            ("div", [Type::Scalar(s), Type::Tile(b)]) if Value::Scalar(*s) == b.dtype => {
                 ("tile_div", args.to_vec(), *b)
             }
             // warp passes the tile first to the C++ function
-            ("mul", [Type::Scalar(s), Type::Tile(b)]) if *s == b.dtype => {
+            ("mul", [Type::Scalar(s), Type::Tile(b)]) if Value::Scalar(*s) == b.dtype => {
                 ("tile_mul", vec![args[1], args[0]], *b)
             }
             _ => return Err(self.err(bad())),
@@ -737,15 +833,52 @@ impl<'a> Adjoint<'a> {
     /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
     pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
         let t = self.tile_of(target).expect("a tile");
-        if nodes.len() != t.ndim as usize {
+        let ndim = t.ndim as usize;
+        if nodes.len() < ndim {
             return Err(self.err("tile views (fewer indices than dimensions) are not supported by this version of the lowering"));
         }
+        // Indices past the tile's rank pick a component of a vector or matrix element.
+        let ret = match (nodes.len() - ndim, t.dtype) {
+            (0, d) => d.to_type(),
+            (1, Value::Vector(_, s)) => Type::Scalar(s),
+            (1, Value::Matrix(_, c, s)) => Type::Vector(c, s),
+            (2, Value::Matrix(_, _, s)) => Type::Scalar(s),
+            (n, _) => {
+                return Err(self.err(format!(
+                    "tile_extract: incorrect number of indices ({}) for tile shape {:?}",
+                    n + ndim,
+                    t.dims()
+                )));
+            }
+        };
         let mut idx = Vec::with_capacity(nodes.len());
         for (k, n) in nodes.iter().enumerate() {
+            if matches!(n.kind, ExprKind::Slice(..)) {
+                return Err(
+                    self.err("tile slices are not supported by this version of the lowering")
+                );
+            }
             let v = self.expr(n)?;
-            match self.var(v).constant {
-                Some(ConstVal::Int(c)) if c >= 0 && (c as u64) < t.shape[k] as u64 => idx.push(v),
-                _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+            match self.ty(v).strip_ref() {
+                // warp wraps a runtime index (negative counts from the end): not done here
+                Type::Scalar(Scalar::Int32) => match self.var(v).constant {
+                    Some(ConstVal::Int(c))
+                        if c >= 0 && (k >= ndim || (c as u64) < t.shape[k] as u64) =>
+                    {
+                        idx.push(v)
+                    }
+                    _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+                },
+                Type::Tile(_) => {
+                    return Err(self.err(
+                        "tile indexing by a tile is not supported by this version of the lowering",
+                    ));
+                }
+                other => {
+                    return Err(
+                        self.err(format!("tile_extract() indices must be int32, got {other}"))
+                    );
+                }
             }
         }
         // Reading an element makes the tile shared (warp sets the type's storage).
@@ -754,14 +887,7 @@ impl<'a> Adjoint<'a> {
         let mut call = vec![CallArg::Var(target)];
         call.extend(idx.into_iter().map(CallArg::Var));
         Ok(self
-            .emit_tile_call(
-                "tile_extract",
-                &[],
-                Some(Type::Scalar(t.dtype)),
-                call,
-                true,
-                false,
-            )?
+            .emit_tile_call("tile_extract", &[], Some(ret), call, true, false)?
             .expect("tile_extract returns a value"))
     }
 }

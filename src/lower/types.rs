@@ -350,6 +350,73 @@ pub fn composite_type(name: &str) -> Option<Value> {
     }
 }
 
+/// Which of warp's array families an array belongs to: they index alike and
+/// differ in their C++ type (`wp::indexedarray_t<T>`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayKind {
+    /// `wp.array`
+    Array,
+    /// `wp.indexedarray`
+    Indexed,
+    /// `wp.fabricarray`
+    Fabric,
+    /// `wp.indexedfabricarray`
+    IndexedFabric,
+    /// A fixed-size local array (`wp.zeros(shape, dtype=)` in a kernel): its element count.
+    Fixed(u32),
+}
+
+impl ArrayKind {
+    /// The C++ class template (`wp::array_t`).
+    pub fn class(self) -> &'static str {
+        match self {
+            ArrayKind::Array => "wp::array_t<",
+            ArrayKind::Indexed => "wp::indexedarray_t<",
+            ArrayKind::Fabric => "wp::fabricarray_t<",
+            ArrayKind::IndexedFabric => "wp::indexedfabricarray_t<",
+            ArrayKind::Fixed(_) => "wp::fixedarray_t<",
+        }
+    }
+
+    /// warp's Python class name (`indexedarray`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArrayKind::Array => "array",
+            ArrayKind::Indexed => "indexedarray",
+            ArrayKind::Fabric => "fabricarray",
+            ArrayKind::IndexedFabric => "indexedfabricarray",
+            ArrayKind::Fixed(_) => "fixedarray",
+        }
+    }
+
+    /// Whether an argument of this kind fits a parameter of kind `param`
+    /// (warp's array polymorphism: a fixed array is an `array`).
+    pub fn fits(self, param: ArrayKind) -> bool {
+        match (self, param) {
+            (ArrayKind::Fixed(_), ArrayKind::Fixed(_) | ArrayKind::Array) => true,
+            (ArrayKind::Array, ArrayKind::Fixed(_)) => true,
+            (a, b) => a == b,
+        }
+    }
+
+    /// Fabric and fixed arrays make plain arrays when viewed or sliced.
+    pub fn view(self) -> ArrayKind {
+        match self {
+            ArrayKind::Indexed => ArrayKind::Indexed,
+            _ => ArrayKind::Array,
+        }
+    }
+
+    fn push_ctype(self, dtype: Value, out: &mut String) {
+        out.put(self.class());
+        if let ArrayKind::Fixed(n) = self {
+            out.put_all(&[itoa::Buffer::new().format(n), ", "]);
+        }
+        dtype.push_ctype(out);
+        out.push('>');
+    }
+}
+
 /// A kernel value's type. References are pointers into arrays (`a[i]` before it is loaded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Type {
@@ -362,12 +429,14 @@ pub enum Type {
     Array {
         dtype: Value,
         ndim: usize,
+        kind: ArrayKind,
     },
     Ref(Value),
     /// A pointer to an array descriptor (an array field of a struct, `&(s.arr)`).
     ArrayRef {
         dtype: Value,
         ndim: usize,
+        kind: ArrayKind,
     },
     /// `range()` iterator state.
     Range,
@@ -375,6 +444,9 @@ pub enum Type {
     Tile(Tile),
     /// A tuple of `n` int32 values (`(i * 8, j * 4)` as a tile shape or offset).
     IntTuple(u8),
+    /// A tuple of values of other types (warp's `tuple_t`), by its entry in
+    /// the table of tuple types ([`Type::tuple_of`] makes either kind).
+    Tuple(TupleId),
     /// The string constant `"shared"` (true) or `"register"` of a `storage=` argument.
     StorageStr(bool),
     /// An array's `shape` (`wp::shape_t`); `true`: a reference to it (`&(a.shape)`).
@@ -383,6 +455,125 @@ pub enum Type {
     Slice,
     /// A string constant (`wp.printf`'s format): index of its text in the function's strings.
     Str(u32),
+    /// The state or result of a spatial query (`wp.mesh_query_point`, `wp.hash_grid_query`, ...).
+    Query(Query),
+}
+
+/// warp's query objects: opaque C++ structs a builtin returns, some with
+/// fields (`MeshQueryPoint.face`), some iterated (`for i in hash_grid_query`).
+/// Several kinds share one C++ struct; the kind picks the overloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Query {
+    MeshPoint,
+    MeshRay,
+    /// `MeshQueryAABB`.
+    MeshAabb,
+    MeshSphere,
+    /// `MeshQuery`: a mesh query of either kind.
+    Mesh,
+    BvhAabb,
+    BvhRay,
+    BvhSphere,
+    BvhCapsule,
+    /// `BvhQuery`: a BVH query of any kind.
+    Bvh,
+    /// `HashGridQuery` of points of this precision.
+    HashGrid(Scalar),
+    /// `MeshQueryAABBTiled`: a block-wide mesh query (`wp.tile_mesh_query_aabb`).
+    MeshAabbTiled,
+    /// `BvhQueryTiled`: a block-wide BVH query (`wp.tile_bvh_query_aabb` / `_ray`).
+    BvhTiled,
+}
+
+impl Query {
+    /// The C++ struct (without the `wp::` namespace).
+    pub fn native(self) -> &'static str {
+        match self {
+            Query::MeshPoint => "mesh_query_point_t",
+            Query::MeshRay => "mesh_query_ray_t",
+            Query::MeshAabb | Query::MeshSphere | Query::Mesh => "mesh_query_aabb_t",
+            Query::BvhAabb | Query::BvhRay | Query::BvhSphere | Query::BvhCapsule | Query::Bvh => {
+                "bvh_query_t"
+            }
+            Query::HashGrid(Scalar::Float16) => "hash_grid_query_h",
+            Query::HashGrid(Scalar::Float64) => "hash_grid_query_d",
+            Query::HashGrid(_) => "hash_grid_query_f",
+            Query::MeshAabbTiled => "mesh_query_aabb_thread_block_t",
+            Query::BvhTiled => "bvh_query_thread_block_t",
+        }
+    }
+
+    /// warp's Python class name (messages, signatures).
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::MeshPoint => "MeshQueryPoint",
+            Query::MeshRay => "MeshQueryRay",
+            Query::MeshAabb => "MeshQueryAABB",
+            Query::MeshSphere => "MeshQuerySphere",
+            Query::Mesh => "MeshQuery",
+            Query::BvhAabb => "BvhQueryAabb",
+            Query::BvhRay => "BvhQueryRay",
+            Query::BvhSphere => "BvhQuerySphere",
+            Query::BvhCapsule => "BvhQueryCapsule",
+            Query::Bvh => "BvhQuery",
+            Query::HashGrid(Scalar::Float16) => "HashGridQueryH",
+            Query::HashGrid(Scalar::Float64) => "HashGridQueryD",
+            Query::HashGrid(_) => "HashGridQuery",
+            Query::MeshAabbTiled => "MeshQueryAABBTiled",
+            Query::BvhTiled => "BvhQueryTiled",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Query> {
+        Some(match name {
+            "MeshQueryPoint" => Query::MeshPoint,
+            "MeshQueryRay" => Query::MeshRay,
+            "MeshQueryAABB" => Query::MeshAabb,
+            "MeshQuerySphere" => Query::MeshSphere,
+            "MeshQuery" => Query::Mesh,
+            "BvhQueryAabb" => Query::BvhAabb,
+            "BvhQueryRay" => Query::BvhRay,
+            "BvhQuerySphere" => Query::BvhSphere,
+            "BvhQueryCapsule" => Query::BvhCapsule,
+            "BvhQuery" => Query::Bvh,
+            "HashGridQueryH" => Query::HashGrid(Scalar::Float16),
+            "HashGridQueryD" => Query::HashGrid(Scalar::Float64),
+            "HashGridQuery" => Query::HashGrid(Scalar::Float32),
+            "MeshQueryAABBTiled" => Query::MeshAabbTiled,
+            "BvhQueryTiled" => Query::BvhTiled,
+            _ => return None,
+        })
+    }
+
+    /// The erased parent a concrete kind also matches as (warp's `_wp_erase_to_`).
+    pub fn erased(self) -> Query {
+        match self {
+            Query::MeshAabb | Query::MeshSphere => Query::Mesh,
+            Query::BvhAabb | Query::BvhRay | Query::BvhSphere | Query::BvhCapsule => Query::Bvh,
+            q => q,
+        }
+    }
+
+    /// The fields of the result structs (warp's `vars` of `MeshQueryPoint` / `MeshQueryRay`).
+    /// The result field `name` of a mesh query: its name as a static string
+    /// (an origin step keeps it) and its type.
+    pub fn field(self, name: &str) -> Option<(&'static str, Type)> {
+        let f = Type::F32;
+        let ray = self == Query::MeshRay;
+        let mesh = matches!(self, Query::MeshPoint | Query::MeshRay);
+        [
+            ("result", Type::BOOL, mesh),
+            ("sign", f, mesh),
+            ("u", f, mesh),
+            ("v", f, mesh),
+            ("face", Type::I32, mesh),
+            ("t", f, ray),
+            ("normal", Type::Vector(3, Scalar::Float32), ray),
+        ]
+        .into_iter()
+        .find(|(n, _, has)| *has && *n == name)
+        .map(|(n, t, _)| (n, t))
+    }
 }
 
 /// A tile type as warp's `types.tile` describes it: element type, shape and
@@ -392,7 +583,7 @@ pub enum Type {
 /// variable holding that object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tile {
-    pub dtype: Scalar,
+    pub dtype: Value,
     pub ndim: u8,
     pub shape: [u32; 2],
     pub shared: bool,
@@ -405,7 +596,7 @@ pub struct Tile {
 }
 
 impl Tile {
-    pub fn new(dtype: Scalar, shape: &[u32]) -> Tile {
+    pub fn new(dtype: Value, shape: &[u32]) -> Tile {
         let mut s = [0u32; 2];
         s[..shape.len()].copy_from_slice(shape);
         Tile {
@@ -449,6 +640,7 @@ impl Tile {
     /// The C++ type (warp's `tile.ctype()`).
     pub fn ctype(&self) -> String {
         let dt = self.dtype.ctype();
+        let dt = dt.as_str();
         let shape = Tile::joined(self.dims());
         if self.shared {
             format!(
@@ -502,12 +694,14 @@ impl Type {
             Type::Shape(_) => Cow::Borrowed("wp::shape_t"),
             Type::Slice => Cow::Borrowed("wp::slice_t"),
             Type::Struct(id) => Cow::Borrowed(id.def().native.as_str()),
+            Type::Query(q) => Cow::Owned(format!("wp::{}", q.native())),
             Type::Tile(t) => Cow::Owned(t.ctype()),
             Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
                 "wp::tuple_t<{}>",
                 vec!["wp::int32"; n as usize].join(", ")
             )),
+            Type::Tuple(id) => Cow::Owned(id.ctype()),
             t => Cow::Owned(t.value().map(Value::ctype).unwrap_or_default()),
         }
     }
@@ -517,21 +711,15 @@ impl Type {
     pub fn push_ctype(&self, out: &mut String, value_type: bool) {
         match *self {
             Type::Scalar(s) => out.put(s.ctype()),
-            Type::Array { dtype, .. } => {
-                out.put("wp::array_t<");
-                dtype.push_ctype(out);
-                out.push('>');
-            }
+            Type::Array { dtype, kind, .. } => kind.push_ctype(dtype, out),
             Type::Ref(v) => {
                 v.push_ctype(out);
                 if !value_type {
                     out.push('*');
                 }
             }
-            Type::ArrayRef { dtype, .. } => {
-                out.put("wp::array_t<");
-                dtype.push_ctype(out);
-                out.push('>');
+            Type::ArrayRef { dtype, kind, .. } => {
+                kind.push_ctype(dtype, out);
                 if !value_type {
                     out.push('*');
                 }
@@ -547,12 +735,29 @@ impl Type {
         }
     }
 
+    /// The type of the adjoint warp passes for a parameter of this type in a
+    /// function's or CUDA kernel's signature: an indexed array's gradient is a regular array.
+    pub fn adjoint_param(&self) -> Type {
+        match *self {
+            Type::Array {
+                dtype,
+                ndim,
+                kind: ArrayKind::Indexed,
+            } => Type::Array {
+                dtype,
+                ndim,
+                kind: ArrayKind::Array,
+            },
+            t => t,
+        }
+    }
+
     /// The value type behind a reference; other types unchanged.
     pub fn strip_ref(&self) -> Type {
         match *self {
             Type::Ref(v) => v.to_type(),
             Type::Shape(_) => Type::Shape(false),
-            Type::ArrayRef { dtype, ndim } => Type::Array { dtype, ndim },
+            Type::ArrayRef { dtype, ndim, kind } => Type::Array { dtype, ndim, kind },
             t => t,
         }
     }
@@ -587,7 +792,15 @@ impl Type {
     /// warp's `get_type_code` (struct hashes are made of these).
     pub fn type_code(&self) -> String {
         match *self {
-            Type::Array { dtype, ndim } => format!("a{ndim}{}", dtype.type_code()),
+            Type::Array { dtype, ndim, kind } => {
+                let prefix = match kind {
+                    ArrayKind::Array | ArrayKind::Fixed(_) => "a",
+                    ArrayKind::Indexed => "ia",
+                    ArrayKind::Fabric => "fa",
+                    ArrayKind::IndexedFabric => "ifa",
+                };
+                format!("{prefix}{ndim}{}", dtype.type_code())
+            }
             t => t.value().map(Value::type_code).unwrap_or_default(),
         }
     }
@@ -596,10 +809,12 @@ impl Type {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Array { dtype, ndim } => write!(f, "array(ndim={ndim}, dtype={dtype})"),
+            Type::Array { dtype, ndim, kind } => {
+                write!(f, "{}(ndim={ndim}, dtype={dtype})", kind.name())
+            }
             Type::Ref(v) => write!(f, "Reference[{v}]"),
-            Type::ArrayRef { dtype, ndim } => {
-                write!(f, "Reference[array(ndim={ndim}, dtype={dtype})]")
+            Type::ArrayRef { dtype, ndim, kind } => {
+                write!(f, "Reference[{}(ndim={ndim}, dtype={dtype})]", kind.name())
             }
             Type::Range => f.write_str("range_t"),
             Type::Shape(_) => f.write_str("shape_t"),
@@ -607,13 +822,103 @@ impl fmt::Display for Type {
             Type::Tile(t) => write!(
                 f,
                 "tile(dtype={}, shape={:?}, storage={})",
-                t.dtype.name(),
+                t.dtype,
                 t.dims(),
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
+            Type::Tuple(id) => {
+                let elems: Vec<String> = id.elems().iter().map(|t| t.to_string()).collect();
+                write!(f, "tuple[{}]", elems.join(", "))
+            }
             Type::StorageStr(_) | Type::Str(_) => f.write_str("str"),
+            Type::Query(q) => f.write_str(q.name()),
             t => write!(f, "{}", t.value().expect("value type")),
+        }
+    }
+}
+
+/// Index of a tuple type in the process-wide table of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TupleId(u32);
+
+/// Element types, and a bit per element spelled with its Python name in C++
+/// (`tuple[int, float]` annotates `wp::tuple_t<int, float>`).
+type TupleTable = (
+    Vec<(&'static [Type], u64)>,
+    std::collections::HashMap<(Vec<Type>, u64), u32>,
+);
+
+/// Tuple types, interned by their element types (a module uses a few).
+static TUPLES: std::sync::LazyLock<std::sync::RwLock<TupleTable>> =
+    std::sync::LazyLock::new(Default::default);
+
+impl TupleId {
+    pub fn elems(self) -> &'static [Type] {
+        TUPLES.read().expect("tuple table").0[self.0 as usize].0
+    }
+
+    /// The C++ type: `wp::tuple_t<...>` of the elements' types.
+    fn ctype(self) -> String {
+        let (elems, python) = TUPLES.read().expect("tuple table").0[self.0 as usize];
+        let mut out = String::from("wp::tuple_t<");
+        for (i, t) in elems.iter().enumerate() {
+            if i > 0 {
+                out.put(", ");
+            }
+            match (python >> i.min(63) & 1 == 1, t) {
+                (true, Type::Scalar(Scalar::Float32)) => out.put("float"),
+                (true, Type::Scalar(Scalar::Int32)) => out.put("int"),
+                _ => t.push_ctype(&mut out, false),
+            }
+        }
+        out.push('>');
+        out
+    }
+}
+
+impl Type {
+    /// The type of a tuple of `elems`: one to four int32 values are the
+    /// [`Type::IntTuple`] tile shapes use, others a [`Type::Tuple`].
+    pub fn tuple_of(elems: &[Type]) -> Type {
+        if (1..=4).contains(&elems.len()) && elems.iter().all(|t| *t == Type::I32) {
+            return Type::IntTuple(elems.len() as u8);
+        }
+        Type::tuple_spelled(elems, 0)
+    }
+
+    /// A tuple type whose elements with a bit set in `python` are spelled
+    /// with their Python names (`float`, `int`): a `tuple[...]` annotation.
+    pub fn tuple_spelled(elems: &[Type], python: u64) -> Type {
+        let key = (elems.to_vec(), python);
+        if let Some(&id) = TUPLES.read().expect("tuple table").1.get(&key) {
+            return Type::Tuple(TupleId(id));
+        }
+        let mut table = TUPLES.write().expect("tuple table");
+        if let Some(&id) = table.1.get(&key) {
+            return Type::Tuple(TupleId(id));
+        }
+        let id = table.0.len() as u32;
+        table.1.insert(key, id);
+        table
+            .0
+            .push((Box::leak(elems.to_vec().into_boxed_slice()), python));
+        Type::Tuple(TupleId(id))
+    }
+
+    /// Whether a value of this type can be passed for a parameter of type
+    /// `param`: the same type, or tuples of the same element types.
+    pub fn passes_as(&self, param: &Type) -> bool {
+        self == param
+            || matches!((self.tuple_elems(), param.tuple_elems()), (Some(a), Some(b)) if a == b)
+    }
+
+    /// The element types of a tuple type.
+    pub fn tuple_elems(&self) -> Option<std::borrow::Cow<'static, [Type]>> {
+        match *self {
+            Type::IntTuple(n) => Some(std::borrow::Cow::Owned(vec![Type::I32; n as usize])),
+            Type::Tuple(id) => Some(std::borrow::Cow::Borrowed(id.elems())),
+            _ => None,
         }
     }
 }
@@ -624,6 +929,83 @@ pub enum ConstVal {
     Int(i128),
     Float(f64),
     Bool(bool),
+    /// A vector, matrix, quaternion or transform value (a module-level
+    /// `wp.vec3(...)`, a default argument), by its entry in the table of them.
+    Composite(CompositeId),
+}
+
+/// A composite constant: its type and its components (scalar constants,
+/// floats already rounded to the component type, as warp's ctypes storage
+/// holds them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompositeConst {
+    pub ty: Value,
+    pub items: Vec<ConstVal>,
+}
+
+/// Index of a composite constant in the process-wide table of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompositeId(u32);
+
+type CompositeTable = (
+    Vec<&'static CompositeConst>,
+    std::collections::HashMap<String, u32>,
+);
+
+/// Composite constants, interned by their type and C++ initializer: a module
+/// seldom has any, and the same few recur.
+static COMPOSITES: std::sync::LazyLock<std::sync::RwLock<CompositeTable>> =
+    std::sync::LazyLock::new(Default::default);
+
+impl CompositeId {
+    /// The id of `c`, added to the table if it is not there.
+    pub fn intern(c: CompositeConst) -> CompositeId {
+        let mut key = c.ty.ctype();
+        key.push('=');
+        push_initializer(&mut key, &c);
+        if let Some(&id) = COMPOSITES.read().expect("composite table").1.get(&key) {
+            return CompositeId(id);
+        }
+        let mut table = COMPOSITES.write().expect("composite table");
+        if let Some(&id) = table.1.get(&key) {
+            return CompositeId(id);
+        }
+        let id = table.0.len() as u32;
+        table.1.insert(key, id);
+        table.0.push(Box::leak(Box::new(c)));
+        CompositeId(id)
+    }
+
+    pub fn get(self) -> &'static CompositeConst {
+        COMPOSITES.read().expect("composite table").0[self.0 as usize]
+    }
+}
+
+/// warp's `constant_str` of a ctypes array value:
+/// `wp::initializer_array<3,wp::float32>{1.0, 2.0, 3.0}` (components as
+/// Python's `str(x).lower()` spells them).
+fn push_initializer(out: &mut String, c: &CompositeConst) {
+    out.put("wp::initializer_array<");
+    out.put(itoa::Buffer::new().format(c.items.len()));
+    out.push(',');
+    let dtype = c.ty.dtype();
+    if dtype == Scalar::Bool {
+        out.put("bool");
+    } else {
+        out.put_all(&["wp::", dtype.name()]);
+    }
+    out.put(">{");
+    for (i, item) in c.items.iter().enumerate() {
+        if i > 0 {
+            out.put(", ");
+        }
+        match *item {
+            ConstVal::Float(v) if v.is_nan() => out.put("nan"),
+            ConstVal::Float(v) if v.is_infinite() => out.put(if v > 0.0 { "inf" } else { "-inf" }),
+            k => k.push_c_str(out),
+        }
+    }
+    out.push('}');
 }
 
 impl ConstVal {
@@ -633,7 +1015,13 @@ impl ConstVal {
             ConstVal::Int(_) => Type::I32,
             ConstVal::Float(_) => Type::F32,
             ConstVal::Bool(_) => Type::BOOL,
+            ConstVal::Composite(id) => id.get().ty.to_type(),
         }
+    }
+
+    /// Whether warp folds a unary minus on this constant (a Python int, float or bool).
+    pub fn is_python_scalar(self) -> bool {
+        !matches!(self, ConstVal::Composite(_))
     }
 
     /// C++ spelling, as warp's `constant_str` prints a Python value.
@@ -650,15 +1038,18 @@ impl ConstVal {
             ConstVal::Float(v) => push_python_float_repr(out, v),
             ConstVal::Bool(true) => out.put("true"),
             ConstVal::Bool(false) => out.put("false"),
+            ConstVal::Composite(id) => push_initializer(out, id.get()),
         }
     }
 
+    /// Python's unary minus (callers fold it only on [`ConstVal::is_python_scalar`] values).
     pub fn negated(self) -> ConstVal {
         match self {
             ConstVal::Int(v) => ConstVal::Int(-v),
             ConstVal::Float(v) => ConstVal::Float(-v),
             // Python: -True == -1
             ConstVal::Bool(b) => ConstVal::Int(-(b as i128)),
+            ConstVal::Composite(_) => self,
         }
     }
 
@@ -667,6 +1058,7 @@ impl ConstVal {
             ConstVal::Int(v) => v != 0,
             ConstVal::Float(v) => v != 0.0,
             ConstVal::Bool(b) => b,
+            ConstVal::Composite(_) => true,
         }
     }
 }
@@ -818,7 +1210,8 @@ mod tests {
         assert_eq!(
             Type::Array {
                 dtype: Value::Scalar(Scalar::Int32),
-                ndim: 1
+                ndim: 1,
+                kind: ArrayKind::Array,
             }
             .ctype(false),
             "wp::array_t<wp::int32>"

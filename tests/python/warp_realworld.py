@@ -72,7 +72,8 @@ def extract_function(module: str, fragment: str) -> str | None:
 def kernel_function(module: str, name: str, target: str, kind: str) -> str | None:
     """Kernel `name`'s forward or backward function in a module that may hold several kernels,
     hash normalized; None when the module has none."""
-    m = re.search(re.escape(name) + r"_[0-9a-f]{8}_" + target + "_kernel_" + kind + r"\(", module)
+    # not a kernel whose name ends with this one (`shape_kernel_3d` for `kernel_3d`)
+    m = re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"_[0-9a-f]{8}_" + target + "_kernel_" + kind + r"\(", module)
     if not m:
         return None
     line_start = module.rfind("\n", 0, m.start()) + 1
