@@ -235,9 +235,11 @@ pub struct BuiltFunc {
     /// Its adjoint is written by hand (a custom gradient, or a native
     /// snippet's `adj_snippet`): `wp.ref[T]` parameters may be differentiated.
     pub manual_ref_adjoint: bool,
-    /// It calls a `wp.ref[T]` function that has no manual adjoint (refused
-    /// when a backward-enabled kernel reaches it).
-    pub ref_call_error: Option<LowerError>,
+    /// Why a backward-enabled kernel reaching it is refused: it calls a
+    /// `wp.ref[T]` function that has no manual adjoint, or updates a
+    /// differentiable array slot through an operator (warp raises both only
+    /// when generating the adjoint).
+    pub backward_error: Option<LowerError>,
     /// A `@wp.func_native` function: its bodies are the user's snippets.
     pub snippet: bool,
     /// The body of a native function's `replay_` function (its `replay_snippet`).
@@ -1373,20 +1375,21 @@ impl<'a> Adjoint<'a> {
                 }
                 let agg = self.eval_store_target(base)?;
                 let slot = self.select_slot(agg, SlotSel::Attr(attr))?;
-                if let Some(slot) = &slot {
+                let user_op = self.has_user_operator(binop_builtin(op));
+                if let (Some(slot), false) = (&slot, user_op) {
                     if let Some(atomic) = slot_atomic(&slot.ty, op) {
                         let rhs = self.expr(value)?;
                         return self.emit_array_slot(slot, rhs, Some(atomic));
                     }
                 }
                 let current = self.attribute_read(agg, attr)?;
-                let rhs = self.expr(value)?;
-                let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+                let Some(result) =
+                    self.slot_update_after_read(slot.as_ref(), current, op, value, user_op)?
+                else {
+                    return Ok(());
+                };
                 match slot {
-                    Some(slot) => {
-                        self.record_unsupported_slot_update(result);
-                        self.emit_array_slot(&slot, result, None)
-                    }
+                    Some(slot) => self.emit_array_slot(&slot, result, None),
                     None => self.store_attribute(agg, attr, result),
                 }
             }
@@ -2187,24 +2190,73 @@ impl<'a> Adjoint<'a> {
     /// (`def add(a: Complex, b: Complex)`) for the operator first, when its
     /// parameters take the operands.
     fn user_operator(&mut self, name: &str, left: VarId, right: VarId) -> LResult<Option<VarId>> {
-        if self.symbol(name).is_some() {
+        if !self.user_operator_takes(name, left, right) {
             return Ok(None);
+        }
+        self.call_user(name, &[left, right], None)
+    }
+
+    /// Whether a module-level `@wp.func` named after the operator's builtin
+    /// exists at all (warp's `find_user_operator`: by name, whatever its types).
+    fn has_user_operator(&self, name: &str) -> bool {
+        self.symbol(name).is_none() && self.scope.user_function(name).is_some()
+    }
+
+    /// Whether that function has an overload taking `left` and `right`
+    /// (warp's `resolve_user_operator`).
+    fn user_operator_takes(&self, name: &str, left: VarId, right: VarId) -> bool {
+        if self.symbol(name).is_some() {
+            return false;
         }
         let types = [self.ty(left).strip_ref(), self.ty(right).strip_ref()];
         let Some((def, _, _)) = self.scope.user_overload(name, &types) else {
-            return Ok(None);
+            return false;
         };
-        let takes = def.args.len() == 2
+        def.args.len() == 2
             && def.args.iter().zip(&types).all(|(a, t)| {
                 a.annotation
                     .as_ref()
                     .and_then(|x| self.scope.annotation_type(x).ok())
                     .is_some_and(|p| t.passes_as(&p))
-            });
-        if !takes {
-            return Ok(None);
+            })
+    }
+
+    /// The rest of an augmented assignment to an array slot or a component
+    /// once `current` is read (warp's `lower_subscript_augassign` /
+    /// `lower_attribute_augassign` after the load): with a user operator of
+    /// that name, the right side is evaluated now; when no overload takes the
+    /// operands and the slot has the atomic, the update is atomic; otherwise
+    /// the operator (user or builtin) is applied and the result stored, which
+    /// makes a differentiable slot's backward pass impossible.
+    fn slot_update_after_read(
+        &mut self,
+        slot: Option<&Slot>,
+        current: VarId,
+        op: BinOp,
+        value: &Expr<'a>,
+        user_op: bool,
+    ) -> LResult<Option<VarId>> {
+        let name = binop_builtin(op);
+        let rhs = self.expr(value)?;
+        let takes = user_op && self.user_operator_takes(name, current, rhs);
+        if user_op && !takes {
+            if let Some(slot) = slot {
+                if let Some(atomic) = slot_atomic(&slot.ty, op) {
+                    self.emit_array_slot(slot, rhs, Some(atomic))?;
+                    return Ok(None);
+                }
+            }
         }
-        self.call_user(name, &[left, right], None)
+        let result = match takes {
+            true => self
+                .call_user(name, &[current, rhs], None)?
+                .ok_or_else(|| self.err(format!("user operator `{name}` returns no value")))?,
+            false => self.add_value_call(name, &[current, rhs])?,
+        };
+        if slot.is_some() {
+            self.record_unsupported_slot_update(result);
+        }
+        Ok(Some(result))
     }
 
     fn call_user(
@@ -3319,7 +3371,8 @@ impl<'a> Adjoint<'a> {
             *i = self.load(*i)?;
         }
         let slot = self.select_slot(base, SlotSel::Index(&indices))?;
-        if let Some(slot) = &slot {
+        let user_op = self.has_user_operator(binop_builtin(op));
+        if let (Some(slot), false) = (&slot, user_op) {
             if let Some(atomic) = slot_atomic(&slot.ty, op) {
                 let rhs = self.expr(value)?;
                 return self.emit_array_slot(slot, rhs, Some(atomic));
@@ -3333,13 +3386,13 @@ impl<'a> Adjoint<'a> {
             _ => "extract",
         };
         let current = self.add_value_call(read, &args)?;
-        let rhs = self.expr(value)?;
-        let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
+        let Some(result) =
+            self.slot_update_after_read(slot.as_ref(), current, op, value, user_op)?
+        else {
+            return Ok(());
+        };
         match slot {
-            Some(slot) => {
-                self.record_unsupported_slot_update(result);
-                self.emit_array_slot(&slot, result, None)
-            }
+            Some(slot) => self.emit_array_slot(&slot, result, None),
             None => self.store_subscript(base, &indices, result),
         }
     }

@@ -2194,7 +2194,7 @@ fn backward_ref_call_error(adj: &Adjoint<'_>, funcs: &FuncTable) -> Option<Lower
             continue;
         }
         let f = &funcs.built[i].1;
-        if let Some(e) = &f.ref_call_error {
+        if let Some(e) = &f.backward_error {
             return Some(e.clone());
         }
         work.extend(f.callees.iter().copied());
@@ -2280,7 +2280,10 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         first_line: def.first_line,
         custom_grad: false,
         manual_ref_adjoint: false,
-        ref_call_error: adj.ref_call_error.clone(),
+        backward_error: adj
+            .ref_call_error
+            .clone()
+            .or_else(|| adj.slot_augassign_error.clone()),
         snippet: false,
         snippet_replay: None,
         custom_grad_source: None,

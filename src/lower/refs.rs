@@ -473,7 +473,7 @@ pub(super) fn native_function(
         first_line: def.first_line,
         custom_grad: false,
         manual_ref_adjoint: snippets.adjoint.is_some(),
-        ref_call_error: None,
+        backward_error: None,
         snippet: true,
         snippet_replay: snippets.replay.map(|r| format!("{forward_aliases}{r}")),
         custom_grad_source: None,
