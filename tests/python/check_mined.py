@@ -120,6 +120,9 @@ def check_row(row: dict) -> str | None:
     context.function_key_counts.clear()
     context.function_key_counts.update(rw._BASE_COUNTS or {})
     saved_config = {k: getattr(wp.config, k) for k in dir(wp.config) if not k.startswith("_")}
+    # Modules this row registers are dropped after it: warp hands back an earlier
+    # module="unique" module with the same hash (whose line comments are another file's).
+    modules_before = set(context.user_modules)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{name}.py"
         path.write_text(row["python_source"])
@@ -143,14 +146,6 @@ def check_row(row: dict) -> str | None:
                     for v in vars(module).values()
                     if isinstance(v, context.Kernel) and v.func.__module__ == name
                 ]
-                if not kernels:
-                    # warp hands back the kernel of an earlier module="unique" module
-                    # with the same hash (same code) instead of a new one.
-                    kernels = [
-                        v
-                        for v in vars(module).values()
-                        if isinstance(v, context.Kernel) and v.func.__name__ == row["kernel_name"]
-                    ]
                 if len(kernels) != 1:
                     return f"{len(kernels)} kernels in the module, expected 1"
                 k = kernels[0]
@@ -171,6 +166,8 @@ def check_row(row: dict) -> str | None:
             return None
         finally:
             sys.modules.pop(name, None)
+            for key in set(context.user_modules) - modules_before:
+                del context.user_modules[key]
             for key, v in saved_config.items():
                 try:
                     setattr(wp.config, key, v)
