@@ -1,4 +1,4 @@
-"""Run-check of synthesized kernels (issue #20, notes in tests/python/README_run_synth.md).
+"""Run-check of synthesized kernels (issue #20; the launch_spec schema: README.md, "Launch specs").
 
 For every row (a synthesized kernel with its `launch_spec`), on warp-lang's CPU
 device and with the NVRTC warp-lang bundles (no GPU, no driver needed):
