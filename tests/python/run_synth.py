@@ -131,15 +131,16 @@ def run_pipeline(pairpipe, per_category, seed, work):
     """A small run over all categories; returns its output folder."""
     config = os.path.join(work, "run_synth.toml")
     cats = ", ".join(f"{c} = 1" for c in CATEGORIES)
+    # Dedup drops a few: ask for some more than needed, take the first per category.
+    count = per_category * len(CATEGORIES) * 5 // 4 + 2 * len(CATEGORIES)
     with open(config, "w") as f:
         f.write(
             f'[run]\nname = "run_synth"\nseed = {seed}\noutput = "{work}/run"\nworkers = 0\n\n'
+            f"[target]\nrows = {count}\n\n"
             f"[ir]\ncpu = false\ncuda = true\nmodules = true\n\n[synth]\ncategories = {{ {cats} }}\n"
         )
-    # Dedup drops a few: ask for some more than needed, take the first per category.
-    count = per_category * len(CATEGORIES) * 5 // 4 + 2 * len(CATEGORIES)
     subprocess.run(
-        [pairpipe, "run", config, "--count", str(count), "--quiet", "--fresh"],
+        [pairpipe, "run", config, "--quiet", "--fresh"],
         check=True,
         stdout=subprocess.DEVNULL,
     )
