@@ -51,3 +51,26 @@ def test_a_wrong_expectation_fails_the_run(tmp_path, fixture):
     done = run(fixtures, tmp_path, "--no-ptx")
     assert done.returncode == 1, done.stdout[-4000:]
     assert f"{fixture}: expected" in done.stdout
+
+
+def test_a_kernel_warp_cannot_build_is_named_and_the_others_still_run(tmp_path):
+    """One kernel that fails warp's build breaks the module the category shares:
+    the checker builds each kernel alone, names that one ("build"), and still
+    checks the others."""
+    fixtures = tmp_path / "fixtures"
+    fixtures.mkdir()
+    for name in ("blur_2d", "neg_unwritten"):
+        for ext in (".py", ".json"):
+            shutil.copy(FIXTURES / f"{name}{ext}", fixtures / f"{name}{ext}")
+    (fixtures / "neg_build.py").write_text(
+        "import warp as wp\n\n\n@wp.kernel\n"
+        "def mixed_types(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n    y[i] = x[i] + wp.vec3(1.0, 2.0, 3.0)\n"
+    )
+    spec = json.loads((FIXTURES / "neg_nan.json").read_text())["launch_spec"]
+    (fixtures / "neg_build.json").write_text(json.dumps({"launch_spec": spec, "expect": ["build"]}))
+    done = run(fixtures, tmp_path, "--no-ptx", "-v")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "neg_build: ['build'] as expected" in done.stdout
+    assert "neg_unwritten: ['unwritten'] as expected" in done.stdout
+    assert "blur_2d: pass as expected" in done.stdout
