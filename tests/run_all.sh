@@ -13,7 +13,7 @@
 #   3b. the run-check of synthesized kernels (tests/python/run_synth.py): its
 #      fixtures now; 50 kernels per category launched on warp's CPU and
 #      compiled to PTX once the synthesizer fills launch_spec (see the TODO);
-#   4. the Python loader tests (pandas, pyarrow, polars, datasets), the
+#   4. the Python loader tests (pandas, pyarrow, polars, DuckDB, datasets), the
 #      notebook, executed headless, and the token counts' exactness against
 #      tiktoken and Hugging Face tokenizers (tests/python/test_tokens.py).
 # Usage: bash tests/run_all.sh

@@ -1,5 +1,5 @@
 """The shards load as users will load them, and hold what the manifest and the
-column schema (schemas/columns.json) say: pandas, pyarrow, polars, and Hugging
+column schema (schemas/columns.json) say: pandas, pyarrow, polars, DuckDB and Hugging
 Face `datasets` both from the data folder and from the dataset card."""
 
 from __future__ import annotations
@@ -211,6 +211,24 @@ def test_features_motifs_and_launch_spec(table):
             spec = json.loads(spec)
             assert 1 <= len(spec["dim"]) <= 4 and isinstance(spec["params"], list), spec
     assert "loops" in seen, "no row with a loop in the whole run"
+
+
+def test_duckdb_reads_the_shards(out_dir, table):
+    """DuckDB's read_parquet sees every row, the list columns as lists (unnest
+    counts the same features pyarrow does) and the launch spec as text."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    shards = str(out_dir / "data" / "*.parquet")
+    ((rows,),) = con.sql(f"select count(*) from read_parquet('{shards}')").fetchall()
+    assert rows == table.num_rows
+    types = dict(con.sql(f"select column_name, column_type from (describe select * from read_parquet('{shards}'))").fetchall())
+    assert types["features"] == types["motifs"] == types["builtins"] == "VARCHAR[]"
+    assert types["launch_spec"] == "VARCHAR"
+    counted = dict(
+        con.sql(f"select f, count(*) from (select unnest(features) as f from read_parquet('{shards}')) group by f").fetchall()
+    )
+    want = Counter(f for fs in table["features"].to_pylist() for f in fs)
+    assert counted == dict(want)
 
 
 def test_a_mined_run_loads_with_its_provenance(tmp_path):
