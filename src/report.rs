@@ -1268,3 +1268,62 @@ fn human_bytes(n: u64) -> String {
         format!("{v:.1} {}", UNITS[unit])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn motifs_count_rows_per_category_once_per_row() {
+        let list = |v: &[&[&str]]| -> Series {
+            let mut b = ListStringChunkedBuilder::new("motifs".into(), v.len(), 8);
+            for row in v {
+                b.append_values_iter(row.iter().copied());
+            }
+            b.finish().into_series()
+        };
+        let frame = DataFrame::new_infer_height(vec![
+            Series::new(
+                "category".into(),
+                ["physics", "physics", "physics", "fields", "mined"],
+            )
+            .into(),
+            list(&[
+                &["spring", "euler", "spring"],
+                &["euler"],
+                &[],
+                &["blur"],
+                &[],
+            ])
+            .into(),
+        ])
+        .unwrap();
+        let got: Vec<(String, u64, Vec<(String, u64, f64)>)> = motifs_per_category(&frame)
+            .unwrap()
+            .into_iter()
+            .map(|c| {
+                let m = c
+                    .motifs
+                    .into_iter()
+                    .map(|s| (s.name, s.rows, s.share))
+                    .collect();
+                (c.category, c.rows, m)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("fields".into(), 1, vec![("blur".into(), 1, 1.0)]),
+                (
+                    "physics".into(),
+                    3,
+                    vec![
+                        ("euler".into(), 2, 2.0 / 3.0),
+                        // Twice in one kernel: one row.
+                        ("spring".into(), 1, 1.0 / 3.0),
+                    ]
+                ),
+            ]
+        );
+    }
+}
