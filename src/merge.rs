@@ -16,6 +16,7 @@
 //! 4. Write the manifest (the parts' counters summed, plus the merge's own)
 //!    and the dataset card.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
 use std::io::IsTerminal;
@@ -31,6 +32,7 @@ use serde_json::{Value, json};
 
 use crate::config::{Config, user_error};
 use crate::dedup::DedupKeys;
+use crate::lower::Features;
 use crate::pipeline::{Part, Tally, check_output, mib, thousands};
 use crate::row::{Provenance, Row};
 use crate::sink::{
@@ -49,7 +51,7 @@ const KEY_BATCH_ROWS: usize = 65_536;
 const EXAMPLES_PER_REASON: usize = 3;
 
 /// The columns a `Row` is rebuilt from; the size columns are derived again by the sink.
-const ROW_COLUMNS: [&str; 32] = [
+const ROW_COLUMNS: [&str; 35] = [
     "id",
     "index",
     "split",
@@ -69,6 +71,9 @@ const ROW_COLUMNS: [&str; 32] = [
     "builtins",
     "dtypes",
     "launch_dims",
+    "launch_spec",
+    "motifs",
+    "features",
     "python_source_tokens",
     "cpu_forward_tokens",
     "cpu_backward_tokens",
@@ -610,6 +615,9 @@ struct Batch {
     builtins: ListArray,
     dtypes: ListArray,
     launch_dims: Int32Array,
+    launch_spec: StringArray,
+    motifs: ListArray,
+    features: ListArray,
     /// python_source_tokens, then the IR columns' counts in `ir`'s order.
     tokens: [Int32Array; 7],
     origin: StringArray,
@@ -666,6 +674,9 @@ impl Batch {
                 .as_primitive_opt::<Int32Type>()
                 .cloned()
                 .ok_or_else(|| anyhow!("{}: column launch_dims is not int32", path.display()))?,
+            launch_spec: string("launch_spec")?,
+            motifs: list("motifs")?,
+            features: list("features")?,
             tokens: [
                 "python_source_tokens",
                 "cpu_forward_tokens",
@@ -752,6 +763,19 @@ impl Batch {
             builtins: list(&self.builtins),
             dtypes: list(&self.dtypes),
             launch_dims: self.launch_dims.value(i).max(0) as u32,
+            launch_spec: text(&self.launch_spec),
+            motifs: list(&self.motifs).into_iter().map(Cow::Owned).collect(),
+            features: {
+                let values = self.features.value(i);
+                let mut features = Features::empty();
+                for name in values.as_string::<i32>().iter() {
+                    let name = name.unwrap_or_default();
+                    features.insert(Features::from_name(name).ok_or_else(|| {
+                        anyhow!("row {}: unknown feature {name:?}", self.id.value(i))
+                    })?);
+                }
+                features
+            },
             ir_from_lowering: false,
             provenance: (self.origin.value(i) == "mined").then(|| {
                 let [repo, path, license] = self.source.each_ref().map(text);

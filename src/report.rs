@@ -2,7 +2,7 @@
 //!
 //! Every number comes from polars queries over the integer size columns
 //! (`*_chars`, `*_lines`, `text_bytes`), `split`, `category`, the short
-//! list columns `builtins` and `dtypes`, `launch_dims` and the three dedup
+//! list columns `builtins`, `dtypes`, `features` and `motifs`, `launch_dims` and the three dedup
 //! keys: the scan projects only those, so the report never reads the text
 //! and stays fast on hundreds of MiB of pairs. Counters that only the pipeline knows
 //! (generated, duplicates, rejections, time) come from `manifest.json`.
@@ -178,8 +178,25 @@ struct Contents {
     dtypes: Vec<Share>,
     /// Rows per launch dimensionality (1-D to 4-D).
     launch_dims: Vec<Share>,
+    /// Rows using each feature the lowering saw (the `features` column:
+    /// structs, funcs, loops, atomics, tiles, random, geometry), in that
+    /// order, each listed even where no row uses it; empty for shards
+    /// without the column.
+    features: Vec<Share>,
+    /// Per category, the rows using each synthesizer motif (most used
+    /// first; share of the category's rows); categories without motifs
+    /// (mined rows, shards without the column) are left out.
+    motifs: Vec<CategoryMotifs>,
     /// Distinct kernels at each dedup level; empty for shards without the key columns.
     distinct: Vec<Distinct>,
+}
+
+#[derive(Serialize)]
+struct CategoryMotifs {
+    category: String,
+    /// Rows of the category.
+    rows: u64,
+    motifs: Vec<Share>,
 }
 
 #[derive(Serialize)]
@@ -364,7 +381,9 @@ fn scan_sizes(files: &[PathBuf]) -> Result<DataFrame> {
     };
     let strings = DataType::List(Box::new(DataType::String));
     exprs.push(or_null("builtins", strings.clone()));
-    exprs.push(or_null("dtypes", strings));
+    exprs.push(or_null("dtypes", strings.clone()));
+    exprs.push(or_null("features", strings.clone()));
+    exprs.push(or_null("motifs", strings));
     exprs.push(or_null("launch_dims", DataType::Int64));
     for (_, key) in KEY_COLUMNS {
         exprs.push(or_null(key, DataType::UInt64));
@@ -630,6 +649,23 @@ fn contents(frame: &DataFrame, rows: u64) -> Result<Contents> {
     };
     let builtins = listed("builtins")?;
     let dtypes = listed("dtypes")?;
+    let features = if frame.column("features")?.null_count() == frame.height() && rows > 0 {
+        Vec::new()
+    } else {
+        let used = listed("features")?;
+        crate::lower::Features::ALL
+            .iter()
+            .map(|(name, _)| {
+                let n = used.iter().find(|s| s.name == *name).map_or(0, |s| s.rows);
+                Share {
+                    name: (*name).to_owned(),
+                    rows: n,
+                    share: ratio(n as f64, rows as f64),
+                }
+            })
+            .collect()
+    };
+    let motifs = motifs_per_category(frame)?;
 
     let dims_frame = frame
         .clone()
@@ -673,8 +709,69 @@ fn contents(frame: &DataFrame, rows: u64) -> Result<Contents> {
         builtins,
         dtypes,
         launch_dims,
+        features,
+        motifs,
         distinct,
     })
+}
+
+/// Rows using each motif, per category (a row counts once per motif).
+fn motifs_per_category(frame: &DataFrame) -> Result<Vec<CategoryMotifs>> {
+    let per_category = frame
+        .clone()
+        .lazy()
+        .group_by([col("category")])
+        .agg([len().cast(DataType::UInt64).alias("rows")])
+        .collect()?;
+    let category_rows: BTreeMap<String, u64> = per_category
+        .column("category")?
+        .str()?
+        .iter()
+        .zip(per_category.column("rows")?.u64()?.iter())
+        .map(|(c, n)| (c.unwrap_or("(null)").to_owned(), n.unwrap_or(0)))
+        .collect();
+    // A motif used twice in one kernel counts its row once.
+    let counts = frame
+        .clone()
+        .lazy()
+        .select([col("category"), col("motifs")])
+        .with_row_index("row", None)
+        .explode(
+            by_name(["motifs"], true, false),
+            ExplodeOptions {
+                empty_as_null: false,
+                keep_nulls: false,
+            },
+        )
+        .filter(col("motifs").is_not_null())
+        .group_by([col("category"), col("motifs")])
+        .agg([col("row").n_unique().cast(DataType::UInt64).alias("rows")])
+        .collect()?;
+    let mut by_category: BTreeMap<String, Vec<Share>> = BTreeMap::new();
+    let cats = counts.column("category")?.str()?;
+    let names = counts.column("motifs")?.str()?;
+    let rows = counts.column("rows")?.u64()?;
+    for ((c, m), n) in cats.iter().zip(names.iter()).zip(rows.iter()) {
+        let c = c.unwrap_or("(null)").to_owned();
+        let n = n.unwrap_or(0);
+        let total = category_rows.get(&c).copied().unwrap_or(0);
+        by_category.entry(c).or_default().push(Share {
+            name: m.unwrap_or("(null)").to_owned(),
+            rows: n,
+            share: ratio(n as f64, total as f64),
+        });
+    }
+    Ok(by_category
+        .into_iter()
+        .map(|(category, mut motifs)| {
+            motifs.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.name.cmp(&b.name)));
+            CategoryMotifs {
+                rows: category_rows.get(&category).copied().unwrap_or(0),
+                category,
+                motifs,
+            }
+        })
+        .collect())
 }
 
 /// Rows per value of `column`, with their share of `total`.
@@ -1104,6 +1201,38 @@ impl Contents {
             "Rows using each type.\n\n",
         )?;
         table(out, "Launch dimensions", "wp.tid()", &self.launch_dims, "")?;
+        table(
+            out,
+            "Features",
+            "feature",
+            &self.features,
+            "Rows whose kernel (with its functions) uses each, as the lowering saw it \
+             (the `features` column).\n\n",
+        )?;
+        if !self.motifs.is_empty() {
+            writeln!(
+                out,
+                "\n### Motifs per category\n\nRows of the category using each motif \
+                 (the `motifs` column).\n\n| category | rows | motif | rows using it | share |\n\
+                 | --- | ---: | --- | ---: | ---: |"
+            )?;
+            for c in &self.motifs {
+                for (i, m) in c.motifs.iter().enumerate() {
+                    let (cat, rows) = if i == 0 {
+                        (c.category.as_str(), c.rows.to_string())
+                    } else {
+                        ("", String::new())
+                    };
+                    writeln!(
+                        out,
+                        "| {cat} | {rows} | {} | {} | {:.1}% |",
+                        m.name,
+                        m.rows,
+                        100.0 * m.share
+                    )?;
+                }
+            }
+        }
         if !self.distinct.is_empty() {
             writeln!(
                 out,
@@ -1137,5 +1266,64 @@ fn human_bytes(n: u64) -> String {
         format!("{n} B")
     } else {
         format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn motifs_count_rows_per_category_once_per_row() {
+        let list = |v: &[&[&str]]| -> Series {
+            let mut b = ListStringChunkedBuilder::new("motifs".into(), v.len(), 8);
+            for row in v {
+                b.append_values_iter(row.iter().copied());
+            }
+            b.finish().into_series()
+        };
+        let frame = DataFrame::new_infer_height(vec![
+            Series::new(
+                "category".into(),
+                ["physics", "physics", "physics", "fields", "mined"],
+            )
+            .into(),
+            list(&[
+                &["spring", "euler", "spring"],
+                &["euler"],
+                &[],
+                &["blur"],
+                &[],
+            ])
+            .into(),
+        ])
+        .unwrap();
+        let got: Vec<(String, u64, Vec<(String, u64, f64)>)> = motifs_per_category(&frame)
+            .unwrap()
+            .into_iter()
+            .map(|c| {
+                let m = c
+                    .motifs
+                    .into_iter()
+                    .map(|s| (s.name, s.rows, s.share))
+                    .collect();
+                (c.category, c.rows, m)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("fields".into(), 1, vec![("blur".into(), 1, 1.0)]),
+                (
+                    "physics".into(),
+                    3,
+                    vec![
+                        ("euler".into(), 2, 2.0 / 3.0),
+                        // Twice in one kernel: one row.
+                        ("spring".into(), 1, 1.0 / 3.0),
+                    ]
+                ),
+            ]
+        );
     }
 }

@@ -1,6 +1,9 @@
 //! The record that flows from the lowering workers to the sink: one dataset row.
 
+use std::borrow::Cow;
+
 use crate::dedup::DedupKeys;
+use crate::lower::Features;
 use crate::tokens::TokenCounts;
 
 /// One finished pair, ready for the sink. Size columns are derived by the sink.
@@ -29,6 +32,15 @@ pub struct Row {
     pub dtypes: Vec<String>,
     /// How many indices `wp.tid()` yields: 1-D to 4-D launches.
     pub launch_dims: u32,
+    /// How the synthesizer means the kernel to be launched (JSON text, the
+    /// schema of `launch_spec` in the README); `None` for a mined kernel.
+    pub launch_spec: Option<String>,
+    /// The synthesizer's motifs the kernel is made of, in order (empty for a
+    /// mined kernel). Borrowed from the synthesizer's table, owned when read
+    /// back from a file.
+    pub motifs: Vec<Cow<'static, str>>,
+    /// What the lowering saw the kernel use (the `features` column).
+    pub features: Features,
     /// The IR texts are the lowering's output for `python_source` (set by
     /// the workers; rows read back from files or made by hand say `false`).
     /// The lowering writes ASCII templates with `\n` breaks around text it

@@ -141,6 +141,12 @@ fn read_shard(path: &Path) -> Vec<Row> {
                 builtins: list("builtins", i),
                 dtypes: list("dtypes", i),
                 launch_dims: col("launch_dims").as_primitive::<Int32Type>().value(i) as u32,
+                launch_spec: text("launch_spec", i),
+                motifs: list("motifs", i).into_iter().map(Into::into).collect(),
+                features: list("features", i)
+                    .iter()
+                    .map(|n| pairpipe::lower::Features::from_name(n).unwrap())
+                    .fold(Default::default(), pairpipe::lower::Features::union),
                 ir_from_lowering: false,
                 provenance: None,
                 tokens: {

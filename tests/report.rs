@@ -590,6 +590,9 @@ level = "exact"
     let mut builtins: BTreeMap<String, u64> = BTreeMap::new();
     let mut dtypes: BTreeMap<String, u64> = BTreeMap::new();
     let mut dims: BTreeMap<String, u64> = BTreeMap::new();
+    let mut features: BTreeMap<String, u64> = BTreeMap::new();
+    // (category, motif) -> rows using it.
+    let mut motifs: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut buckets: BTreeMap<String, u64> = BTreeMap::new();
     let mut keys = [HashSet::new(), HashSet::new(), HashSet::new()];
     let mut rows = 0u64;
@@ -609,6 +612,17 @@ level = "exact"
                     for s in list.as_string::<i32>().iter() {
                         *counts.entry(s.unwrap().to_string()).or_default() += 1;
                     }
+                }
+                let list = c("features").as_list::<i32>().value(i);
+                for s in list.as_string::<i32>().iter() {
+                    *features.entry(s.unwrap().to_string()).or_default() += 1;
+                }
+                let category = c("category").as_string::<i32>().value(i).to_string();
+                let list = c("motifs").as_list::<i32>().value(i);
+                let used: HashSet<&str> =
+                    list.as_string::<i32>().iter().map(Option::unwrap).collect();
+                for m in used {
+                    *motifs.entry((category.clone(), m.to_string())).or_default() += 1;
                 }
                 let d = c("launch_dims").as_primitive::<Int32Type>().value(i);
                 *dims.entry(format!("{d}-D")).or_default() += 1;
@@ -651,6 +665,30 @@ level = "exact"
     assert_eq!(table("builtins"), builtins);
     assert_eq!(table("dtypes"), dtypes);
     assert_eq!(table("launch_dims"), dims);
+    // Every feature is listed, those no row uses with 0 rows.
+    let mut listed = table("features");
+    assert_eq!(listed.len(), pairpipe::lower::Features::ALL.len());
+    listed.retain(|_, n| *n > 0);
+    assert_eq!(listed, features);
+    assert!(
+        features.contains_key("atomics") && features.contains_key("loops"),
+        "atomic and loop kernels expected: {features:?}"
+    );
+    let reported: BTreeMap<(String, String), u64> = contents["motifs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| {
+            let category = c["category"].as_str().unwrap().to_string();
+            c["motifs"].as_array().unwrap().iter().map(move |m| {
+                (
+                    (category.clone(), m["name"].as_str().unwrap().to_string()),
+                    m["rows"].as_u64().unwrap(),
+                )
+            })
+        })
+        .collect();
+    assert_eq!(reported, motifs);
     assert_eq!(table("python_lines"), buckets);
     assert!(
         dims.len() >= 3,
@@ -672,6 +710,7 @@ level = "exact"
         "### Builtins",
         "### Data types",
         "### Launch dimensions",
+        "### Features",
         "### Distinct kernels by dedup level",
         "### Kernel size",
     ] {

@@ -9,6 +9,7 @@ use std::process::Command;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Int32Type, UInt64Type};
 use pairpipe::dedup::DedupKeys;
+use pairpipe::lower::Features;
 use pairpipe::row::Row;
 use pairpipe::sink::{CardInfo, Sink, SinkOptions, write_dataset_card, write_manifest};
 use pairpipe::tokens::TokenCounts;
@@ -69,6 +70,11 @@ fn sample_row(index: u64, split: &'static str) -> Row {
         builtins: vec!["tid".into(), "sin".into()],
         dtypes: vec!["float32".into()],
         launch_dims: 2,
+        launch_spec: Some(format!(
+            r#"{{"dim": [{index}, 4], "tiled": false, "params": [{{"name": "x", "kind": "array", "dtype": "float32", "shape": [{index}, 4], "role": "inout", "range": [-1.0, 1.0]}}]}}"#
+        )),
+        motifs: vec!["spring_force".into(), "euler_step".into()],
+        features: Features::FUNCS.union(Features::LOOPS),
         ir_from_lowering: false,
         // A mined row, so that every column has a value.
         provenance: Some(Box::new(pairpipe::row::Provenance {
@@ -208,6 +214,9 @@ fn every_row_field_maps_to_a_column() {
         builtins,
         dtypes,
         launch_dims,
+        launch_spec,
+        motifs,
+        features,
         ir_from_lowering: _,
         tokens,
         provenance,
@@ -274,6 +283,7 @@ fn every_row_field_maps_to_a_column() {
         ("source_repo", Some("owner/repo".into())),
         ("source_path", Some("src/kernels.py".into())),
         ("source_license", Some("MIT".into())),
+        ("launch_spec", launch_spec),
     ];
     let p = provenance.expect("sample_row is a mined row");
     assert_eq!(
@@ -292,7 +302,15 @@ fn every_row_field_maps_to_a_column() {
         assert!(want.is_some(), "sample_row fills {name}");
         assert_eq!(string_at(&batch, name, r), want, "{name}");
     }
-    for (name, want) in [("builtins", builtins), ("dtypes", dtypes)] {
+    let motifs: Vec<String> = motifs.iter().map(|m| m.to_string()).collect();
+    let features: Vec<String> = features.names().map(String::from).collect();
+    assert_eq!(features, ["funcs", "loops"]);
+    for (name, want) in [
+        ("builtins", builtins),
+        ("dtypes", dtypes),
+        ("motifs", motifs),
+        ("features", features),
+    ] {
         let list = column(&batch, name).as_list::<i32>().value(r);
         let got: Vec<String> = list
             .as_string::<i32>()

@@ -246,6 +246,8 @@ pub struct BuiltFunc {
     pub snippet_replay: Option<String>,
     /// Its `@wp.func_grad`, once built: the adjoint's parameters, body and line.
     pub custom_grad_source: Option<(Vec<String>, String, usize)>,
+    /// What its body uses (loops, atomics...; not what its callees use).
+    pub features: super::Features,
 }
 
 /// The user functions of a module in warp's build order (callees before callers).
@@ -315,6 +317,8 @@ pub struct Adjoint<'a> {
     /// Position of the node being lowered, for error messages.
     pos: Pos,
     pub builtins_used: BTreeSet<String>,
+    /// Features seen while lowering the body (loops); see [`Adjoint::features`].
+    features: super::Features,
     /// Tuple variables and their (loaded) elements.
     tuples: Vec<(VarId, Vec<VarId>)>,
     /// Slices of vectors, quaternions and transforms (bounds known when the
@@ -438,6 +442,7 @@ impl<'a> Adjoint<'a> {
                 col: 1,
             },
             builtins_used: BTreeSet::new(),
+            features: super::Features::empty(),
             strings: Vec::new(),
             tuples: Vec::new(),
             composite_slices: Vec::new(),
@@ -736,6 +741,13 @@ impl<'a> Adjoint<'a> {
     /// Bytes of code this body has generated: its statement lines (in every
     /// open block, each once) and the declarations its variables will get.
     /// A sum over the few open blocks, not a walk of the lines.
+    /// What this body uses: its loops and the features of the builtins it
+    /// calls (not those of the user functions it calls).
+    pub fn features(&self) -> super::Features {
+        self.features
+            .union(super::Features::of_builtins(&self.builtins_used))
+    }
+
     pub fn generated_bytes(&self) -> usize {
         /// A variable's declarations (forward and backward) and its adjoint's, about
         /// (30 bytes each, with `const` and the type).
@@ -1346,6 +1358,9 @@ impl<'a> Adjoint<'a> {
                         ));
                     }
                 };
+                if inplace.is_some_and(|n| n.starts_with("atomic_")) {
+                    self.features.insert(super::Features::ATOMICS);
+                }
                 let Some(name) = inplace else {
                     return self.aug_assign_subscript_slow(base, indices, op, value);
                 };
@@ -1477,6 +1492,7 @@ impl<'a> Adjoint<'a> {
         let ExprKind::Name(target_name) = &target.kind else {
             return Err(self.err("for-loop targets must be a single name"));
         };
+        self.features.insert(super::Features::LOOPS);
         match self.loop_range(iter, body)? {
             LoopRange::Unrolled(values) => self.unrolled_loop(target_name, &values, body),
             range => {
@@ -1780,6 +1796,7 @@ impl<'a> Adjoint<'a> {
     }
 
     fn while_stmt(&mut self, test: &Expr<'a>, body: &[Stmt<'a>]) -> LResult<()> {
+        self.features.insert(super::Features::LOOPS);
         self.promote_mutated_iter_constants(body)?;
         let label = self.begin_block("while");
         self.loop_blocks.push(label.clone());
@@ -3262,7 +3279,10 @@ impl<'a> Adjoint<'a> {
                 "store".to_string(),
             ),
             Some(op) => (
-                format!("wp::array_atomic_{op}_slot({array}, {value}, {accessor}, {indices});"),
+                {
+                    self.features.insert(super::Features::ATOMICS);
+                    format!("wp::array_atomic_{op}_slot({array}, {value}, {accessor}, {indices});")
+                },
                 format!("atomic_{op}"),
             ),
         };

@@ -8,6 +8,7 @@ use std::fmt;
 
 mod adjoint;
 pub mod builtins;
+mod features;
 mod lines;
 mod module;
 mod pyconst;
@@ -15,6 +16,7 @@ mod sha256;
 mod templates;
 pub mod types;
 
+pub use features::Features;
 pub use module::Scope;
 
 /// The language constructs the lowering supports, each with a source fragment
@@ -189,6 +191,9 @@ pub struct Lowered {
     /// The largest launch dimension of the module's kernels (1 to 4: how
     /// many indices `wp.tid()` yields); 0 for a module without kernels.
     pub launch_dims: u32,
+    /// What the kernels use (structs, functions, loops, atomics, tiles,
+    /// random numbers, geometry queries), kernels and their functions together.
+    pub features: Features,
     /// Kernels left out by a keep-going lowering, with why (definition order).
     pub skipped: Vec<(String, LowerError)>,
 }

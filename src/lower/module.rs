@@ -2073,6 +2073,7 @@ pub fn lower_parsed<'a>(
     let mut used_builtins = BTreeSet::new();
     let mut dtypes = BTreeSet::new();
     let mut skipped = Vec::new();
+    let mut features = super::Features::empty();
     for k in &kernel_defs {
         let built_before = funcs.borrow().built.len();
         let structs_before = funcs.borrow().structs.len();
@@ -2125,6 +2126,7 @@ pub fn lower_parsed<'a>(
         };
         used_builtins.extend(adj.builtins_used.iter().cloned());
         dtypes.extend(adj.dtypes());
+        features.insert(adj.features());
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
             mangled: mangle(source, &name),
@@ -2167,6 +2169,14 @@ pub fn lower_parsed<'a>(
     mark_backward_use(&mut funcs.borrow_mut(), &bodies);
     let table = funcs.borrow();
     let generate = |target, module| assemble(target, &scope, &table, &bodies, module);
+    // What the kernels' functions and structs add (those of a kernel that
+    // failed with keep-going were dropped from the table with it).
+    for (_, f) in &table.built {
+        features.insert(f.features.union(super::Features::FUNCS));
+    }
+    if !table.structs.is_empty() {
+        features.insert(super::Features::STRUCTS);
+    }
     Ok(Lowered {
         cpu: cpu.then(|| generate(Target::Cpu, true)),
         cuda: cuda.then(|| generate(Target::Cuda, cuda_module)),
@@ -2177,6 +2187,7 @@ pub fn lower_parsed<'a>(
             .map(|k| k.adj.kernel_dim as u32)
             .max()
             .unwrap_or(0),
+        features,
         skipped,
     })
 }
@@ -2287,6 +2298,7 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         snippet: false,
         snippet_replay: None,
         custom_grad_source: None,
+        features: adj.features(),
     }
 }
 

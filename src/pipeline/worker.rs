@@ -1,6 +1,7 @@
 //! One sample, start to finish: synthesize → lower → verify → dedup key.
 //! Pure in (config, seed, index), so any worker may take any index.
 
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::config::{Config, DedupLevel, Filter, Splits};
@@ -180,10 +181,14 @@ fn process_mined(
             match catch_unwind(AssertUnwindSafe(|| {
                 lower_row(
                     ctx,
-                    index,
-                    MINED,
-                    kernel_name.clone(),
-                    python_source.clone(),
+                    crate::synth::Sample {
+                        index,
+                        category: MINED,
+                        kernel_name: kernel_name.clone(),
+                        python_source: python_source.clone(),
+                        launch_spec: String::new(),
+                        motifs: Vec::new(),
+                    },
                     Some(Box::new(provenance.clone())),
                     scratch,
                 )
@@ -216,33 +221,17 @@ fn build_row(
     scratch: &mut Scratch,
 ) -> Outcome {
     let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
-    lower_row(
-        ctx,
-        index,
-        category,
-        sample.kernel_name,
-        sample.python_source,
-        None,
-        scratch,
-    )
+    lower_row(ctx, sample, None, scratch)
 }
 
 /// Lowers one module of one kernel into a row (or a rejection).
 fn lower_row(
     ctx: &WorkerContext,
-    index: u64,
-    category: &'static str,
-    kernel_name: String,
-    python_source: String,
+    sample: crate::synth::Sample,
     provenance: Option<Box<Provenance>>,
     scratch: &mut Scratch,
 ) -> Outcome {
-    let sample = crate::synth::Sample {
-        index,
-        category,
-        kernel_name,
-        python_source,
-    };
+    let (index, category) = (sample.index, sample.category);
     let reject = |reason, message: String, python_source: String| {
         Outcome::Rejected(Rejection {
             reason,
@@ -348,6 +337,9 @@ fn lower_row(
         builtins: lowered.builtins,
         dtypes: lowered.dtypes,
         launch_dims: lowered.launch_dims,
+        launch_spec: Some(sample.launch_spec).filter(|s| !s.is_empty()),
+        motifs: sample.motifs.into_iter().map(Cow::Borrowed).collect(),
+        features: lowered.features,
         ir_from_lowering: true,
         tokens: counts,
         provenance,

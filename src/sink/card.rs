@@ -276,7 +276,11 @@ fn render(out_dir: &Path, card: &CardInfo) -> Result<String> {
          df = pd.read_parquet({data})  # every split; the `split` column tells them apart\n\n\
          import polars as pl\n\
          lf = pl.scan_parquet({glob})\n\
-         lf.filter(pl.col(\"split\") == \"train\").select(\"python_source\", \"cuda_forward\").collect()\n```"
+         lf.filter(pl.col(\"split\") == \"train\").select(\"python_source\", \"cuda_forward\").collect()\n\n\
+         # what each kernel uses, as the lowering saw it: structs, funcs, loops, atomics, tiles, ...\n\
+         with_loops = df[df[\"features\"].map(lambda f: \"loops\" in f)]\n\
+         import json  # synthesized rows: how to launch the kernel (dims, shapes, roles, value ranges)\n\
+         spec = json.loads(df[\"launch_spec\"].dropna().iloc[0]) if df[\"launch_spec\"].notna().any() else None\n```"
     )?;
     Ok(m)
 }

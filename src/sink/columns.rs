@@ -160,6 +160,9 @@ enum Source {
     LaunchDims,
     Builtins,
     Dtypes,
+    LaunchSpec,
+    Motifs,
+    Features,
     Chars(Text),
     Lines(Text),
     TextBytes,
@@ -197,6 +200,9 @@ impl Source {
             "launch_dims" => Source::LaunchDims,
             "builtins" => Source::Builtins,
             "dtypes" => Source::Dtypes,
+            "launch_spec" => Source::LaunchSpec,
+            "motifs" => Source::Motifs,
+            "features" => Source::Features,
             "text_bytes" => Source::TextBytes,
             "python_source_tokens" => Source::Tokens(Text::Python),
             "pair_tokens" => Source::PairTokens,
@@ -231,7 +237,11 @@ impl Source {
             Source::Text(t) => (DataType::Utf8, maybe_null(t)),
             Source::Index | Source::DedupKey | Source::Key(_) => (DataType::UInt64, false),
             Source::LaunchDims => (DataType::Int32, false),
-            Source::Builtins | Source::Dtypes => (list_of_strings(), false),
+            Source::Builtins | Source::Dtypes | Source::Motifs | Source::Features => {
+                (list_of_strings(), false)
+            }
+            // Null for mined rows (and synthesized ones without a spec).
+            Source::LaunchSpec => (DataType::Utf8, true),
             Source::Chars(t) | Source::Lines(t) => (DataType::Int32, maybe_null(t)),
             Source::TextBytes => (DataType::Int64, false),
             // Null without a tokenizer.
@@ -259,6 +269,7 @@ impl Source {
                 | Source::TextBytes
                 | Source::SourceFileHash
                 | Source::SourceLine
+                | Source::LaunchSpec
         )
     }
 }
@@ -465,8 +476,11 @@ impl Columns {
                     Source::LaunchDims => Arc::new(Int32Array::from_iter_values(
                         rows.iter().map(|r| r.launch_dims as i32),
                     )),
-                    Source::Builtins => string_lists(rows, field, |r| &r.builtins),
-                    Source::Dtypes => string_lists(rows, field, |r| &r.dtypes),
+                    Source::Builtins => string_lists(rows, field, |r| r.builtins.iter()),
+                    Source::Dtypes => string_lists(rows, field, |r| r.dtypes.iter()),
+                    Source::Motifs => string_lists(rows, field, |r| r.motifs.iter()),
+                    Source::Features => string_lists(rows, field, |r| r.features.names()),
+                    Source::LaunchSpec => strings(rows, |r| r.launch_spec.as_deref()),
                     Source::Chars(t) => sizes(rows, |r| {
                         let plain = t.derived_from_plain_source(r);
                         t.get(r).map(|s| if plain { s.len() } else { chars(s) })
@@ -563,13 +577,16 @@ fn strings<'a>(rows: &'a [Row], get: impl Fn(&'a Row) -> Option<&'a str>) -> Arr
     Arc::new(b.finish())
 }
 
-fn string_lists(rows: &[Row], field: &Field, get: impl Fn(&Row) -> &Vec<String>) -> ArrayRef {
+fn string_lists<'a, I, S>(rows: &'a [Row], field: &Field, get: impl Fn(&'a Row) -> I) -> ArrayRef
+where
+    I: Iterator<Item = S> + Clone,
+    S: AsRef<str>,
+{
     let DataType::List(item) = field.data_type() else {
         unreachable!("checked against Source::produces when columns.json was parsed")
     };
     let (items, bytes) = rows.iter().fold((0, 0), |(n, b), r| {
-        let v = get(r);
-        (n + v.len(), b + v.iter().map(String::len).sum::<usize>())
+        get(r).fold((n, b), |(n, b), s| (n + 1, b + s.as_ref().len()))
     });
     let mut b = ListBuilder::with_capacity(StringBuilder::with_capacity(items, bytes), rows.len())
         .with_field(item.clone());
@@ -677,6 +694,9 @@ mod tests {
             builtins: vec![],
             dtypes: vec![],
             launch_dims: 1,
+            launch_spec: None,
+            motifs: vec![],
+            features: Default::default(),
             ir_from_lowering: true,
             provenance: None,
             tokens: Default::default(),

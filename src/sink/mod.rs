@@ -433,8 +433,13 @@ fn row_bytes(row: &Row) -> u64 {
         .iter()
         .chain(&row.dtypes)
         .map(|s| s.len() as u64)
-        .sum::<u64>();
-    row.text_bytes() + (row.id.len() + row.kernel_name.len() + row.category.len()) as u64 + lists
+        .sum::<u64>()
+        + row.motifs.iter().map(|s| s.len() as u64).sum::<u64>();
+    let spec = row.launch_spec.as_ref().map_or(0, |s| s.len() as u64);
+    row.text_bytes()
+        + (row.id.len() + row.kernel_name.len() + row.category.len()) as u64
+        + lists
+        + spec
 }
 
 fn writer_properties(columns: &Columns, opts: &SinkOptions) -> Result<WriterProperties> {
@@ -482,6 +487,13 @@ fn writer_properties(columns: &Columns, opts: &SinkOptions) -> Result<WriterProp
             );
             b = b.set_column_data_page_size_limit(ColumnPath::from(name), TEXT_PAGE_BYTES);
         }
+    }
+    // The launch spec is JSON text (a few hundred bytes a row, repetitive):
+    // compressed like the texts, without statistics.
+    if columns.specs.iter().any(|s| s.name == "launch_spec") {
+        let path = || ColumnPath::from("launch_spec");
+        b = b.set_column_statistics_enabled(path(), EnabledStatistics::None);
+        b = b.set_column_compression(path(), Compression::ZSTD(ZstdLevel::try_new(1)?));
     }
     Ok(b.build())
 }

@@ -108,6 +108,8 @@ pub struct Sample {
     pub category: &'static str,
     pub kernel_name: String,
     pub python_source: String,
+    pub launch_spec: String,
+    pub motifs: Vec<&'static str>,
 }
 
 /// Every category this version of the synthesizer knows.
@@ -242,6 +244,8 @@ pub fn synthesize_with(
         category,
         kernel_name,
         python_source,
+        launch_spec: String::new(),
+        motifs: Vec::new(),
     }
 }
 

@@ -235,6 +235,9 @@ def write_synthetic_run(
             "builtins": ["tid", "mul"],
             "dtypes": ["float32"],
             "launch_dims": 1,
+            "launch_spec": '{"dim": [64], "tiled": false, "params": []}',
+            "motifs": ["map"],
+            "features": ["loops"] if i % 3 == 0 else [],
             "origin": "synthetic",
         }
         text = 0

@@ -1,5 +1,5 @@
 """The shards load as users will load them, and hold what the manifest and the
-column schema (schemas/columns.json) say: pandas, pyarrow, polars, and Hugging
+column schema (schemas/columns.json) say: pandas, pyarrow, polars, DuckDB and Hugging
 Face `datasets` both from the data folder and from the dataset card."""
 
 from __future__ import annotations
@@ -182,6 +182,55 @@ def test_synthesized_rows_have_no_provenance(table):
         assert table[c].null_count == table.num_rows, c
 
 
+FEATURES = ["structs", "funcs", "loops", "atomics", "tiles", "random", "geometry"]
+
+
+def test_features_motifs_and_launch_spec(table):
+    """`features` lists known names in column order, agrees with the builtins
+    the row lists (an atomic/tile/random builtin shows its feature), and the
+    run holds loops somewhere; `motifs` is a list of names; `launch_spec`, where
+    present, is JSON with a launch dim and one object per parameter."""
+    import json
+
+    if "features" not in table.column_names:
+        pytest.skip("shards from before the features column")
+    seen = set()
+    for features, builtins, motifs, spec in zip(
+        table["features"].to_pylist(),
+        table["builtins"].to_pylist(),
+        table["motifs"].to_pylist(),
+        table["launch_spec"].to_pylist(),
+    ):
+        assert features == [f for f in FEATURES if f in features], features
+        seen.update(features)
+        for prefix, feature in (("atomic_", "atomics"), ("tile", "tiles"), ("rand", "random")):
+            if any(b.startswith(prefix) for b in builtins):
+                assert feature in features, (builtins, features)
+        assert all(isinstance(m, str) and m for m in motifs), motifs
+        if spec is not None:
+            spec = json.loads(spec)
+            assert 1 <= len(spec["dim"]) <= 4 and isinstance(spec["params"], list), spec
+    assert "loops" in seen, "no row with a loop in the whole run"
+
+
+def test_duckdb_reads_the_shards(out_dir, table):
+    """DuckDB's read_parquet sees every row, the list columns as lists (unnest
+    counts the same features pyarrow does) and the launch spec as text."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    shards = str(out_dir / "data" / "*.parquet")
+    ((rows,),) = con.sql(f"select count(*) from read_parquet('{shards}')").fetchall()
+    assert rows == table.num_rows
+    types = dict(con.sql(f"select column_name, column_type from (describe select * from read_parquet('{shards}'))").fetchall())
+    assert types["features"] == types["motifs"] == types["builtins"] == "VARCHAR[]"
+    assert types["launch_spec"] == "VARCHAR"
+    counted = dict(
+        con.sql(f"select f, count(*) from (select unnest(features) as f from read_parquet('{shards}')) group by f").fetchall()
+    )
+    want = Counter(f for fs in table["features"].to_pylist() for f in fs)
+    assert counted == dict(want)
+
+
 def test_a_mined_run_loads_with_its_provenance(tmp_path):
     """A corpus run (the repository's hand-written kernels, a LICENSE beside them) loads in
     pandas, polars and datasets with its provenance columns filled, and its card lists the license."""
@@ -217,6 +266,10 @@ def test_a_mined_run_loads_with_its_provenance(tmp_path):
     assert sum(ds[s].num_rows for s in ds) == len(df)
     card = (out / "README.md").read_text()
     assert "| MIT |" in card and "- mined" in card
+    # Mined rows: no launch spec nor motifs, but the lowering's features.
+    assert df["launch_spec"].isna().all() and all(len(m) == 0 for m in df["motifs"])
+    features = {f for fs in df["features"] for f in fs}
+    assert {"funcs", "loops"} <= features, features
 
 
 def test_ir_columns_follow_the_config(manifest, table):

@@ -27,5 +27,6 @@ def test_explore_notebook_runs(out_dir, monkeypatch):
         "image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs
     )
     # category bars, length histograms, the expansion boxes when IR is filled,
-    # and the token histogram and context-fit bars when the run counts tokens
-    assert images >= 5, f"expected the five plots, got {images} images"
+    # the token histogram and context-fit bars when the run counts tokens,
+    # and the features per category
+    assert images >= 6, f"expected the six plots, got {images} images"
