@@ -325,6 +325,7 @@ impl Tokenizer {
         Counter {
             tokenizer: self.clone(),
             canonical: Vec::new(),
+            newlines: Vec::new(),
             lines: Cache::new(LINE_CACHE_BYTES),
             words: Cache::new(WORD_CACHE_BYTES),
             pieces: Cache::new(PIECE_CACHE_BYTES),
@@ -386,6 +387,8 @@ pub struct Counter {
     tokenizer: Tokenizer,
     /// The text being counted, its ASCII digits made `0`.
     canonical: Vec<u8>,
+    /// Where the text's `\n`s are: bit `k % 64` of word `k / 64` for byte `k`.
+    newlines: Vec<u64>,
     lines: Cache,
     words: Cache,
     pieces: Cache,
@@ -433,8 +436,10 @@ impl Counter {
         } else {
             text.as_bytes()
         };
+        let mut newlines = std::mem::take(&mut self.newlines);
+        newline_bits(bytes, &mut newlines);
         let mut total = 0;
-        for line in line_chunks(bytes, ranks.builtin) {
+        for line in LineChunks::new(bytes, &newlines, ranks.builtin) {
             total += match self.lines.get(line) {
                 Some(n) => n,
                 None => {
@@ -445,6 +450,7 @@ impl Counter {
             };
         }
         self.canonical = canonical;
+        self.newlines = newlines;
         total
     }
 
@@ -618,35 +624,159 @@ fn ascii_piece(b: &[u8], i: usize, builtin: Builtin) -> usize {
 ///
 /// The tests check the sum against whole-text counts on random texts built
 /// from the characters these rules are about.
-fn line_chunks(b: &[u8], builtin: Builtin) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        if start >= b.len() {
+#[cfg(test)]
+fn line_chunks(b: &[u8], builtin: Builtin) -> Vec<&[u8]> {
+    let mut bits = Vec::new();
+    newline_bits(b, &mut bits);
+    LineChunks::new(b, &bits, builtin).collect()
+}
+
+/// [`line_chunks`] of a text whose newlines [`newline_bits`] has found.
+struct LineChunks<'t, 'm> {
+    b: &'t [u8],
+    bits: &'m [u64],
+    builtin: Builtin,
+    start: usize,
+    /// The word of `bits` being read, with the newlines already passed cleared.
+    word: usize,
+    rest: u64,
+}
+
+impl<'t, 'm> LineChunks<'t, 'm> {
+    fn new(b: &'t [u8], bits: &'m [u64], builtin: Builtin) -> LineChunks<'t, 'm> {
+        LineChunks {
+            b,
+            bits,
+            builtin,
+            start: 0,
+            word: 0,
+            rest: bits.first().copied().unwrap_or(0),
+        }
+    }
+
+    /// The next `\n`'s position.
+    #[inline]
+    fn next_newline(&mut self) -> Option<usize> {
+        while self.rest == 0 {
+            self.word += 1;
+            self.rest = *self.bits.get(self.word)?;
+        }
+        let at = self.word * 64 + self.rest.trailing_zeros() as usize;
+        self.rest &= self.rest - 1;
+        Some(at)
+    }
+}
+
+impl<'t> Iterator for LineChunks<'t, '_> {
+    type Item = &'t [u8];
+
+    fn next(&mut self) -> Option<&'t [u8]> {
+        let b = self.b;
+        if self.start >= b.len() {
             return None;
         }
-        while let Some(nl) = memchr::memchr(b'\n', &b[pos..]) {
-            let p = pos + nl + 1;
-            pos = p;
-            if cut_after_newline(b, p, builtin) {
-                let chunk = &b[start..p];
-                start = p;
+        while let Some(nl) = self.next_newline() {
+            let p = nl + 1;
+            if cut_after_newline(b, p, self.builtin) {
+                let chunk = &b[self.start..p];
+                self.start = p;
                 return Some(chunk);
             }
         }
-        pos = b.len();
-        let chunk = &b[start..];
-        start = b.len();
+        let chunk = &b[self.start..];
+        self.start = b.len();
         Some(chunk)
-    })
+    }
+}
+
+/// Marks the `\n`s of `b` in `out` (bit `k % 64` of word `k / 64` for byte
+/// `k`): one pass over the text, 16 bytes a step, instead of a search per line.
+fn newline_bits(b: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    let mut blocks = b.chunks_exact(64);
+    for block in &mut blocks {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        out.push(newline_mask(block));
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let mut m = 0u64;
+        for (k, &c) in tail.iter().enumerate() {
+            m |= u64::from(c == b'\n') << k;
+        }
+        out.push(m);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn newline_mask(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target; the four unaligned loads
+    // read 16 bytes each inside the 64-byte block.
+    unsafe {
+        let nl = _mm_set1_epi8(b'\n' as i8);
+        let mut m = 0u64;
+        for k in 0..4 {
+            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+            let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+            m |= eq << (16 * k);
+        }
+        m
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn newline_mask(block: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for (k, &c) in block.iter().enumerate() {
+        m |= u64::from(c == b'\n') << k;
+    }
+    m
+}
+
+/// How many spaces and tabs `b` has from `i` on, 16 bytes a step.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn blanks_from(b: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    let from = i;
+    while i + 16 <= b.len() {
+        // SAFETY: SSE2 is part of every x86_64 target; `i + 16 <= b.len()`.
+        let blank = unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
+            let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
+            let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+            _mm_movemask_epi8(_mm_or_si128(space, tab)) as u32
+        };
+        if blank != 0xffff {
+            return i + blank.trailing_ones() as usize - from;
+        }
+        i += 16;
+    }
+    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    i - from
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn blanks_from(b: &[u8], from: usize) -> usize {
+    b[from..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count()
 }
 
 /// Whether a chunk may end at `p`, right after a `\n` (see [`line_chunks`]).
 fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
-    let mut i = p;
-    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-        i += 1;
-    }
+    let i = p + blanks_from(b, p);
     let Some(&c) = b.get(i) else {
         return false;
     };
@@ -971,6 +1101,56 @@ mod tests {
     }
 
     #[test]
+    fn bit_scans_equal_byte_scans() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut bits = Vec::new();
+        for _ in 0..20_000 {
+            let len = (next() % 150) as usize;
+            // Mostly spaces and newlines, and bytes next to them in value.
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    [b' ', b' ', b'\n', b'\t', 0x0b, 0x8a, 0xa0, b'/', b'a', 0]
+                        [(next() % 10) as usize]
+                })
+                .collect();
+            newline_bits(&b, &mut bits);
+            assert_eq!(bits.len(), len.div_ceil(64));
+            for (k, &c) in b.iter().enumerate() {
+                assert_eq!(
+                    bits[k / 64] >> (k % 64) & 1 == 1,
+                    c == b'\n',
+                    "{b:?} at {k}"
+                );
+            }
+            for p in 0..=len {
+                let want = b[p..]
+                    .iter()
+                    .take_while(|&&c| c == b' ' || c == b'\t')
+                    .count();
+                assert_eq!(blanks_from(&b, p), want, "{b:?} at {p}");
+            }
+            // Chunks end after a newline only, and cover the text.
+            for builtin in [Builtin::O200k, Builtin::Cl100k] {
+                let lines = line_chunks(&b, builtin);
+                assert_eq!(lines.concat(), b);
+                let mut at = 0;
+                for (n, line) in lines.iter().enumerate() {
+                    // No cut skipped inside a chunk, and each chunk but the
+                    // last ends at a cut.
+                    for (k, &c) in line[..line.len() - 1].iter().enumerate() {
+                        assert!(c != b'\n' || !cut_after_newline(&b, at + k + 1, builtin));
+                    }
+                    at += line.len();
+                    if n + 1 < lines.len() {
+                        assert_eq!(line.last(), Some(&b'\n'));
+                        assert!(cut_after_newline(&b, at, builtin));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn chunked_counts_equal_whole_text_counts() {
         // Random texts over the characters the cut rule is about: newlines,
         // spaces, tabs, `\r`, `/`, punctuation, letters, digits, a non-ASCII
@@ -1004,10 +1184,10 @@ mod tests {
                     counter.count(&text),
                     Some(want),
                     "{builtin:?} {text:?} lines {:?}",
-                    line_chunks(text.as_bytes(), builtin).collect::<Vec<_>>()
+                    line_chunks(text.as_bytes(), builtin)
                 );
                 // And the chunks cover the text exactly.
-                let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin).collect();
+                let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin);
                 assert_eq!(lines.concat(), text.as_bytes());
                 for line in lines {
                     assert_eq!(word_chunks(line).collect::<Vec<_>>().concat(), line);
@@ -1027,7 +1207,7 @@ mod tests {
             };
             let mut counter = tok.counter();
             let want = reference(ranks, text);
-            assert!(line_chunks(text.as_bytes(), builtin).count() > 5);
+            assert!(line_chunks(text.as_bytes(), builtin).len() > 5);
             assert_eq!(counter.count(text), Some(want));
             assert_eq!(counter.count(text), Some(want), "from the cache");
         }
