@@ -350,34 +350,74 @@ const WORD_CACHE_BYTES: usize = 2 << 20;
 const PIECE_CACHE_BYTES: usize = 1 << 20;
 
 /// Text → token count, for chunks of texts seen before; cleared when its
-/// keys pass `cap` bytes.
+/// keys pass `cap` bytes. Keys of at most 16 bytes (most words and pieces)
+/// are kept inline, as [`ShortKey`]s: no allocation, no comparison of bytes.
 struct Cache {
+    short: FxHashMap<ShortKey, u32>,
     map: FxHashMap<Box<[u8]>, u32>,
     bytes: usize,
     cap: usize,
 }
 
+/// A text of at most 16 bytes as three integers that determine it: its
+/// length and two (possibly overlapping) loads of its first and last bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ShortKey(u64, u64, u32);
+
+impl ShortKey {
+    #[inline(always)]
+    fn of(key: &[u8]) -> Option<ShortKey> {
+        let n = key.len();
+        let word = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("8 bytes"));
+        let half = |i: usize| u32::from_le_bytes(key[i..i + 4].try_into().expect("4 bytes")) as u64;
+        Some(match n {
+            // Bytes 0..8 and n-8..n cover the text; with n they give it back.
+            8..=16 => ShortKey(word(0), word(n - 8), n as u32),
+            4..=7 => ShortKey(half(0), half(n - 4), n as u32),
+            1..=3 => ShortKey(
+                key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
+                0,
+                n as u32,
+            ),
+            0 => ShortKey(0, 0, 0),
+            _ => return None,
+        })
+    }
+}
+
 impl Cache {
     fn new(cap: usize) -> Cache {
         Cache {
+            short: FxHashMap::default(),
             map: FxHashMap::default(),
             bytes: 0,
             cap,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: &[u8]) -> Option<u32> {
-        self.map.get(key).copied()
+        match ShortKey::of(key) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.map.get(key).copied(),
+        }
     }
 
     fn insert(&mut self, key: &[u8], count: u32) {
         if self.bytes > self.cap {
+            self.short.clear();
             self.map.clear();
             self.bytes = 0;
         }
         self.bytes += key.len();
-        self.map.insert(key.into(), count);
+        match ShortKey::of(key) {
+            Some(k) => {
+                self.short.insert(k, count);
+            }
+            None => {
+                self.map.insert(key.into(), count);
+            }
+        }
     }
 }
 
@@ -1098,6 +1138,44 @@ mod tests {
                 assert_eq!(counter.count(&text), Some(want), "{builtin:?} {text:?}");
             }
         }
+    }
+
+    #[test]
+    fn short_keys_tell_texts_apart() {
+        // Every text of up to 16 bytes over a small alphabet (to length 6),
+        // and random ones, map to distinct keys.
+        let mut seen = std::collections::HashMap::new();
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=6 {
+            let prev: Vec<Vec<u8>> = texts
+                .iter()
+                .filter(|t| t.len() == len - 1)
+                .cloned()
+                .collect();
+            for t in prev {
+                for c in [0u8, b'a', b' '] {
+                    let mut t = t.clone();
+                    t.push(c);
+                    texts.push(t);
+                }
+            }
+        }
+        let mut next = xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..50_000 {
+            let len = (next() % 17) as usize;
+            texts.push(
+                (0..len)
+                    .map(|_| [0u8, b'a', b' ', 0xff][(next() % 4) as usize])
+                    .collect(),
+            );
+        }
+        for t in texts {
+            let k = ShortKey::of(&t).expect("at most 16 bytes");
+            if let Some(other) = seen.insert(k, t.clone()) {
+                assert_eq!(other, t, "two texts, one key");
+            }
+        }
+        assert_eq!(ShortKey::of(&[b'a'; 17]), None);
     }
 
     #[test]
