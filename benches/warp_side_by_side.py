@@ -19,6 +19,12 @@
 4. Prints each round's ratio, then the best of the rounds on each side and
    the ratio of those, and the median of the rounds' ratios.
 
+Token counts: the run counts tokens as CONFIG's `[tokens] tokenizer` says
+(the shipped pipelines: o200k_base). `--tokens none` (or another tokenizer
+name) runs CONFIG with that tokenizer instead; `--tokens both` times both
+in every round, CONFIG's tokenizer and `none`, each against the same warp
+pass, and prints the figures of each.
+
 Needs warp-lang 1.19.0 (tests/python/requirements.txt); no GPU.
 """
 
@@ -34,6 +40,35 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+
+def with_tokenizer(config: str, tokenizer: str, tmp: Path) -> str:
+    """A copy of `config` whose `[tokens] tokenizer` is `tokenizer`."""
+    lines = Path(config).read_text().splitlines()
+    section, done = None, False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped
+        elif section == "[tokens]" and stripped.split("=")[0].strip() == "tokenizer":
+            lines[i] = f'tokenizer = "{tokenizer}"'
+            done = True
+    if not done:
+        if "[tokens]" in (l.strip() for l in lines):
+            at = [l.strip() for l in lines].index("[tokens]")
+            lines.insert(at + 1, f'tokenizer = "{tokenizer}"')
+        else:
+            lines += ["", "[tokens]", f'tokenizer = "{tokenizer}"']
+    path = tmp / f"config-{tokenizer.replace('/', '_')}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def config_tokenizer(config: str) -> str:
+    """The tokenizer `config` names (o200k_base when it names none)."""
+    import tomllib
+
+    return tomllib.loads(Path(config).read_text()).get("tokens", {}).get("tokenizer", "o200k_base")
 
 
 def run_pairpipe(binary: str, config: str, out: Path) -> tuple[int, float]:
@@ -93,12 +128,25 @@ def main() -> int:
     ap.add_argument("--config", default="pipelines/cuda200mb.toml")
     ap.add_argument("--sample", type=int, default=300, help="kernels warp-lang generates code for")
     ap.add_argument("--repeat", type=int, default=3, help="timed rounds (one run of each side per round)")
+    ap.add_argument(
+        "--tokens",
+        default="config",
+        help="config (as CONFIG says), none, o200k_base, cl100k_base, or both (CONFIG's and none, each round)",
+    )
     a = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         out = tmp / "run"
-        run_pairpipe(a.pairpipe, a.config, out)
+        named = config_tokenizer(a.config)
+        if a.tokens == "config":
+            modes = [(named, a.config)]
+        elif a.tokens == "both":
+            other = "none" if named != "none" else "o200k_base"
+            modes = [(named, a.config), (other, with_tokenizer(a.config, other, tmp))]
+        else:
+            modes = [(a.tokens, with_tokenizer(a.config, a.tokens, tmp))]
+        run_pairpipe(a.pairpipe, modes[0][1], out)
         import pyarrow.dataset as ds
 
         table = ds.dataset(out / "data", format="parquet").to_table(columns=["python_source"])
@@ -106,24 +154,27 @@ def main() -> int:
         sources = table.column("python_source").to_pylist()[::step][: a.sample]
         warp = WarpCodegen(sources, tmp)
 
-        rounds = []
+        rounds = {name: [] for name, _ in modes}
         for r in range(a.repeat):
-            rows, pp_s = run_pairpipe(a.pairpipe, a.config, out)
-            warp_s = warp.timed_pass()
-            pp_rate, warp_rate = rows / pp_s, len(sources) / warp_s
-            rounds.append((pp_rate, warp_rate))
-            print(
-                f"round {r + 1}: pairpipe {pp_rate:.0f} rows/s ({rows} rows in {pp_s:.2f} s), "
-                f"warp-lang {warp_rate:.0f} modules/s ({len(sources)} in {warp_s:.2f} s): {pp_rate / warp_rate:.0f}x",
-                flush=True,
-            )
+            for name, config in modes:
+                rows, pp_s = run_pairpipe(a.pairpipe, config, out)
+                warp_s = warp.timed_pass()
+                pp_rate, warp_rate = rows / pp_s, len(sources) / warp_s
+                rounds[name].append((pp_rate, warp_rate))
+                print(
+                    f"round {r + 1} (tokens {name}): pairpipe {pp_rate:.0f} rows/s ({rows} rows in {pp_s:.2f} s), "
+                    f"warp-lang {warp_rate:.0f} modules/s ({len(sources)} in {warp_s:.2f} s): {pp_rate / warp_rate:.0f}x",
+                    flush=True,
+                )
 
-    best_pp = max(pp for pp, _ in rounds)
-    best_warp = max(w for _, w in rounds)
-    median = statistics.median(pp / w for pp, w in rounds)
-    print(f"pairpipe : {rows} rows, best {best_pp:.0f} rows/s (whole run, Parquet written; best of {a.repeat})")
-    print(f"warp-lang: {len(sources)} CUDA modules, best {best_warp:.0f} modules/s (codegen only; best of {a.repeat})")
-    print(f"ratio    : {best_pp / best_warp:.0f}x of the bests; {median:.0f}x median of the rounds")
+        for name, rs in rounds.items():
+            best_pp = max(pp for pp, _ in rs)
+            best_warp = max(w for _, w in rs)
+            median = statistics.median(pp / w for pp, w in rs)
+            print(f"tokens {name}:")
+            print(f"  pairpipe : {rows} rows, best {best_pp:.0f} rows/s (whole run, Parquet written; best of {a.repeat})")
+            print(f"  warp-lang: {len(sources)} CUDA modules, best {best_warp:.0f} modules/s (codegen only; best of {a.repeat})")
+            print(f"  ratio    : {best_pp / best_warp:.0f}x of the bests; {median:.0f}x median of the rounds")
     return 0
 
 

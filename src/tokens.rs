@@ -325,6 +325,7 @@ impl Tokenizer {
         Counter {
             tokenizer: self.clone(),
             canonical: Vec::new(),
+            newlines: Vec::new(),
             lines: Cache::new(LINE_CACHE_BYTES),
             words: Cache::new(WORD_CACHE_BYTES),
             pieces: Cache::new(PIECE_CACHE_BYTES),
@@ -349,34 +350,74 @@ const WORD_CACHE_BYTES: usize = 2 << 20;
 const PIECE_CACHE_BYTES: usize = 1 << 20;
 
 /// Text → token count, for chunks of texts seen before; cleared when its
-/// keys pass `cap` bytes.
+/// keys pass `cap` bytes. Keys of at most 16 bytes (most words and pieces)
+/// are kept inline, as [`ShortKey`]s: no allocation, no comparison of bytes.
 struct Cache {
+    short: FxHashMap<ShortKey, u32>,
     map: FxHashMap<Box<[u8]>, u32>,
     bytes: usize,
     cap: usize,
 }
 
+/// A text of at most 16 bytes as three integers that determine it: its
+/// length and two (possibly overlapping) loads of its first and last bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ShortKey(u64, u64, u32);
+
+impl ShortKey {
+    #[inline(always)]
+    fn of(key: &[u8]) -> Option<ShortKey> {
+        let n = key.len();
+        let word = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("8 bytes"));
+        let half = |i: usize| u32::from_le_bytes(key[i..i + 4].try_into().expect("4 bytes")) as u64;
+        Some(match n {
+            // Bytes 0..8 and n-8..n cover the text; with n they give it back.
+            8..=16 => ShortKey(word(0), word(n - 8), n as u32),
+            4..=7 => ShortKey(half(0), half(n - 4), n as u32),
+            1..=3 => ShortKey(
+                key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
+                0,
+                n as u32,
+            ),
+            0 => ShortKey(0, 0, 0),
+            _ => return None,
+        })
+    }
+}
+
 impl Cache {
     fn new(cap: usize) -> Cache {
         Cache {
+            short: FxHashMap::default(),
             map: FxHashMap::default(),
             bytes: 0,
             cap,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: &[u8]) -> Option<u32> {
-        self.map.get(key).copied()
+        match ShortKey::of(key) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.map.get(key).copied(),
+        }
     }
 
     fn insert(&mut self, key: &[u8], count: u32) {
         if self.bytes > self.cap {
+            self.short.clear();
             self.map.clear();
             self.bytes = 0;
         }
         self.bytes += key.len();
-        self.map.insert(key.into(), count);
+        match ShortKey::of(key) {
+            Some(k) => {
+                self.short.insert(k, count);
+            }
+            None => {
+                self.map.insert(key.into(), count);
+            }
+        }
     }
 }
 
@@ -386,6 +427,8 @@ pub struct Counter {
     tokenizer: Tokenizer,
     /// The text being counted, its ASCII digits made `0`.
     canonical: Vec<u8>,
+    /// Where the text's `\n`s are: bit `k % 64` of word `k / 64` for byte `k`.
+    newlines: Vec<u64>,
     lines: Cache,
     words: Cache,
     pieces: Cache,
@@ -433,8 +476,10 @@ impl Counter {
         } else {
             text.as_bytes()
         };
+        let mut newlines = std::mem::take(&mut self.newlines);
+        newline_bits(bytes, &mut newlines);
         let mut total = 0;
-        for line in line_chunks(bytes, ranks.builtin) {
+        for line in LineChunks::new(bytes, &newlines, ranks.builtin) {
             total += match self.lines.get(line) {
                 Some(n) => n,
                 None => {
@@ -445,6 +490,7 @@ impl Counter {
             };
         }
         self.canonical = canonical;
+        self.newlines = newlines;
         total
     }
 
@@ -618,35 +664,159 @@ fn ascii_piece(b: &[u8], i: usize, builtin: Builtin) -> usize {
 ///
 /// The tests check the sum against whole-text counts on random texts built
 /// from the characters these rules are about.
-fn line_chunks(b: &[u8], builtin: Builtin) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        if start >= b.len() {
+#[cfg(test)]
+fn line_chunks(b: &[u8], builtin: Builtin) -> Vec<&[u8]> {
+    let mut bits = Vec::new();
+    newline_bits(b, &mut bits);
+    LineChunks::new(b, &bits, builtin).collect()
+}
+
+/// [`line_chunks`] of a text whose newlines [`newline_bits`] has found.
+struct LineChunks<'t, 'm> {
+    b: &'t [u8],
+    bits: &'m [u64],
+    builtin: Builtin,
+    start: usize,
+    /// The word of `bits` being read, with the newlines already passed cleared.
+    word: usize,
+    rest: u64,
+}
+
+impl<'t, 'm> LineChunks<'t, 'm> {
+    fn new(b: &'t [u8], bits: &'m [u64], builtin: Builtin) -> LineChunks<'t, 'm> {
+        LineChunks {
+            b,
+            bits,
+            builtin,
+            start: 0,
+            word: 0,
+            rest: bits.first().copied().unwrap_or(0),
+        }
+    }
+
+    /// The next `\n`'s position.
+    #[inline]
+    fn next_newline(&mut self) -> Option<usize> {
+        while self.rest == 0 {
+            self.word += 1;
+            self.rest = *self.bits.get(self.word)?;
+        }
+        let at = self.word * 64 + self.rest.trailing_zeros() as usize;
+        self.rest &= self.rest - 1;
+        Some(at)
+    }
+}
+
+impl<'t> Iterator for LineChunks<'t, '_> {
+    type Item = &'t [u8];
+
+    fn next(&mut self) -> Option<&'t [u8]> {
+        let b = self.b;
+        if self.start >= b.len() {
             return None;
         }
-        while let Some(nl) = memchr::memchr(b'\n', &b[pos..]) {
-            let p = pos + nl + 1;
-            pos = p;
-            if cut_after_newline(b, p, builtin) {
-                let chunk = &b[start..p];
-                start = p;
+        while let Some(nl) = self.next_newline() {
+            let p = nl + 1;
+            if cut_after_newline(b, p, self.builtin) {
+                let chunk = &b[self.start..p];
+                self.start = p;
                 return Some(chunk);
             }
         }
-        pos = b.len();
-        let chunk = &b[start..];
-        start = b.len();
+        let chunk = &b[self.start..];
+        self.start = b.len();
         Some(chunk)
-    })
+    }
+}
+
+/// Marks the `\n`s of `b` in `out` (bit `k % 64` of word `k / 64` for byte
+/// `k`): one pass over the text, 16 bytes a step, instead of a search per line.
+fn newline_bits(b: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    let mut blocks = b.chunks_exact(64);
+    for block in &mut blocks {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        out.push(newline_mask(block));
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let mut m = 0u64;
+        for (k, &c) in tail.iter().enumerate() {
+            m |= u64::from(c == b'\n') << k;
+        }
+        out.push(m);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn newline_mask(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target; the four unaligned loads
+    // read 16 bytes each inside the 64-byte block.
+    unsafe {
+        let nl = _mm_set1_epi8(b'\n' as i8);
+        let mut m = 0u64;
+        for k in 0..4 {
+            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+            let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+            m |= eq << (16 * k);
+        }
+        m
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn newline_mask(block: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for (k, &c) in block.iter().enumerate() {
+        m |= u64::from(c == b'\n') << k;
+    }
+    m
+}
+
+/// How many spaces and tabs `b` has from `i` on, 16 bytes a step.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn blanks_from(b: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    let from = i;
+    while i + 16 <= b.len() {
+        // SAFETY: SSE2 is part of every x86_64 target; `i + 16 <= b.len()`.
+        let blank = unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
+            let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
+            let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+            _mm_movemask_epi8(_mm_or_si128(space, tab)) as u32
+        };
+        if blank != 0xffff {
+            return i + blank.trailing_ones() as usize - from;
+        }
+        i += 16;
+    }
+    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    i - from
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn blanks_from(b: &[u8], from: usize) -> usize {
+    b[from..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count()
 }
 
 /// Whether a chunk may end at `p`, right after a `\n` (see [`line_chunks`]).
 fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
-    let mut i = p;
-    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-        i += 1;
-    }
+    let i = p + blanks_from(b, p);
     let Some(&c) = b.get(i) else {
         return false;
     };
@@ -971,6 +1141,94 @@ mod tests {
     }
 
     #[test]
+    fn short_keys_tell_texts_apart() {
+        // Every text of up to 16 bytes over a small alphabet (to length 6),
+        // and random ones, map to distinct keys.
+        let mut seen = std::collections::HashMap::new();
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=6 {
+            let prev: Vec<Vec<u8>> = texts
+                .iter()
+                .filter(|t| t.len() == len - 1)
+                .cloned()
+                .collect();
+            for t in prev {
+                for c in [0u8, b'a', b' '] {
+                    let mut t = t.clone();
+                    t.push(c);
+                    texts.push(t);
+                }
+            }
+        }
+        let mut next = xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..50_000 {
+            let len = (next() % 17) as usize;
+            texts.push(
+                (0..len)
+                    .map(|_| [0u8, b'a', b' ', 0xff][(next() % 4) as usize])
+                    .collect(),
+            );
+        }
+        for t in texts {
+            let k = ShortKey::of(&t).expect("at most 16 bytes");
+            if let Some(other) = seen.insert(k, t.clone()) {
+                assert_eq!(other, t, "two texts, one key");
+            }
+        }
+        assert_eq!(ShortKey::of(&[b'a'; 17]), None);
+    }
+
+    #[test]
+    fn bit_scans_equal_byte_scans() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut bits = Vec::new();
+        for _ in 0..20_000 {
+            let len = (next() % 150) as usize;
+            // Mostly spaces and newlines, and bytes next to them in value.
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    [b' ', b' ', b'\n', b'\t', 0x0b, 0x8a, 0xa0, b'/', b'a', 0]
+                        [(next() % 10) as usize]
+                })
+                .collect();
+            newline_bits(&b, &mut bits);
+            assert_eq!(bits.len(), len.div_ceil(64));
+            for (k, &c) in b.iter().enumerate() {
+                assert_eq!(
+                    bits[k / 64] >> (k % 64) & 1 == 1,
+                    c == b'\n',
+                    "{b:?} at {k}"
+                );
+            }
+            for p in 0..=len {
+                let want = b[p..]
+                    .iter()
+                    .take_while(|&&c| c == b' ' || c == b'\t')
+                    .count();
+                assert_eq!(blanks_from(&b, p), want, "{b:?} at {p}");
+            }
+            // Chunks end after a newline only, and cover the text.
+            for builtin in [Builtin::O200k, Builtin::Cl100k] {
+                let lines = line_chunks(&b, builtin);
+                assert_eq!(lines.concat(), b);
+                let mut at = 0;
+                for (n, line) in lines.iter().enumerate() {
+                    // No cut skipped inside a chunk, and each chunk but the
+                    // last ends at a cut.
+                    for (k, &c) in line[..line.len() - 1].iter().enumerate() {
+                        assert!(c != b'\n' || !cut_after_newline(&b, at + k + 1, builtin));
+                    }
+                    at += line.len();
+                    if n + 1 < lines.len() {
+                        assert_eq!(line.last(), Some(&b'\n'));
+                        assert!(cut_after_newline(&b, at, builtin));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn chunked_counts_equal_whole_text_counts() {
         // Random texts over the characters the cut rule is about: newlines,
         // spaces, tabs, `\r`, `/`, punctuation, letters, digits, a non-ASCII
@@ -1004,10 +1262,10 @@ mod tests {
                     counter.count(&text),
                     Some(want),
                     "{builtin:?} {text:?} lines {:?}",
-                    line_chunks(text.as_bytes(), builtin).collect::<Vec<_>>()
+                    line_chunks(text.as_bytes(), builtin)
                 );
                 // And the chunks cover the text exactly.
-                let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin).collect();
+                let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin);
                 assert_eq!(lines.concat(), text.as_bytes());
                 for line in lines {
                     assert_eq!(word_chunks(line).collect::<Vec<_>>().concat(), line);
@@ -1027,7 +1285,7 @@ mod tests {
             };
             let mut counter = tok.counter();
             let want = reference(ranks, text);
-            assert!(line_chunks(text.as_bytes(), builtin).count() > 5);
+            assert!(line_chunks(text.as_bytes(), builtin).len() > 5);
             assert_eq!(counter.count(text), Some(want));
             assert_eq!(counter.count(text), Some(want), "from the cache");
         }

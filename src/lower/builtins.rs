@@ -1805,7 +1805,24 @@ impl Hasher for NameHasher {
         self.0 = (self.0.rotate_left(5) ^ tail).wrapping_mul(K);
     }
     fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0xf135_7aea_2e62_a9c5);
+        self.write_u64(i as u64);
+    }
+    // Integers in one step each (the keys of a thread's resolved calls hash
+    // types: discriminants, dimensions, scalar kinds).
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as u64);
     }
     fn finish(&self) -> u64 {
         self.0
@@ -1907,7 +1924,55 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
     if let Some(o) = resolve_shaped(name, args) {
         return Ok(o);
     }
-    for (row, sig) in REGISTRY.lines(name) {
+    // The match is a pure function of the name and the argument types, and
+    // the lowering of synthesized kernels asks the same few questions again
+    // and again: each thread remembers its answers.
+    let hash = Resolved::hash(name, args);
+    let found = RESOLVED.with(|r| r.borrow().get(hash, name, args));
+    let found = match found {
+        Some(f) => f,
+        None => {
+            let Some(f) = match_overload(name, args) else {
+                let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+                return Err(format!(
+                    "couldn't find a function '{name}' compatible with the arguments '{}'",
+                    types.join(", ")
+                ));
+            };
+            RESOLVED.with(|r| r.borrow_mut().insert(hash, name, args, f));
+            f
+        }
+    };
+    // Everything comes from the answer: no look at the table on a hit.
+    let mut ov = Overload {
+        native: Cow::Borrowed(found.native),
+        adj_native: Cow::Borrowed(found.native),
+        namespace: if found.flags & GLOBAL != 0 {
+            ""
+        } else {
+            "wp::"
+        },
+        ret: found.ret,
+        require_original_output: found.flags & ORIG != 0,
+        differentiable: found.flags & NODIFF == 0,
+        skip_replay: found.flags & SKIP_REPLAY != 0,
+        defaults: found.defaults,
+        initializer_list: false,
+    };
+    if let (Some(dispatch), Some(ret)) = (found.dispatch, ov.ret) {
+        let (template, list) = dispatch(ret);
+        ov.native = Cow::Owned(format!("{}{template}", found.native));
+        ov.initializer_list = list;
+    }
+    Ok(ov)
+}
+
+/// The first line of builtin `name` whose signature `args` fit (warp's
+/// order), with what the call takes from it.
+fn match_overload(name: &str, args: &[Type]) -> Option<Found> {
+    let registry: &'static Registry = &REGISTRY;
+    let &(lo, hi) = registry.by_name.get(name)?;
+    for (row, sig) in &registry.rows[lo as usize..hi as usize] {
         let Some(sig) = sig else { continue };
         if !sig.outputs.is_empty() {
             continue;
@@ -1923,29 +1988,117 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
             },
             None => None,
         };
-        let mut ov = Overload {
-            native: Cow::Borrowed(row.native),
-            adj_native: Cow::Borrowed(row.native),
-            namespace: if row.flags & GLOBAL != 0 { "" } else { "wp::" },
-            ret,
-            require_original_output: row.flags & ORIG != 0,
-            differentiable: row.flags & NODIFF == 0,
-            skip_replay: row.flags & SKIP_REPLAY != 0,
+        return Some(Found {
+            native: row.native,
+            flags: row.flags,
+            dispatch: row.dispatch,
             defaults: &sig.defaults[first_default..],
-            initializer_list: false,
-        };
-        if let (Some(dispatch), Some(ret)) = (row.dispatch, ov.ret) {
-            let (template, list) = dispatch(ret);
-            ov.native = Cow::Owned(format!("{}{template}", row.native));
-            ov.initializer_list = list;
-        }
-        return Ok(ov);
+            ret,
+        });
     }
-    let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
-    Err(format!(
-        "couldn't find a function '{name}' compatible with the arguments '{}'",
-        types.join(", ")
-    ))
+    None
+}
+
+/// What a call takes from the line it matched: its native function, flags
+/// and dispatch, the defaults its arguments leave out, the return type.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    native: &'static str,
+    flags: u16,
+    dispatch: Option<fn(Type) -> (String, bool)>,
+    defaults: &'static [(Type, ConstVal)],
+    ret: Option<Type>,
+}
+
+/// A thread's answers of [`match_overload`]: the questions (name and
+/// argument types) with their answers, in one vector, found through a
+/// direct-mapped index by the question's hash. A hit compares the name and
+/// the types, so two questions with one hash both stay exact (the second
+/// goes to `spill`).
+struct Resolved {
+    /// Slot `hash % INDEX_SLOTS`: an index into `entries`, or `EMPTY`.
+    index: Box<[u32; INDEX_SLOTS]>,
+    entries: Vec<Entry>,
+    spill: Vec<Entry>,
+}
+
+struct Entry {
+    hash: u64,
+    name: compact_str::CompactString,
+    args: smallvec::SmallVec<[Type; 4]>,
+    found: Found,
+}
+
+impl Entry {
+    #[inline]
+    fn is(&self, hash: u64, name: &str, args: &[Type]) -> bool {
+        self.hash == hash && self.name == name && self.args[..] == *args
+    }
+}
+
+const INDEX_SLOTS: usize = 1 << 11;
+const EMPTY: u32 = u32::MAX;
+
+/// Questions a thread remembers before it starts over (synthesized kernels
+/// ask a few hundred different ones).
+const RESOLVED_CAP: usize = 1 << 12;
+
+thread_local! {
+    static RESOLVED: std::cell::RefCell<Resolved> = std::cell::RefCell::new(Resolved {
+        index: Box::new([EMPTY; INDEX_SLOTS]),
+        entries: Vec::new(),
+        spill: Vec::new(),
+    });
+}
+
+impl Resolved {
+    fn hash(name: &str, args: &[Type]) -> u64 {
+        use std::hash::Hash;
+        let mut h = NameHasher::default();
+        h.write(name.as_bytes());
+        args.hash(&mut h);
+        // A multiplicative hash mixes its high bits best.
+        h.finish().rotate_left(26)
+    }
+
+    #[inline]
+    fn get(&self, hash: u64, name: &str, args: &[Type]) -> Option<Found> {
+        let i = self.index[hash as usize % INDEX_SLOTS];
+        if i != EMPTY {
+            let e = &self.entries[i as usize];
+            if e.is(hash, name, args) {
+                return Some(e.found);
+            }
+        }
+        if self.spill.is_empty() {
+            return None;
+        }
+        self.spill
+            .iter()
+            .find(|e| e.is(hash, name, args))
+            .map(|e| e.found)
+    }
+
+    fn insert(&mut self, hash: u64, name: &str, args: &[Type], found: Found) {
+        if self.entries.len() + self.spill.len() >= RESOLVED_CAP {
+            self.index.fill(EMPTY);
+            self.entries.clear();
+            self.spill.clear();
+        }
+        let entry = Entry {
+            hash,
+            name: name.into(),
+            args: args.iter().copied().collect(),
+            found,
+        };
+        let slot = &mut self.index[hash as usize % INDEX_SLOTS];
+        if *slot == EMPTY {
+            *slot = self.entries.len() as u32;
+            self.entries.push(entry);
+        } else {
+            self.spill.push(entry);
+        }
+    }
 }
 
 /// The builtins whose result type the table's patterns cannot say: a view of

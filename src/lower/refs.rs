@@ -11,17 +11,20 @@
 
 use super::*;
 
+/// The indices of a step: at most four (array dimensions), inline.
+pub(super) type StepVars = SmallVec<[VarId; 4]>;
+
 /// One step of an origin path (warp's `_LValueStep`).
 #[derive(Debug, Clone)]
 pub(super) enum Step {
     /// A struct field, or a transform's `p` / `q`.
     Field(&'static str),
     /// An element of an array (`wp::address`).
-    Array(Vars),
+    Array(StepVars),
     /// A view of an array (fewer indices than dimensions).
-    View(Vars),
+    View(StepVars),
     /// A component of a vector, matrix, quaternion or transform (`wp::index`).
-    Index(Vars),
+    Index(StepVars),
 }
 
 /// Where a variable's value lives: a root variable (a local, an array, or a
@@ -99,8 +102,10 @@ impl<'a> Adjoint<'a> {
 
     /// Records on `out` the origin of `from` (as `origin_of` sees it) extended by `step`.
     pub(super) fn note_origin_step(&mut self, from: VarId, out: VarId, step: Step) {
-        if let Some(o) = self.origin_of(from) {
-            self.set_origin(out, o.extend(step));
+        if let Some(mut o) = self.origin_of(from) {
+            // `origin_of` gave a copy already: the step goes onto it.
+            o.steps.push(step);
+            self.set_origin(out, o);
         }
     }
 
@@ -120,7 +125,7 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    fn push_indices(&self, out: &mut String, indices: &Vars) {
+    fn push_indices(&self, out: &mut String, indices: &[VarId]) {
         self.push_names(out, indices.iter().map(|a| self.emit(*a)));
     }
 
