@@ -22,6 +22,10 @@ use crate::config::{SourceKind, SourceSpec, user_error};
 use crate::lang::tokenize;
 use crate::row::Provenance;
 
+/// Records of a Parquet corpus read (and cut) at a time: about this many
+/// records' text is in memory at once (the decoded batch, read in place).
+const PARQUET_BATCH_RECORDS: usize = 256;
+
 /// The category of a mined row.
 pub const MINED: &str = "mined";
 
@@ -93,8 +97,28 @@ struct Input {
 enum Content {
     /// A file on disk, read by the loader.
     File(PathBuf),
-    /// A Parquet record's text (`None`: a null cell).
-    Text(Option<Vec<u8>>),
+    /// A Parquet record's text: row `.1` of the batch's content column
+    /// (shared by the batch's records, so not copied out).
+    Cell(arrow::array::ArrayRef, usize),
+}
+
+/// The bytes of row `i` of a Utf8 / Binary column (any offset size or
+/// view); `None` for a null cell.
+fn cell_bytes(a: &arrow::array::ArrayRef, i: usize) -> Option<&[u8]> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::DataType;
+    if a.is_null(i) {
+        return None;
+    }
+    Some(match a.data_type() {
+        DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
+        DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
+        DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
+        DataType::Binary => a.as_binary::<i32>().value(i),
+        DataType::LargeBinary => a.as_binary::<i64>().value(i),
+        DataType::BinaryView => a.as_binary_view().value(i),
+        _ => return None, // cast to Binary when read (see parquet_inputs)
+    })
 }
 
 /// Reads the corpus `spec` describes (paths relative to the current
@@ -239,19 +263,21 @@ fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> (u64, u64) {
                 }
             }
         }
-        Content::Text(None) => {
-            reject(units, "unreadable", "the content cell is null".into());
-            return (0, digest(b"null"));
-        }
-        Content::Text(Some(b)) if b.len() as u64 > max => {
-            reject(
-                units,
-                "file_too_large",
-                format!("{} bytes, source.max_file_bytes is {max}", b.len()),
-            );
-            return (b.len() as u64, digest(&xxh3_64(b).to_le_bytes()));
-        }
-        Content::Text(Some(b)) => Cow::Borrowed(b.as_slice()),
+        Content::Cell(a, i) => match cell_bytes(a, *i) {
+            None => {
+                reject(units, "unreadable", "the content cell is null".into());
+                return (0, digest(b"null"));
+            }
+            Some(b) if b.len() as u64 > max => {
+                reject(
+                    units,
+                    "file_too_large",
+                    format!("{} bytes, source.max_file_bytes is {max}", b.len()),
+                );
+                return (b.len() as u64, digest(&xxh3_64(b).to_le_bytes()));
+            }
+            Some(b) => Cow::Borrowed(b),
+        },
     };
     let n = bytes.len() as u64;
     let file_xxh3 = xxh3_64(&bytes);
@@ -565,6 +591,7 @@ fn parquet_inputs(
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
         let reader = builder
             .with_projection(mask)
+            .with_batch_size(PARQUET_BATCH_RECORDS)
             .build()
             .with_context(|| format!("{shown}: reading"))?;
         let mut record = 0u64;
@@ -619,10 +646,15 @@ fn parquet_inputs(
                     .column_by_name(&spec.content_column)
                     .expect("projected")
                     .clone();
+                // Text and binary columns are read in place; anything else
+                // (a dictionary, say) is cast to Binary first.
                 let content = match content.data_type() {
-                    DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-                        arrow::compute::cast(&content, &DataType::Binary)?
-                    }
+                    DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Binary
+                    | DataType::LargeBinary
+                    | DataType::BinaryView => content,
                     _ => arrow::compute::cast(&content, &DataType::Binary).map_err(|e| {
                         user_error(format!(
                             "source: {shown}: column {}: {e}",
@@ -630,7 +662,6 @@ fn parquet_inputs(
                         ))
                     })?,
                 };
-                let content = content.as_binary::<i32>();
                 let repos = column(spec.repo_column.as_ref())?;
                 let paths = column(spec.path_column.as_ref())?;
                 let licenses = column(spec.license_column.as_ref())?;
@@ -648,15 +679,16 @@ fn parquet_inputs(
                         path,
                         repo: get(&repos),
                         license: get(&licenses),
-                        content: Content::Text(
-                            content.is_valid(i).then(|| content.value(i).to_vec()),
-                        ),
+                        content: Content::Cell(content.clone(), i),
                     });
                     record += 1;
                 }
                 out
             };
             each(out)?;
+            // The batch's pages, freed, go back to the OS rather than
+            // linger in this thread's heap (see `memory`).
+            crate::memory::release_free_memory();
         }
     }
     Ok(())
