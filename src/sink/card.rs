@@ -458,4 +458,46 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn a_join_of_mined_and_synthetic_runs_tells_both() {
+        let run = |name: &str, origin: &str, rows, dropped| JoinedRun {
+            name: name.into(),
+            origin: origin.into(),
+            seed: 0,
+            parts: 1,
+            rows_in: rows + dropped,
+            rows,
+            duplicates_across_parts: 0,
+            duplicates_across_runs: dropped,
+            config_toml: format!("[run]\nname = \"{name}\"\n"),
+        };
+        let mut c = card();
+        c.origin = Origin::Join {
+            runs: vec![run("real", "mined", 9, 0), run("gen", "synthetic", 34, 6)],
+        };
+        c.mined = Some(MinedCard {
+            licenses: vec![("MIT".into(), 9)],
+            repos: vec![("repo".into(), 9)],
+            rejected: vec![],
+        });
+        let text = render(Path::new("out"), &c).unwrap();
+        let front = text.split("---\n").nth(1).unwrap();
+        assert!(front.contains("- mined\n- synthetic\n"), "{front}");
+        assert!(text.contains("34 rows synthesized"), "{text}");
+        assert!(text.contains("and 9 rows (`origin` = `mined`)"), "{text}");
+        assert!(text.contains("| MIT | 9 |"), "{text}");
+        assert!(
+            text.contains("The 34 synthesized rows have no source"),
+            "{text}"
+        );
+        assert!(text.contains("dropped: 6 rows across runs"), "{text}");
+        assert!(
+            text.contains("| 1 | gen | synthetic | 0 | 1 | 40 | 34 | 6 |"),
+            "{text}"
+        );
+        assert!(text.contains("Run 0 (`r0-`) was made with this configuration:\n\n```toml\n[run]\nname = \"real\"\n```"));
+        // One configuration block per run, none for the join as a whole.
+        assert_eq!(text.matches("```toml").count(), 2);
+    }
 }
