@@ -76,15 +76,21 @@ enum Command {
         #[arg(long)]
         fresh: bool,
     },
-    /// Join the N parts of a run (made with `run --part i/N`) into one dataset.
+    /// Join runs into one dataset: the N parts of a run (made with `run
+    /// --part i/N`), several whole runs (a synthesized and a mined one, say),
+    /// or both.
     ///
-    /// Every part 0..N must be given once, all made from the same config and
-    /// seed. Rows are deduplicated exactly on dedup_key across the parts (the
-    /// lowest index is kept) and written in index order into
-    /// DIR/data/*.parquet, with DIR/manifest.json and a dataset card.
+    /// Parts of the same config, seed and corpus are one run, which needs
+    /// every part 0..N once; a whole run folder is a run of its own. Rows are
+    /// deduplicated exactly on dedup_key across everything given, in (run,
+    /// index) order with runs in the order given (a repeated key keeps its
+    /// first row: the lowest index of a run, the earliest run), and written
+    /// into DIR/data/*.parquet with DIR/manifest.json and a dataset card.
+    /// Joined runs must share versions, dedup level, IR columns and
+    /// tokenizer; their ids get a run prefix (r0-, r1-, ...).
     Merge {
-        /// The part folders (each holding manifest.json and data/).
-        #[arg(required = true, value_name = "PARTS")]
+        /// The part and run folders (each holding manifest.json and data/).
+        #[arg(required = true, value_name = "RUNS")]
         parts: Vec<PathBuf>,
         /// Folder to write the merged dataset into.
         #[arg(long, value_name = "DIR")]

@@ -84,7 +84,7 @@ fn help_on_every_command() {
                 "CONFIG",
             ],
         ),
-        ("merge", &["--output", "PARTS"]),
+        ("merge", &["--output", "RUNS"]),
         ("report", &["--json", "DIR"]),
         (
             "lower",

@@ -575,8 +575,23 @@ fn bad_parts_are_refused() {
         &merge(&[p[0], &dir.join("odd-count"), p[2], p[3]], &merged),
         &["different configs", "target.rows"],
     );
+    // A whole run is a run of its own: merged alone, it is itself again.
     let whole = run_one(&[]);
-    assert_user_error(&merge(&[&whole], &merged), &["not a part of a run"]);
+    let alone = dir.join("alone");
+    assert_ok(&merge(&[&whole], &alone));
+    assert_eq!(manifest(&alone)["shards"], manifest(&whole)["shards"]);
+    assert_user_error(
+        &merge(&[&whole, &whole], &merged),
+        &["the run", "is given twice"],
+    );
+    // A join is not an input: its runs are.
+    let joined = dir.join("joined");
+    let other_seed = run_one(&["--seed", "12"]);
+    assert_ok(&merge(&[&whole, &other_seed], &joined));
+    assert_user_error(
+        &merge(&[&joined], &merged),
+        &["a join of 2 runs", "give the runs it was made from"],
+    );
     assert_user_error(&merge(&p, &parts[2]), &["is the folder of part 2/4"]);
     assert_user_error(
         &merge(&[p[0], &dir.join("nowhere")], &merged),

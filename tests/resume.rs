@@ -356,3 +356,104 @@ fn full_disk_stops_cleanly_and_the_run_resumes() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_same_as(&reference, &out);
 }
+
+/// A corpus run ([source] kind = "files") killed mid-run resumes only on the
+/// corpus it started with: a file edited or added in between is refused
+/// (the rows already written would not be the new corpus's), and once the
+/// corpus is restored the resume ends byte-identical to an uninterrupted run.
+#[test]
+fn corpus_runs_resume_only_on_the_same_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    // Real kernel files: the synthesizer's, one module per file.
+    let corpus = dir.path().join("corpus");
+    let o = Command::new(BIN)
+        .args(["synth", "--count", "300", "--seed", "3", "--out"])
+        .arg(corpus.join("synth"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = format!(
+        r#"[run]
+name = "mined-resume"
+output = "unused"
+workers = 1
+
+[source]
+kind = "files"
+paths = ["{}"]
+
+[shards]
+max_bytes = "64KiB"
+row_group_bytes = "16KiB"
+"#,
+        corpus.display()
+    );
+    let config = write_config(dir.path(), "mined.toml", &text);
+    let reference = reference(dir.path(), &config);
+
+    let out = dir.path().join("out");
+    assert!(
+        kill_at(&config, &out, 5, Duration::ZERO),
+        "finished before the kill"
+    );
+    assert!(out.join("checkpoint.json").exists());
+    let before = files(&out);
+    let checkpoint = std::fs::read(out.join("checkpoint.json")).unwrap();
+    let refused = |what: &str| {
+        let o = run(&config, &out);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert!(
+            err.contains("corpus that has changed") && err.contains("--fresh"),
+            "{what}: {err}"
+        );
+        assert_eq!(
+            files(&out),
+            before,
+            "{what}: the refused run touched the shards"
+        );
+        assert_eq!(
+            std::fs::read(out.join("checkpoint.json")).unwrap(),
+            checkpoint,
+            "{what}"
+        );
+        err
+    };
+
+    // A comment added to a file: the same kernel, but another file (its
+    // rows' source_file_xxh3 would change), so another corpus.
+    let victim = corpus.join("synth/000007_math.py");
+    let victim = if victim.exists() {
+        victim
+    } else {
+        std::fs::read_dir(corpus.join("synth"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .min()
+            .unwrap()
+    };
+    let original = std::fs::read(&victim).unwrap();
+    let mut edited = original.clone();
+    edited.extend_from_slice(b"# edited\n");
+    std::fs::write(&victim, &edited).unwrap();
+    let err = refused("a file edited");
+    assert!(err.contains("300 files"), "{err}");
+    std::fs::write(&victim, &original).unwrap();
+
+    // A file added: the same size check names the counts.
+    let extra = corpus.join("synth/zz_extra.py");
+    std::fs::write(&extra, &original).unwrap();
+    let err = refused("a file added");
+    assert!(
+        err.contains("300 files") && err.contains("301 files"),
+        "{err}"
+    );
+    std::fs::remove_file(&extra).unwrap();
+
+    // The corpus as it was: the run resumes and ends as if never killed.
+    let o = run(&config, &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resumed after"), "{}", stderr(&o));
+    assert_same_as(&reference, &out);
+}

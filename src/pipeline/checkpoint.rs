@@ -45,11 +45,42 @@ pub struct Checkpoint {
     pub estimated_false_positives_bits: u64,
     pub since_last_row: u64,
     pub sink: SinkState,
+    /// The corpus a corpus run read (None for a synthesized run): a resume
+    /// must read the same one, or its rows would not belong with those
+    /// already written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<CorpusStamp>,
+}
+
+/// What identifies a corpus: its fingerprint (see `source::Corpus`), with
+/// its size for the message when it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorpusStamp {
+    pub fingerprint: String,
+    pub files: u64,
+    pub bytes: u64,
+}
+
+impl CorpusStamp {
+    pub fn of(corpus: &crate::source::Corpus) -> CorpusStamp {
+        CorpusStamp {
+            fingerprint: corpus.fingerprint.clone(),
+            files: corpus.files,
+            bytes: corpus.bytes,
+        }
+    }
 }
 
 impl Checkpoint {
-    pub fn new(config: &str, part: Option<Part>, tally: &Tally, sink: SinkState) -> Checkpoint {
+    pub fn new(
+        config: &str,
+        part: Option<Part>,
+        corpus: Option<&CorpusStamp>,
+        tally: &Tally,
+        sink: SinkState,
+    ) -> Checkpoint {
         Checkpoint {
+            corpus: corpus.cloned(),
             pairpipe_version: crate::PAIRPIPE_VERSION.to_string(),
             config: config.to_string(),
             part: part.map(|p| p.to_string()),
@@ -119,6 +150,31 @@ impl Checkpoint {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses to resume a corpus run when the corpus it reads now is not
+    /// the one the interrupted run read: unit `i` would then be another
+    /// kernel, and the rows written so far would be mixed with rows of
+    /// another corpus (or kernels skipped or written twice).
+    pub fn check_corpus(&self, out: &Path, now: Option<&CorpusStamp>) -> Result<()> {
+        if self.corpus.as_ref() == now {
+            return Ok(());
+        }
+        let describe = |c: Option<&CorpusStamp>| match c {
+            Some(c) => format!(
+                "{} files, {} bytes, fingerprint {}",
+                c.files, c.bytes, c.fingerprint
+            ),
+            None => "none recorded".to_string(),
+        };
+        Err(user_error(format!(
+            "{} holds an interrupted run of a corpus that has changed since ({} then, {} now); \
+             resuming would mix rows of two corpora. Restore the corpus as it was to resume, \
+             or pass --fresh to discard the run and start over",
+            out.display(),
+            describe(self.corpus.as_ref()),
+            describe(now)
+        )))
     }
 
     /// Checks every shard the checkpoint lists against its size and xxh3.

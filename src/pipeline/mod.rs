@@ -40,7 +40,7 @@ use crate::dedup::{Bloom, Seen};
 use crate::row::Row;
 use crate::sink::{self, CardInfo, Origin, ShardInfo, Sink, SinkOptions};
 
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, CorpusStamp};
 pub use part::{Part, target_spec};
 pub use tally::{RejectExample, Tally, mib, thousands};
 pub use worker::{Outcome, Rejection, Scratch, WorkerContext, process, row_id};
@@ -172,7 +172,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     // source and the workers have started (below): clearing a previous
     // run's shards and zeroing the filter take tens of milliseconds on one
     // core, which the workers spend on the first samples instead.
-    let set_up = || -> anyhow::Result<(Sink, Bloom)> {
+    let set_up = |stamp: Option<&CorpusStamp>| -> anyhow::Result<(Sink, Bloom)> {
         let sink = match &resume {
             Some(cp) => {
                 cp.verify_shards(&out_dir)?;
@@ -182,7 +182,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
                 // A finished run's manifest would describe shards about to go.
                 remove_if_present(&out_dir.join("manifest.json"))?;
                 let sink = Sink::create(sink_options)?;
-                Checkpoint::new(&content_toml, part, &Tally::default(), sink.state())
+                Checkpoint::new(&content_toml, part, stamp, &Tally::default(), sink.state())
                     .save(&out_dir)?;
                 sink
             }
@@ -204,6 +204,10 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
             workers,
         )?)),
     };
+    let stamp = corpus.as_deref().map(CorpusStamp::of);
+    if let Some(cp) = &resume {
+        cp.check_corpus(&out_dir, stamp.as_ref())?;
+    }
     let limit = corpus.as_ref().map(|c| c.units.len() as u64);
     ctx.corpus = corpus.clone();
     let ctx = ctx;
@@ -220,7 +224,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     let first = start_tally.generated;
     let start_written = start_tally.written;
     let checkpoint = |tally: &Tally, sink: &Sink| {
-        Checkpoint::new(&content_toml, part, tally, sink.state()).save(&out_dir)
+        Checkpoint::new(&content_toml, part, stamp.as_ref(), tally, sink.state()).save(&out_dir)
     };
 
     let mut filter = None;
@@ -249,7 +253,7 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         drop((index_rx, done_tx));
         // On an error the channels close as this returns, and the source
         // and workers stop.
-        let (sink, bloom) = set_up()?;
+        let (sink, bloom) = set_up(stamp.as_ref())?;
         let bloom = filter.insert(bloom);
         let enough = Enough::new(target, &start_tally);
         spawn(s, "pairpipe-ordered".into(), move || {

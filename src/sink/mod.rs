@@ -31,7 +31,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersi
 use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 
-pub use card::{CardInfo, MinedCard, Origin, write_dataset_card};
+pub use card::{CardInfo, JoinedRun, MinedCard, Origin, write_dataset_card};
 pub use columns::{COLUMNS_JSON, ColumnSpec, arrow_schema, arrow_type, chars, column_specs, lines};
 pub use read::{open_shard, u64_column, verify_shard};
 

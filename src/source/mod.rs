@@ -10,16 +10,21 @@
 
 pub mod cut;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 
 use crate::config::{SourceKind, SourceSpec, user_error};
 use crate::lang::tokenize;
 use crate::row::Provenance;
+
+/// Records of a Parquet corpus read (and cut) at a time: about this many
+/// records' text is in memory at once (the decoded batch, read in place).
+const PARQUET_BATCH_RECORDS: usize = 256;
 
 /// The category of a mined row.
 pub const MINED: &str = "mined";
@@ -53,6 +58,11 @@ pub struct Corpus {
     pub files_with_kernels: u64,
     /// Seconds spent reading, parsing and cutting.
     pub seconds: f64,
+    /// xxh3 (16 hex digits) over every input in corpus order: its path,
+    /// repository, license and the xxh3 of its bytes. Two reads give the same
+    /// fingerprint exactly when they give the same units, so a resumed run
+    /// or the parts of one run can tell that their corpus is the same.
+    pub fingerprint: String,
 }
 
 impl Corpus {
@@ -69,6 +79,7 @@ impl Corpus {
             "files_with_kernels": self.files_with_kernels,
             "kernels": kernels,
             "units": self.units.len(),
+            "fingerprint": self.fingerprint,
             "seconds": self.seconds,
         })
     }
@@ -86,25 +97,72 @@ struct Input {
 enum Content {
     /// A file on disk, read by the loader.
     File(PathBuf),
-    /// A Parquet record's text (`None`: a null cell).
-    Text(Option<Vec<u8>>),
+    /// A Parquet record's text: row `.1` of the batch's content column
+    /// (shared by the batch's records, so not copied out).
+    Cell(arrow::array::ArrayRef, usize),
+}
+
+/// The bytes of row `i` of a Utf8 / Binary column (any offset size or
+/// view); `None` for a null cell.
+fn cell_bytes(a: &arrow::array::ArrayRef, i: usize) -> Option<&[u8]> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::DataType;
+    if a.is_null(i) {
+        return None;
+    }
+    Some(match a.data_type() {
+        DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
+        DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
+        DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
+        DataType::Binary => a.as_binary::<i32>().value(i),
+        DataType::LargeBinary => a.as_binary::<i64>().value(i),
+        DataType::BinaryView => a.as_binary_view().value(i),
+        _ => return None, // cast to Binary when read (see parquet_inputs)
+    })
 }
 
 /// Reads the corpus `spec` describes (paths relative to the current
 /// directory), with `workers` threads. A path or glob that matches nothing, or
 /// a Parquet file without the content column, is the user's error; a file
-/// that cannot be used becomes a rejected unit.
+/// that cannot be used becomes a rejected unit. A Parquet corpus is read a
+/// record batch at a time and only the kernels cut from it are kept, so it
+/// may be larger than memory.
 pub fn load(spec: &SourceSpec, workers: usize) -> anyhow::Result<Corpus> {
     let start = Instant::now();
-    let inputs = match spec.kind {
-        SourceKind::Synth => return Ok(Corpus::default()),
-        SourceKind::Files => folder_inputs(&spec.paths)?,
-        SourceKind::Parquet => parquet_inputs(spec)?,
-    };
+    let mut corpus = Corpus::default();
+    let mut fingerprint = Xxh3Default::new();
     let max = spec.max_file_bytes.0;
-    let workers = workers.max(1).min(inputs.len().max(1));
+    match spec.kind {
+        SourceKind::Synth => return Ok(corpus),
+        SourceKind::Files => {
+            let inputs = folder_inputs(&spec.paths)?;
+            read_inputs(&inputs, max, workers, &mut corpus, &mut fingerprint)?;
+        }
+        SourceKind::Parquet => parquet_inputs(spec, &mut |inputs| {
+            read_inputs(&inputs, max, workers, &mut corpus, &mut fingerprint)
+        })?,
+    }
+    corpus.fingerprint = format!("{:016x}", fingerprint.digest());
+    corpus.seconds = start.elapsed().as_secs_f64();
+    Ok(corpus)
+}
+
+/// Reads `inputs` (in order) into `corpus` with up to `workers` threads, and
+/// adds each input's digest to `fingerprint` in that order.
+fn read_inputs(
+    inputs: &[Input],
+    max: u64,
+    workers: usize,
+    corpus: &mut Corpus,
+    fingerprint: &mut Xxh3Default,
+) -> anyhow::Result<()> {
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    let workers = workers.max(1).min(inputs.len());
     let chunk = inputs.len().div_ceil(workers).max(1);
-    let mut parts: Vec<(Vec<Unit>, u64, u64, u64)> = Vec::new();
+    type Read = (Vec<Unit>, u64, u64, u64, Vec<u64>);
+    let mut parts: Vec<Read> = Vec::new();
     std::thread::scope(|s| -> anyhow::Result<()> {
         let handles = inputs
             .chunks(chunk)
@@ -114,11 +172,14 @@ pub fn load(spec: &SourceSpec, workers: usize) -> anyhow::Result<Corpus> {
                     .stack_size(crate::lower::THREAD_STACK)
                     .spawn_scoped(s, move || {
                         let mut units = Vec::new();
+                        let mut digests = Vec::with_capacity(files.len());
                         let (mut n, mut bytes, mut with) = (0u64, 0u64, 0u64);
                         for input in files {
                             n += 1;
                             let before = units.len();
-                            bytes += read_input(input, max, &mut units);
+                            let (read, digest) = read_input(input, max, &mut units);
+                            bytes += read;
+                            digests.push(digest);
                             if units[before..]
                                 .iter()
                                 .any(|u| matches!(u, Unit::Kernel { .. }))
@@ -126,7 +187,7 @@ pub fn load(spec: &SourceSpec, workers: usize) -> anyhow::Result<Corpus> {
                                 with += 1;
                             }
                         }
-                        (units, n, bytes, with)
+                        (units, n, bytes, with, digests)
                     })
                     .context("cannot start a thread")
             })
@@ -136,19 +197,45 @@ pub fn load(spec: &SourceSpec, workers: usize) -> anyhow::Result<Corpus> {
         }
         Ok(())
     })?;
-    let mut corpus = Corpus::default();
-    for (units, n, bytes, with) in parts {
+    for (units, n, bytes, with, digests) in parts {
         corpus.units.extend(units);
         corpus.files += n;
         corpus.bytes += bytes;
         corpus.files_with_kernels += with;
+        for d in digests {
+            fingerprint.update(&d.to_le_bytes());
+        }
     }
-    corpus.seconds = start.elapsed().as_secs_f64();
-    Ok(corpus)
+    Ok(())
 }
 
-/// Reads one input into units; returns the bytes read.
-fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> u64 {
+/// An input's digest for the corpus fingerprint: its name, repository and
+/// license as the rows would carry them, and its content (the xxh3 of its
+/// bytes, or why they were not read).
+fn input_digest(input: &Input, content: &[u8]) -> u64 {
+    let mut h = Xxh3Default::new();
+    for field in [
+        Some(input.path.as_str()),
+        input.repo.as_deref(),
+        input.license.as_deref(),
+    ] {
+        match field {
+            Some(s) => {
+                h.update(&[1]);
+                h.update(&(s.len() as u64).to_le_bytes());
+                h.update(s.as_bytes());
+            }
+            None => h.update(&[0]),
+        }
+    }
+    h.update(content);
+    h.digest()
+}
+
+/// Reads one input into units; returns the bytes read and the input's
+/// digest (see [`input_digest`]).
+fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> (u64, u64) {
+    let digest = |what: &[u8]| input_digest(input, what);
     let reject = |units: &mut Vec<Unit>, reason, what: String| {
         units.push(Unit::Rejected {
             reason,
@@ -164,41 +251,44 @@ fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> u64 {
                         "file_too_large",
                         format!("{} bytes, source.max_file_bytes is {max}", m.len()),
                     );
-                    return 0;
+                    return (0, digest(format!("too large: {}", m.len()).as_bytes()));
                 }
                 _ => {}
             }
             match std::fs::read(p) {
-                Ok(b) => b,
+                Ok(b) => Cow::Owned(b),
                 Err(e) => {
                     reject(units, "unreadable", format!("cannot read: {e}"));
-                    return 0;
+                    return (0, digest(b"unreadable"));
                 }
             }
         }
-        Content::Text(None) => {
-            reject(units, "unreadable", "the content cell is null".into());
-            return 0;
-        }
-        Content::Text(Some(b)) if b.len() as u64 > max => {
-            reject(
-                units,
-                "file_too_large",
-                format!("{} bytes, source.max_file_bytes is {max}", b.len()),
-            );
-            return b.len() as u64;
-        }
-        Content::Text(Some(b)) => b.clone(),
+        Content::Cell(a, i) => match cell_bytes(a, *i) {
+            None => {
+                reject(units, "unreadable", "the content cell is null".into());
+                return (0, digest(b"null"));
+            }
+            Some(b) if b.len() as u64 > max => {
+                reject(
+                    units,
+                    "file_too_large",
+                    format!("{} bytes, source.max_file_bytes is {max}", b.len()),
+                );
+                return (b.len() as u64, digest(&xxh3_64(b).to_le_bytes()));
+            }
+            Some(b) => Cow::Borrowed(b),
+        },
     };
     let n = bytes.len() as u64;
     let file_xxh3 = xxh3_64(&bytes);
+    let done = (n, digest(&file_xxh3.to_le_bytes()));
     let Ok(text) = std::str::from_utf8(&bytes) else {
         reject(units, "not_utf8", "not UTF-8 text".into());
-        return n;
+        return done;
     };
     // Only a file that mentions a kernel is worth parsing.
-    if memchr::memmem::find(bytes.as_slice(), b"kernel").is_none() {
-        return n;
+    if memchr::memmem::find(&bytes, b"kernel").is_none() {
+        return done;
     }
     let cuts = crate::lower::with_stack(|| {
         let tokens = tokenize(text)?;
@@ -228,7 +318,7 @@ fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> u64 {
             }
         }
     }
-    n
+    done
 }
 
 /// Whether a path component holds glob syntax.
@@ -459,13 +549,17 @@ fn folder_inputs(paths: &[String]) -> anyhow::Result<Vec<Input>> {
     Ok(out)
 }
 
-fn parquet_inputs(spec: &SourceSpec) -> anyhow::Result<Vec<Input>> {
+/// Reads the Parquet files of `spec` a record batch at a time, handing each
+/// batch's records to `each` in order; nothing more than one batch is held.
+fn parquet_inputs(
+    spec: &SourceSpec,
+    each: &mut dyn FnMut(Vec<Input>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     use arrow::array::{Array, AsArray};
     use arrow::datatypes::DataType;
     use parquet::arrow::ProjectionMask;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-    let mut out = Vec::new();
     for (_, file) in expand(&spec.paths, ".parquet")? {
         let shown = file.display().to_string();
         let f = std::fs::File::open(&file)
@@ -497,91 +591,107 @@ fn parquet_inputs(spec: &SourceSpec) -> anyhow::Result<Vec<Input>> {
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
         let reader = builder
             .with_projection(mask)
+            .with_batch_size(PARQUET_BATCH_RECORDS)
             .build()
             .with_context(|| format!("{shown}: reading"))?;
         let mut record = 0u64;
         for batch in reader {
-            let batch = batch.with_context(|| format!("{shown}: reading"))?;
-            // Each wanted column as optional strings (a list is joined with " OR ").
-            let column = |name: Option<&String>| -> anyhow::Result<Option<Vec<Option<String>>>> {
-                let Some(name) = name else { return Ok(None) };
-                let col = batch
-                    .column_by_name(name)
-                    .ok_or_else(|| anyhow::anyhow!("{shown}: column {name} missing"))?;
-                let values: Vec<Option<String>> = match col.data_type() {
-                    DataType::List(_) | DataType::LargeList(_) => {
-                        let list = arrow::compute::cast(
-                            col,
-                            &DataType::List(std::sync::Arc::new(arrow::datatypes::Field::new(
-                                "item",
-                                DataType::Utf8,
-                                true,
-                            ))),
-                        )?;
-                        let list = list.as_list::<i32>();
-                        (0..list.len())
-                            .map(|i| {
-                                list.is_valid(i).then(|| {
-                                    let v = list.value(i);
-                                    v.as_string::<i32>()
-                                        .iter()
-                                        .flatten()
-                                        .collect::<Vec<_>>()
-                                        .join(" OR ")
-                                })
-                            })
-                            .collect()
-                    }
-                    _ => {
-                        let s = arrow::compute::cast(col, &DataType::Utf8).map_err(|e| {
-                            user_error(format!("source: {shown}: column {name}: {e}"))
-                        })?;
-                        s.as_string::<i32>()
-                            .iter()
-                            .map(|v| v.map(str::to_string))
-                            .collect()
-                    }
+            // The batch's records as inputs; the batch itself is dropped
+            // before they are read.
+            let out = {
+                let batch = batch.with_context(|| format!("{shown}: reading"))?;
+                // Each wanted column as optional strings (a list is joined with " OR ").
+                let column =
+                    |name: Option<&String>| -> anyhow::Result<Option<Vec<Option<String>>>> {
+                        let Some(name) = name else { return Ok(None) };
+                        let col = batch
+                            .column_by_name(name)
+                            .ok_or_else(|| anyhow::anyhow!("{shown}: column {name} missing"))?;
+                        let values: Vec<Option<String>> = match col.data_type() {
+                            DataType::List(_) | DataType::LargeList(_) => {
+                                let list = arrow::compute::cast(
+                                    col,
+                                    &DataType::List(std::sync::Arc::new(
+                                        arrow::datatypes::Field::new("item", DataType::Utf8, true),
+                                    )),
+                                )?;
+                                let list = list.as_list::<i32>();
+                                (0..list.len())
+                                    .map(|i| {
+                                        list.is_valid(i).then(|| {
+                                            let v = list.value(i);
+                                            v.as_string::<i32>()
+                                                .iter()
+                                                .flatten()
+                                                .collect::<Vec<_>>()
+                                                .join(" OR ")
+                                        })
+                                    })
+                                    .collect()
+                            }
+                            _ => {
+                                let s =
+                                    arrow::compute::cast(col, &DataType::Utf8).map_err(|e| {
+                                        user_error(format!("source: {shown}: column {name}: {e}"))
+                                    })?;
+                                s.as_string::<i32>()
+                                    .iter()
+                                    .map(|v| v.map(str::to_string))
+                                    .collect()
+                            }
+                        };
+                        Ok(Some(values))
+                    };
+                let content = batch
+                    .column_by_name(&spec.content_column)
+                    .expect("projected")
+                    .clone();
+                // Text and binary columns are read in place; anything else
+                // (a dictionary, say) is cast to Binary first.
+                let content = match content.data_type() {
+                    DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Binary
+                    | DataType::LargeBinary
+                    | DataType::BinaryView => content,
+                    _ => arrow::compute::cast(&content, &DataType::Binary).map_err(|e| {
+                        user_error(format!(
+                            "source: {shown}: column {}: {e}",
+                            spec.content_column
+                        ))
+                    })?,
                 };
-                Ok(Some(values))
-            };
-            let content = batch
-                .column_by_name(&spec.content_column)
-                .expect("projected")
-                .clone();
-            let content = match content.data_type() {
-                DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-                    arrow::compute::cast(&content, &DataType::Binary)?
+                let repos = column(spec.repo_column.as_ref())?;
+                let paths = column(spec.path_column.as_ref())?;
+                let licenses = column(spec.license_column.as_ref())?;
+                let mut out = Vec::with_capacity(batch.num_rows());
+                for i in 0..batch.num_rows() {
+                    let get =
+                        |c: &Option<Vec<Option<String>>>| c.as_ref().and_then(|v| v[i].clone());
+                    let path = get(&paths).unwrap_or_else(|| {
+                        let name = file
+                            .file_name()
+                            .map_or_else(|| shown.clone(), |n| n.to_string_lossy().into_owned());
+                        format!("{name}#{record}")
+                    });
+                    out.push(Input {
+                        path,
+                        repo: get(&repos),
+                        license: get(&licenses),
+                        content: Content::Cell(content.clone(), i),
+                    });
+                    record += 1;
                 }
-                _ => arrow::compute::cast(&content, &DataType::Binary).map_err(|e| {
-                    user_error(format!(
-                        "source: {shown}: column {}: {e}",
-                        spec.content_column
-                    ))
-                })?,
+                out
             };
-            let content = content.as_binary::<i32>();
-            let repos = column(spec.repo_column.as_ref())?;
-            let paths = column(spec.path_column.as_ref())?;
-            let licenses = column(spec.license_column.as_ref())?;
-            for i in 0..batch.num_rows() {
-                let get = |c: &Option<Vec<Option<String>>>| c.as_ref().and_then(|v| v[i].clone());
-                let path = get(&paths).unwrap_or_else(|| {
-                    let name = file
-                        .file_name()
-                        .map_or_else(|| shown.clone(), |n| n.to_string_lossy().into_owned());
-                    format!("{name}#{record}")
-                });
-                out.push(Input {
-                    path,
-                    repo: get(&repos),
-                    license: get(&licenses),
-                    content: Content::Text(content.is_valid(i).then(|| content.value(i).to_vec())),
-                });
-                record += 1;
-            }
+            each(out)?;
+            // The batch's pages, freed, go back to the OS rather than
+            // linger in this thread's heap (see `memory`).
+            crate::memory::release_free_memory();
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
