@@ -94,6 +94,7 @@ pub(crate) fn lit(x: f64) -> String {
 
 /// `+ 2.5` or `- 2.5`: a literal term appended to an expression.
 pub(crate) fn plus(x: f64) -> String {
+    let x = if x == 0.0 { 0.0 } else { x }; // no `-0.0`
     if x < 0.0 {
         format!("- {}", lit(-x))
     } else {

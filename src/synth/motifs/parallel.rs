@@ -521,7 +521,11 @@ fn unit_convert(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, ins, Ty::F, -100.0, 100.0);
     let scale = k.scalar(rng, &["scale", "factor", "gain"], Ty::F, 0.5, 2.0);
     let expr = if off != 0.0 {
-        format!("({} - {}) * {} * {scale}", x.expr, lit(off), lit(fac))
+        if fac == 1.0 {
+            format!("({} {}) * {scale}", x.expr, plus(-off))
+        } else {
+            format!("({} {}) * {} * {scale}", x.expr, plus(-off), lit(fac))
+        }
     } else {
         format!("{} * {} * {scale}", x.expr, lit(fac))
     };
@@ -611,9 +615,9 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["t", "u", "s"],
         Ty::F,
         &format!(
-            "wp.clamp(({} - {}) / {}, 0.0, 1.0)",
+            "wp.clamp(({} {}) / {}, 0.0, 1.0)",
             x.expr,
-            lit(e0),
+            plus(-e0),
             lit(w)
         ),
         0.0,
@@ -994,7 +998,8 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 // -------------------------------------------------------------------- multi_cond
 
-/// Classify a value into 3-4 labelled buckets with thresholds.
+/// Classify a value into 3-5 labelled buckets with thresholds (the first
+/// one also looking at a second feature).
 fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(
         rng,
@@ -1010,42 +1015,56 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    let t0 = x.nice_between(rng, 0.1, 0.4);
-    let t1 = x.nice_between(rng, 0.5, 0.9);
     let ty = if k.int_arrays() { Ty::I } else { Ty::F };
     let out = k.output(rng, &["label", "bucket", "class_id", "category"], ty);
     let own = k.own();
-    let v = |n: u32| {
+    let v = |n: usize| {
         if ty == Ty::I {
             n.to_string()
         } else {
             format!("{n}.0")
         }
     };
+    let nb = between(rng, 3, 5);
+    // Increasing thresholds inside x's range.
+    let mut ts: Vec<f64> = (1..nb)
+        .map(|m| {
+            x.nice_between(
+                rng,
+                (m as f64 - 0.8) / nb as f64,
+                (m as f64 - 0.2) / nb as f64,
+            )
+        })
+        .collect();
+    ts.dedup();
     let yt = y.nice_between(rng, 0.2, 0.8);
-    k.open(&format!(
-        "if {} < {} and {} < {}:",
-        x.expr,
-        lit(t0),
-        y.expr,
-        lit(yt)
-    ));
-    k.line(&format!("{out}[{own}] = {}", v(0)));
-    k.close(false);
-    k.open(&format!("elif {} < {}:", x.expr, lit(t0)));
-    k.line(&format!("{out}[{own}] = {}", v(1)));
-    k.close(false);
-    k.open(&format!(
-        "elif {} < {} or {} > {}:",
-        x.expr,
-        lit(t1),
-        y.expr,
-        lit(yt)
-    ));
-    k.line(&format!("{out}[{own}] = {}", v(2)));
-    k.close(false);
+    let (cmp, other) = *pick(rng, &[("<", ">"), ("<=", ">=")]);
+    for (m, t) in ts.iter().enumerate() {
+        let head = if m == 0 { "if" } else { "elif" };
+        if m == 0 {
+            k.open(&format!(
+                "{head} {} {cmp} {} and {} {cmp} {}:",
+                x.expr,
+                lit(*t),
+                y.expr,
+                lit(yt)
+            ));
+        } else if m == 1 && chance(rng, 0.5) {
+            k.open(&format!(
+                "{head} {} {cmp} {} or {} {other} {}:",
+                x.expr,
+                lit(*t),
+                y.expr,
+                lit(yt)
+            ));
+        } else {
+            k.open(&format!("{head} {} {cmp} {}:", x.expr, lit(*t)));
+        }
+        k.line(&format!("{out}[{own}] = {}", v(m)));
+        k.close(false);
+    }
     k.open("else:");
-    k.line(&format!("{out}[{own}] = {}", v(3)));
+    k.line(&format!("{out}[{own}] = {}", v(ts.len())));
     k.close(false);
     true
 }
@@ -1094,11 +1113,30 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
     true
 }
 
-/// The quadrant of a 2-D point (0-3) with an axis band.
+/// The quadrant of a 2-D point around a center (0-3), with an axis band.
 fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["px", "x", "u"], Ty::F, -1.0, 1.0);
     let y = k.input(rng, &["py", "y", "v"], Ty::F, -1.0, 1.0);
     let eps = k.scalar(rng, &["eps", "band", "margin"], Ty::F, 0.01, 0.2);
+    let cx = nice(rng, -0.5, 0.5);
+    let cy = nice(rng, -0.5, 0.5);
+    let dx = k.local(
+        rng,
+        &["dx", "rx", "du"],
+        Ty::F,
+        &format!("{} {}", x.expr, plus(-cx)),
+        -1.5,
+        1.5,
+    );
+    let dy = k.local(
+        rng,
+        &["dy", "ry", "dv"],
+        Ty::F,
+        &format!("{} {}", y.expr, plus(-cy)),
+        -1.5,
+        1.5,
+    );
+    let (dx, dy) = (dx.expr, dy.expr);
     let q = k.local(
         rng,
         &["quad", "q", "sector"],
@@ -1107,17 +1145,22 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         3.0,
     );
-    k.open(&format!(
-        "if wp.abs({}) > {eps} and wp.abs({}) > {eps}:",
-        x.expr, y.expr
-    ));
-    k.open(&format!("if {} > 0.0 and {} > 0.0:", x.expr, y.expr));
+    if chance(rng, 0.5) {
+        k.open(&format!(
+            "if wp.abs({dx}) > {eps} and wp.abs({dy}) > {eps}:"
+        ));
+    } else {
+        k.open(&format!(
+            "if not (wp.abs({dx}) < {eps} or wp.abs({dy}) < {eps}):"
+        ));
+    }
+    k.open(&format!("if {dx} > 0.0 and {dy} > 0.0:"));
     k.line(&format!("{} = 0.0", q.expr));
     k.close(false);
-    k.open(&format!("elif {} < 0.0 and {} > 0.0:", x.expr, y.expr));
+    k.open(&format!("elif {dx} < 0.0 and {dy} > 0.0:"));
     k.line(&format!("{} = 1.0", q.expr));
     k.close(false);
-    k.open(&format!("elif {} < 0.0:", x.expr));
+    k.open(&format!("elif {dx} < 0.0:"));
     k.line(&format!("{} = 2.0", q.expr));
     k.close(false);
     k.open("else:");
