@@ -280,6 +280,27 @@ pub const MOTIFS: &[Motif] = &[
         build: strided_remap,
     },
     Motif {
+        name: "roll_shift",
+        domain: P,
+        categories: &["transform", "stencil"],
+        dims: D1,
+        build: roll_shift,
+    },
+    Motif {
+        name: "deinterleave",
+        domain: P,
+        categories: &["transform", "combined"],
+        dims: D1,
+        build: deinterleave,
+    },
+    Motif {
+        name: "block_transpose",
+        domain: P,
+        categories: &["transform"],
+        dims: D1,
+        build: block_transpose,
+    },
+    Motif {
         name: "transpose_2d",
         domain: P,
         categories: &["grid_2d", "transform"],
@@ -1107,7 +1128,12 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
             x.expr, x.expr, q.expr
         ));
     }
-    k.line(&format!("{} = 1.0", m.expr));
+    let weight = nice(rng, 0.25, 4.0);
+    if chance(rng, 0.5) {
+        k.line(&format!("{} = {}", m.expr, lit(weight)));
+    } else {
+        k.line(&format!("{} = {} * {}", m.expr, lit(weight), q.expr));
+    }
     k.close(false);
     k.result(m, &["mask_out", "keep_out", "out"]);
     true
@@ -1321,7 +1347,14 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else if chance(rng, 0.5) {
         k.line(&format!("wp.atomic_add({total}, 0, {0} * {0})", x.expr));
     } else {
-        k.line(&format!("wp.atomic_add({total}, 0, {})", x.expr));
+        // The mean: each thread adds its share.
+        let inv_n = 1.0 / k.launch.dim.iter().product::<usize>() as f64;
+        let e = if chance(rng, 0.5) {
+            format!("{} * {}", x.expr, lit(inv_n))
+        } else {
+            format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 2.0)))
+        };
+        k.line(&format!("wp.atomic_add({total}, 0, {e})"));
     }
     true
 }
@@ -1336,6 +1369,15 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         100.0,
     );
     let which = below(rng, 3);
+    // Sometimes the extrema of a scaled magnitude (a peak in other units).
+    let x = if chance(rng, 0.5) {
+        Val {
+            expr: format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 4.0))),
+            ..x
+        }
+    } else {
+        x
+    };
     if which != 1 {
         let lo = k.array(
             rng,
@@ -1605,7 +1647,8 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
             me.expr, me.expr
         ));
     } else {
-        k.open(&format!("if {oj} < {}:", me.expr));
+        let tol = nice(rng, 0.0, 0.5);
+        k.open(&format!("if {oj} + {} < {}:", lit(tol), me.expr));
     }
     k.line(&format!("{r} += 1"));
     k.close(false);
@@ -1637,13 +1680,17 @@ fn running_sum_cap(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let cols = k.size_param(rng, &["m", "num_items", "cols"], m);
-    let budget = k.scalar(
-        rng,
-        &["budget", "capacity", "limit"],
-        Ty::F,
-        0.5,
-        m as f64 * 0.5,
-    );
+    let budget = if chance(rng, 0.5) {
+        k.scalar(
+            rng,
+            &["budget", "capacity", "limit"],
+            Ty::F,
+            0.5,
+            m as f64 * 0.5,
+        )
+    } else {
+        lit(nice(rng, 0.5, m as f64 * 0.5))
+    };
     let t = k.tid(0);
     let acc = k.fresh(rng, &["used", "total", "acc"]);
     k.line(&format!("{acc} = float(0.0)"));
@@ -1813,6 +1860,162 @@ fn strided_remap(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     k.offer(v, &["dst", "shuffled", "out"]);
+    true
+}
+
+/// A shifted read: periodic roll or clamped shift by a scalar offset.
+fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
+    let n = k.launch.dim[0];
+    let src = k.array(
+        rng,
+        &["src", "signal", "ring", "history"],
+        Ty::F,
+        vec![n],
+        Role::In,
+        -10.0,
+        10.0,
+    );
+    let len = k.size_param(rng, &["n", "length", "size"], n);
+    let shift = k.scalar(rng, &["shift", "lag", "delay"], Ty::I, 1.0, (n / 2) as f64);
+    let t = k.tid(0);
+    let e = match below(rng, 3) {
+        0 => format!("{src}[({t} + {shift}) % {len}]"),
+        1 => format!("{src}[({t} - {shift} + {len}) % {len}]"),
+        _ => format!("{src}[wp.min({t} + {shift}, {len} - 1)]"),
+    };
+    let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
+    if chance(rng, 0.5) {
+        let g = nice(rng, 0.1, 0.9);
+        let d = k.local(
+            rng,
+            &["echo", "mixed", "comb"],
+            Ty::F,
+            &format!("{src}[{t}] + {} * {}", lit(g), v.expr),
+            -20.0,
+            20.0,
+        );
+        k.offer(d, &["dst", "out", "filtered"]);
+    } else {
+        k.offer(v, &["dst", "rolled", "out"]);
+    }
+    true
+}
+
+/// Split interleaved pairs (re/im, x/y) of a 2n array.
+fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
+    let n = k.launch.dim[0];
+    let (pool, a_names, b_names): (&[&str], &[&str], &[&str]) = *pick(
+        rng,
+        &[
+            (
+                &["iq", "complex_in", "pairs"][..],
+                &["re", "real"][..],
+                &["im", "imag"][..],
+            ),
+            (
+                &["xy", "coords2", "interleaved"],
+                &["px", "cx"],
+                &["py", "cy"],
+            ),
+            (
+                &["stereo", "frames", "lr"],
+                &["left", "l_ch"],
+                &["right", "r_ch"],
+            ),
+        ],
+    );
+    let src = k.array(rng, pool, Ty::F, vec![2 * n], Role::In, -1.0, 1.0);
+    let t = k.tid(0);
+    let a = k.local(rng, a_names, Ty::F, &format!("{src}[2 * {t}]"), -1.0, 1.0);
+    let b = k.local(
+        rng,
+        b_names,
+        Ty::F,
+        &format!("{src}[2 * {t} + 1]"),
+        -1.0,
+        1.0,
+    );
+    match below(rng, 3) {
+        0 => {
+            let m = k.local(
+                rng,
+                &["mag", "amp", "norm2"],
+                Ty::F,
+                &format!("wp.sqrt({0} * {0} + {1} * {1})", a.expr, b.expr),
+                0.0,
+                1.5,
+            );
+            k.offer(m, &["magnitude", "out", "amp_out"]);
+        }
+        1 => {
+            let m = k.local(
+                rng,
+                &["mid", "mono", "avg"],
+                Ty::F,
+                &format!("0.5 * ({} + {})", a.expr, b.expr),
+                -1.0,
+                1.0,
+            );
+            let d = k.local(
+                rng,
+                &["side", "diff", "delta"],
+                Ty::F,
+                &format!("0.5 * ({} - {})", a.expr, b.expr),
+                -1.0,
+                1.0,
+            );
+            k.offer(m, &["mid_out", "mono_out"]);
+            k.offer(d, &["side_out", "diff_out"]);
+        }
+        _ => {
+            k.offer(a, &["first", "a_out", "re_out"]);
+            k.offer(b, &["second", "b_out", "im_out"]);
+        }
+    }
+    true
+}
+
+/// Transposed block order: element `i` of `nb` blocks reads the matching
+/// element of the transposed layout.
+fn block_transpose(k: &mut Kernel, rng: &mut Gen) -> bool {
+    let n = k.launch.dim[0];
+    let sizes: Vec<usize> = [2usize, 4, 5, 8, 10, 16]
+        .into_iter()
+        .filter(|b| n % b == 0)
+        .collect();
+    if sizes.is_empty() {
+        return false;
+    }
+    let bs = *pick(rng, &sizes);
+    let src = k.array(
+        rng,
+        &["src", "soa", "packed"],
+        Ty::F,
+        vec![n],
+        Role::In,
+        -10.0,
+        10.0,
+    );
+    let bsz = k.size_param(rng, &["block", "bs", "lanes"], bs);
+    let nb = k.size_param(rng, &["num_blocks", "nb", "groups"], n / bs);
+    let t = k.tid(0);
+    let j = k.local(
+        rng,
+        &["j", "src_idx", "aos_i"],
+        Ty::I,
+        &format!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
+        0.0,
+        n as f64,
+    );
+    let v = k.local(
+        rng,
+        &["v", "elem", "val"],
+        Ty::F,
+        &format!("{src}[{}]", j.expr),
+        -10.0,
+        10.0,
+    );
+    k.offer(v, &["dst", "unpacked", "out"]);
     true
 }
 
