@@ -3,16 +3,14 @@
 //! kernel takes, how deep expressions and loop nests go, and which data
 //! types its arrays and values may use.
 //!
-//! The new categories (multi_cond, reduction, expression_tree, combined,
-//! transform, stencil) read the knobs while they write: they draw a
-//! statement budget inside the bounds, pick types from `dtypes`, nest loops
-//! at most `loop_depth` deep and draw expression depths up to `expr_depth`.
-//! The v2 builder (`typed.rs`) caps every expression at `expr_depth`. Every
-//! category, v1 included, is then measured by [`Knobs::admits`] and drawn
-//! again while it falls outside (see `synthesize_with`).
+//! The composer (`compose.rs`) reads them while it writes: it draws a body
+//! length inside `statements` and adds motifs until it gets there, stops
+//! before the parameters pass `params`; motifs check `loop_depth`
+//! (`Kernel::can_loop`), `expr_depth` (`Kernel::expr_depth`) and `dtypes`
+//! (`Kernel::allows`). Every sample is then measured by [`Knobs::admits`]
+//! and drawn again while it falls outside (see `synthesize_with`).
 
-use super::builder::{Gen, between};
-use super::typed::T;
+use super::kernel::{Gen, Ty, between};
 
 /// The data types the `dtypes` knob may list. `float32` is always on (every
 /// category computes in it); `int32` means int *data* arrays (index arrays,
@@ -78,12 +76,13 @@ impl Knobs {
             .is_some_and(|p| self.dtypes & (1 << p) != 0)
     }
 
-    /// Values of `ty` may appear (ints always may: indices, sizes, counters).
-    pub(super) fn allows(&self, ty: T) -> bool {
+    /// Values of `ty` (the new builder's types) may appear; ints, quats,
+    /// transforms, spatial vectors and mesh ids always may.
+    pub(super) fn allows(&self, ty: Ty) -> bool {
         match ty {
-            T::F | T::I => true,
-            T::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
-            T::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
+            Ty::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
+            Ty::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
+            _ => true,
         }
     }
 
@@ -94,7 +93,7 @@ impl Knobs {
 
     /// The allowed vector sizes.
     pub fn vec_sizes(&self) -> Vec<u8> {
-        (2..=4).filter(|&n| self.allows(T::V(n))).collect()
+        (2..=4).filter(|&n| self.allows(Ty::V(n))).collect()
     }
 
     /// A body length to aim at: uniform in the bounds, capped at `cap`
