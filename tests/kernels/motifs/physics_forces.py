@@ -2,7 +2,7 @@ import warp as wp
 
 # Springs, constraints, contacts, neighbourhood forces and N-body.
 
-TILE_BODIES = wp.constant(16)
+TILE_BODIES = wp.constant(32)
 SOFTENING = wp.constant(0.01)
 
 
