@@ -87,6 +87,17 @@ impl Knobs {
         }
     }
 
+    /// Values of `ty` (the new builder's types) may appear; ints, quats,
+    /// transforms, spatial vectors and mesh ids always may.
+    pub(super) fn allows_ty(&self, ty: super::kernel::Ty) -> bool {
+        use super::kernel::Ty as K;
+        match ty {
+            K::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
+            K::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
+            _ => true,
+        }
+    }
+
     /// Int data arrays may appear.
     pub(super) fn int_arrays(&self) -> bool {
         self.has("int32")

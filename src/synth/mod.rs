@@ -78,14 +78,20 @@ mod arithmetic;
 mod atomic;
 mod builder;
 mod combined;
+#[allow(dead_code)]
+mod compose;
 mod control_flow;
 mod expression_tree;
 mod grid;
 mod grid_2d;
 mod grid_3d;
+#[allow(dead_code)]
+pub(crate) mod kernel;
 mod knobs;
 mod math;
 mod matrix;
+#[allow(dead_code)]
+pub(crate) mod motifs;
 mod multi_cond;
 mod nested;
 mod reduction;

@@ -1,0 +1,88 @@
+//! The composer: a category's kernel is a launch shape and a few motifs of
+//! its family, written into one [`Kernel`].
+
+use super::kernel::{Gen, Kernel, between, chance, pick};
+use super::knobs::Knobs;
+use super::motifs::{self, Motif};
+
+/// A composed kernel before the checks.
+pub(super) struct Drawn {
+    pub kernel_name: String,
+    pub python_source: String,
+    pub launch_spec: String,
+    pub motifs: Vec<&'static str>,
+}
+
+/// (thread-index count, tiled) of a category, drawn.
+fn launch(category: &str, rng: &mut Gen) -> (usize, bool) {
+    match category {
+        "grid_2d" => (2, false),
+        "grid_3d" => (3, false),
+        "tile" => (if chance(rng, 0.3) { 2 } else { 1 }, true),
+        "stencil" | "nested" => (if chance(rng, 0.5) { 2 } else { 1 }, false),
+        "combined" => (*pick(rng, &[1, 1, 1, 2, 3]), false),
+        _ => (1, false),
+    }
+}
+
+/// Lines of the kernel body a category aims at by default: (lo, cap).
+fn size(category: &str) -> (usize, usize) {
+    match category {
+        "combined" => (14, 48),
+        "nested" | "stencil" | "grid_2d" | "grid_3d" => (6, 30),
+        "tile" => (4, 20),
+        _ => (3, 24),
+    }
+}
+
+const VERBS: &[&str] = &["compute", "apply", "eval", "update", "run", "step", "do"];
+
+/// A kernel name from the first motif's name.
+fn kernel_name(rng: &mut Gen, first: &str) -> String {
+    match between(rng, 0, 5) {
+        0 | 1 => format!("{first}_kernel"),
+        2 | 3 => format!("{}_{first}", pick(rng, VERBS)),
+        4 => first.to_string(),
+        _ => format!("{first}_{}", between(rng, 0, 9)),
+    }
+}
+
+/// Composes one kernel of `category`.
+pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> Drawn {
+    let (dims, tiled) = launch(category, rng);
+    let mut k = Kernel::new(rng, knobs, category, dims, tiled);
+    let family: Vec<&'static Motif> = motifs::family(category)
+        .iter()
+        .copied()
+        .filter(|m| m.fits(&k))
+        .collect();
+    let (lo, cap) = size(category);
+    let goal = knobs.statement_goal(rng, lo, cap);
+    let mut tries = 0;
+    while tries < 24 && (k.motifs.is_empty() || k.lines() + k.open_offers() < goal) {
+        tries += 1;
+        if family.is_empty() {
+            break;
+        }
+        let m = *pick(rng, &family);
+        // Each motif at most twice per kernel.
+        if k.motifs.iter().filter(|&&n| n == m.name).count() >= 2 {
+            continue;
+        }
+        if (m.build)(&mut k, rng) {
+            k.motifs.push(m.name);
+        }
+        if k.motifs.len() >= 8 {
+            break;
+        }
+    }
+    let first = k.motifs.first().copied().unwrap_or(category);
+    let kernel_name = kernel_name(rng, first);
+    let (python_source, launch_spec) = k.finish(rng, &kernel_name);
+    Drawn {
+        kernel_name,
+        python_source,
+        launch_spec,
+        motifs: std::mem::take(&mut k.motifs),
+    }
+}
