@@ -134,9 +134,14 @@ enum Command {
         #[arg(long, value_name = "C",
               value_parser = clap::builder::PossibleValuesParser::new(synth::CATEGORIES.iter().copied()))]
         category: Option<String>,
-        /// Folder to write into (created if missing).
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
+        /// Folder to write into (created if missing); each kernel's launch
+        /// spec goes next to it as DIR/{index:06}_{category}.json.
+        #[arg(long, value_name = "DIR", required_unless_present = "stats")]
+        out: Option<PathBuf>,
+        /// Print, per category, how many draws each dataflow rule sent back
+        /// to be drawn again, and how often each motif was used.
+        #[arg(long)]
+        stats: bool,
     },
     /// Write a built-in encoding's ranks (o200k_base, cl100k_base) in
     /// tiktoken's file format, for the tests' reference tokenizer.
@@ -324,7 +329,8 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
             seed,
             category,
             out,
-        } => write_samples(count, seed, category.as_deref(), &out),
+            stats,
+        } => write_samples(count, seed, category.as_deref(), out.as_deref(), stats),
         Command::TokensRanks { encoding, out } => pairpipe::tokens::write_ranks(&encoding, &out),
     }
 }
@@ -349,10 +355,17 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
-fn write_samples(count: u64, seed: u64, category: Option<&str>, out: &Path) -> anyhow::Result<()> {
-    let unwritable =
-        |e: std::io::Error| user_error(format!("{}: cannot write: {e}", out.display()));
-    std::fs::create_dir_all(out).map_err(unwritable)?;
+fn write_samples(
+    count: u64,
+    seed: u64,
+    category: Option<&str>,
+    out: Option<&Path>,
+    stats: bool,
+) -> anyhow::Result<()> {
+    let unwritable = |e: std::io::Error| user_error(format!("cannot write: {e}"));
+    if let Some(out) = out {
+        std::fs::create_dir_all(out).map_err(unwritable)?;
+    }
     // Draw the category exactly as the pipeline does, so index i matches.
     let weights: Vec<(&'static str, f64)> = match category {
         Some(c) => synth::CATEGORIES
@@ -362,12 +375,58 @@ fn write_samples(count: u64, seed: u64, category: Option<&str>, out: &Path) -> a
             .collect(),
         None => synth::CATEGORIES.iter().map(|&k| (k, 1.0)).collect(),
     };
+    // Per category: kernels, redraws per rule, motif uses.
+    type Tally = (u64, [u64; synth::dataflow::RULES], Vec<(&'static str, u64)>);
+    let mut tally: Vec<(&'static str, Tally)> = Vec::new();
+    let knobs = synth::Knobs::default();
     for index in 0..count {
         let mut rng = synth::sample_rng(seed, index);
         let category = synth::pick_category(seed, index, &weights);
-        let sample = synth::synthesize(category, index, &mut rng);
-        let path = out.join(format!("{index:06}_{category}.py"));
-        std::fs::write(&path, sample.python_source).map_err(unwritable)?;
+        let mut redrawn = [0u64; synth::dataflow::RULES];
+        let sample = synth::synthesize_counting(category, index, &mut rng, &knobs, &mut redrawn);
+        if stats {
+            let t = match tally.iter().position(|t| t.0 == category) {
+                Some(p) => &mut tally[p].1,
+                None => {
+                    tally.push((category, (0, [0; synth::dataflow::RULES], Vec::new())));
+                    &mut tally.last_mut().unwrap().1
+                }
+            };
+            t.0 += 1;
+            for (a, b) in t.1.iter_mut().zip(redrawn) {
+                *a += b;
+            }
+            for m in &sample.motifs {
+                match t.2.iter_mut().find(|x| x.0 == *m) {
+                    Some(x) => x.1 += 1,
+                    None => t.2.push((m, 1)),
+                }
+            }
+        }
+        if let Some(out) = out {
+            let path = out.join(format!("{index:06}_{category}.py"));
+            std::fs::write(&path, &sample.python_source).map_err(unwritable)?;
+            let path = out.join(format!("{index:06}_{category}.json"));
+            std::fs::write(&path, &sample.launch_spec).map_err(unwritable)?;
+        }
+    }
+    if stats {
+        let mut text = String::new();
+        text.push_str("category\tkernels");
+        for r in synth::dataflow::RULE_NAMES {
+            text.push_str(&format!("\tredrawn_{r}"));
+        }
+        text.push_str("\tmotifs\n");
+        for (c, (n, r, ms)) in &mut tally {
+            ms.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            text.push_str(&format!("{c}\t{n}"));
+            for x in r.iter() {
+                text.push_str(&format!("\t{x}"));
+            }
+            let list: Vec<String> = ms.iter().map(|(m, k)| format!("{m}:{k}")).collect();
+            text.push_str(&format!("\t{}\n", list.join(",")));
+        }
+        print!("{text}");
     }
     Ok(())
 }

@@ -11,6 +11,8 @@ pub(super) struct Drawn {
     pub python_source: String,
     pub launch_spec: String,
     pub motifs: Vec<&'static str>,
+    pub params: Vec<super::kernel::Param>,
+    pub dim: Vec<usize>,
 }
 
 /// (thread-index count, tiled) of a category, drawn.
@@ -28,7 +30,7 @@ fn launch(category: &str, rng: &mut Gen) -> (usize, bool) {
 /// Lines of the kernel body a category aims at by default: (lo, cap).
 fn size(category: &str) -> (usize, usize) {
     match category {
-        "combined" => (14, 48),
+        "combined" => (20, 60),
         "nested" | "stencil" | "grid_2d" | "grid_3d" => (6, 30),
         "tile" => (4, 20),
         _ => (3, 24),
@@ -56,8 +58,15 @@ pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> D
         .copied()
         .filter(|m| m.fits(&k))
         .collect();
+    if category == "combined" {
+        k.p_chain = 0.8;
+    }
     let (lo, cap) = size(category);
     let goal = knobs.statement_goal(rng, lo, cap);
+    // Parameters and lines a kernel may reach (the knobs' upper bounds; at
+    // most 14 parameters, as real kernels have).
+    let param_cap = knobs.params.1.min(14);
+    let line_cap = knobs.statements.1;
     let mut tries = 0;
     while tries < 24 && (k.motifs.is_empty() || k.lines() + k.open_offers() < goal) {
         tries += 1;
@@ -69,10 +78,22 @@ pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> D
         if k.motifs.iter().filter(|&&n| n == m.name).count() >= 2 {
             continue;
         }
+        let near = |k: &Kernel| {
+            k.params.len() + k.open_offers() + 6 > param_cap
+                || k.lines() + k.open_offers() + 12 > line_cap
+        };
+        let snapshot = (!k.motifs.is_empty() && near(&k)).then(|| k.clone());
         if (m.build)(&mut k, rng) {
             k.motifs.push(m.name);
+            if let Some(s) = snapshot
+                && (k.params.len() + k.open_offers() > param_cap
+                    || k.lines() + k.open_offers() > line_cap)
+            {
+                k = s;
+                break;
+            }
         }
-        if k.motifs.len() >= 8 {
+        if k.motifs.len() >= 10 {
             break;
         }
     }
@@ -84,5 +105,7 @@ pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> D
         python_source,
         launch_spec,
         motifs: std::mem::take(&mut k.motifs),
+        params: std::mem::take(&mut k.params),
+        dim: std::mem::take(&mut k.launch.dim),
     }
 }

@@ -82,8 +82,35 @@ pub(crate) fn lit(x: f64) -> String {
         let e: i32 = e.parse().unwrap();
         return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
     }
+    // Six decimals at most: computed constants print short (7.8, not 7.800000000000001).
+    let x = if a >= 1.0e-3 {
+        (x * 1.0e6).round() / 1.0e6
+    } else {
+        x
+    };
     let s = format!("{x}");
     if s.contains('.') { s } else { format!("{s}.0") }
+}
+
+/// `+ 2.5` or `- 2.5`: a literal term appended to an expression.
+pub(crate) fn plus(x: f64) -> String {
+    if x < 0.0 {
+        format!("- {}", lit(-x))
+    } else {
+        format!("+ {}", lit(x))
+    }
+}
+
+impl Val {
+    /// The point a fraction `f` of the way through the value's range.
+    pub fn at(&self, f: f64) -> f64 {
+        self.lo + (self.hi - self.lo) * f
+    }
+
+    /// A round constant between fractions `f0` and `f1` of the range.
+    pub fn nice_between(&self, rng: &mut Gen, f0: f64, f1: f64) -> f64 {
+        nice(rng, self.at(f0), self.at(f1))
+    }
 }
 
 /// A "nice" constant in `[lo, hi]`: a multiple of a round step, as people
@@ -266,6 +293,7 @@ const TILE_1D: &[&[&str]] = &[&["i"], &["block"], &["tile"], &["b"]];
 const TILE_2D: &[&[&str]] = &[&["i", "j"], &["bi", "bj"], &["tile_i", "tile_j"]];
 
 /// A kernel under construction.
+#[derive(Clone)]
 pub struct Kernel<'k> {
     pub knobs: &'k Knobs,
     pub category: &'static str,
@@ -287,6 +315,8 @@ pub struct Kernel<'k> {
     pub motifs: Vec<&'static str>,
     /// Chance that [`Kernel::input`] consumes an offered value.
     pub p_chain: f64,
+    /// Free for tile motifs: the tile size they agreed on.
+    pub tile_len: usize,
 }
 
 impl<'k> Kernel<'k> {
@@ -360,6 +390,7 @@ impl<'k> Kernel<'k> {
             offers: Vec::new(),
             motifs: Vec::new(),
             p_chain: 0.6,
+            tile_len: 0,
         }
     }
 
@@ -657,7 +688,7 @@ impl<'k> Kernel<'k> {
 
     /// Whether `ty` may appear (the `dtypes` knob).
     pub fn allows(&self, ty: Ty) -> bool {
-        self.knobs.allows_ty(ty)
+        self.knobs.allows(ty)
     }
 
     /// Whether int *data* arrays (index arrays, labels) may appear.

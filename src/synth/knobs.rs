@@ -11,8 +11,7 @@
 //! category, v1 included, is then measured by [`Knobs::admits`] and drawn
 //! again while it falls outside (see `synthesize_with`).
 
-use super::builder::{Gen, between};
-use super::typed::T;
+use super::kernel::{Gen, Ty, between};
 
 /// The data types the `dtypes` knob may list. `float32` is always on (every
 /// category computes in it); `int32` means int *data* arrays (index arrays,
@@ -78,22 +77,12 @@ impl Knobs {
             .is_some_and(|p| self.dtypes & (1 << p) != 0)
     }
 
-    /// Values of `ty` may appear (ints always may: indices, sizes, counters).
-    pub(super) fn allows(&self, ty: T) -> bool {
-        match ty {
-            T::F | T::I => true,
-            T::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
-            T::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
-        }
-    }
-
     /// Values of `ty` (the new builder's types) may appear; ints, quats,
     /// transforms, spatial vectors and mesh ids always may.
-    pub(super) fn allows_ty(&self, ty: super::kernel::Ty) -> bool {
-        use super::kernel::Ty as K;
+    pub(super) fn allows(&self, ty: Ty) -> bool {
         match ty {
-            K::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
-            K::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
+            Ty::V(n) => self.has(["vec2", "vec3", "vec4"][n as usize - 2]),
+            Ty::M(n) => self.has(["mat22", "mat33", "mat44"][n as usize - 2]),
             _ => true,
         }
     }
@@ -105,7 +94,7 @@ impl Knobs {
 
     /// The allowed vector sizes.
     pub fn vec_sizes(&self) -> Vec<u8> {
-        (2..=4).filter(|&n| self.allows(T::V(n))).collect()
+        (2..=4).filter(|&n| self.allows(Ty::V(n))).collect()
     }
 
     /// A body length to aim at: uniform in the bounds, capped at `cap`

@@ -1,106 +1,30 @@
-//! Kernel synthesizers, one file per category. Deterministic per sample:
-//! everything about sample `i` comes from the generator handed to it.
+//! Kernel synthesizer: kernels composed of motifs, small pieces of real
+//! Warp code from six domains (physics, fields and images, data-parallel
+//! patterns, per-thread linear algebra, geometry, random sampling), written
+//! into one builder ([`kernel::Kernel`]) with domain names, typed parameters
+//! with roles and value ranges, helper `@wp.func`s / `@wp.struct`s, and a
+//! launch shape. Deterministic per sample: everything about sample `i` comes
+//! from the generator handed to it.
 //!
-//! v1 (`arithmetic`, `math`, `control_flow`, `scalar_param`, `atomic`; the
-//! `builder`) writes only this subset of Warp:
-//! - one `@wp.kernel` per module, after `import warp as wp`; no `@wp.func`,
-//!   loops, vectors, tuples, strings or comments;
-//! - parameters `wp.array(dtype=float|wp.float32|int|wp.int32)` and scalars
-//!   `float|wp.float32|int|wp.int32`;
-//! - statements: `i = wp.tid()` first (named `i`, `tid`, `idx` or `gid`);
-//!   `name = expr`; `name += / -= / *= expr` on locals; `arr[idx] = expr`;
-//!   `if`/`elif`/`else` nested at most two deep, whose blocks only reassign
-//!   locals defined before the `if` and store to arrays; in the atomic
-//!   category `wp.atomic_add/sub/min/max(arr, idx, expr)` as statements and
-//!   `arr[idx] += / -= expr`;
-//! - indices: the thread index, `(i + c) % n` or `(i - 1) % n` with `n` an
-//!   int parameter, an int local set once to `(i + c) % n`, `(i * c) % n`,
-//!   `i % m` or `arr[idx] % m` (`m` a literal or int parameter), and for
-//!   atomic targets also the literal `0`;
-//! - expressions: float literals (`2.0`, `0.125`, `3.14159`) and int literals,
-//!   names, `arr[idx]`, `+ - * /` on floats, `+ - * // %` on ints (the right
-//!   side of `//` and `%` is a positive literal or an int parameter), unary
-//!   `-`, `float(int_expr)`, `int(float_expr)`, `wp.sin cos tan exp log sqrt
-//!   abs tanh floor ceil sinh cosh` (float), `wp.min wp.max` and
-//!   `wp.clamp(x, lo, hi)` (float or int), `wp.abs` (int too), `wp.pow` (float);
-//! - conditions: comparisons `< <= > >= == !=` of same-typed expressions,
-//!   joined by `and`/`or`, `not`.
-//!
-//! Float32 and int32 never meet in one operation; tests/python/check_synth_warp.py
-//! runs warp-lang's own code generator over dumped samples.
-//!
-//! v2 (`vector`, `matrix`, `nested`, `grid_2d`, `grid_3d`; the `typed`
-//! builder) adds, still inside what the Rust lowering reproduces exactly:
-//! - types `wp.vec2/3/4` and `wp.mat22/33/44` (float32) as array dtypes,
-//!   kernel parameters and locals; `wp.array2d`/`wp.array3d` and
-//!   `wp.array(dtype=.., ndim=N)` with `i, j = wp.tid()` / `i, j, k = wp.tid()`;
-//! - `@wp.func` helpers before the kernel (typed parameters, `-> float`,
-//!   `-> wp.vec3`, `-> wp.mat33`..., an early `return` under an `if`; grid
-//!   lookups taking an array and its sizes), each called by the kernel;
-//! - constructors (`wp.vec3(a, b, c)`, `wp.vec3(s)`, `wp.mat22(a, b, c, d)`,
-//!   `wp.identity(n=3, dtype=float)`), components `v[0]`, `v.x`, `m[i, j]`,
-//!   `m[i][j]`, rows `m[i]` (also of array elements: `a[i].y`), `+ - * /`
-//!   between vectors, matrices and scalars as warp defines them, `m * v`,
-//!   `v * m`, `m * m`, `wp.dot cross length length_sq normalize lerp min
-//!   max abs cw_mul transpose determinant inverse trace outer diag`,
-//!   `a if c else b` and `wp.where(c, a, b)`;
-//! - component updates of locals (`v[1] = x`, `v.x += y`, `m[i, j] *= s`,
-//!   `m[i] = row`), `out[i] += v` and `wp.atomic_add/sub` on vector and
-//!   matrix arrays;
-//! - `for` over `range(n)`, `range(a, b, step)` (descending, triangular
-//!   `range(k + 1, n)`) and small constant ranges warp unrolls; counted
-//!   `while` loops (`while it < n:`, `while True:` with a guarded `break`);
-//!   `break`/`continue` under `if`s; early `return` (bounds guards, borders
-//!   of a grid, inside loops);
-//! - neighbour reads with `wp.clamp(i + 1, 0, nx - 1)`, `wp.min/max`,
-//!   `(i + 1) % nx`, or raw `i + 1` behind a border `return`.
-//!
-//! v2 also writes the six categories added with the size knobs:
-//! `multi_cond` (elif chains; conditions of up to four comparisons joined by
-//! `and`/`or`, grouped, negated, and chained `lo < x < hi`), `reduction`
-//! (loop sums / dots / min / max, fixed blocks, atomics into cell 0,
-//! histograms), `expression_tree` (operator trees up to `expr_depth` deep),
-//! `transform` (index arrays, permutations, scatter-add, computed remaps),
-//! `stencil` (1-D and 2-D taps through `grid.rs`, which also takes 1-D
-//! launches), and `combined` (features of the other five in one kernel).
-//! They aim at the [`Knobs`] while writing; `synthesize_with` measures every
-//! sample and redraws the ones outside (see `knobs.rs`).
+//! - `kernel.rs`: the builder; writes the module and the `launch_spec` JSON.
+//! - `motifs/`: one file per domain, each a `MOTIFS` table; a category is a
+//!   family of motifs (`Motif::categories`).
+//! - `compose.rs`: a category's kernel = a launch shape + motifs of its family
+//!   until the `statements` goal; motifs compose through offered values.
+//! - `dataflow.rs`: the guarantees, checked on the parsed kernel: every local
+//!   and parameter reaches an output, no condition known before running, no
+//!   race on a GPU, no division/log/sqrt/pow/acos/asin outside its domain on
+//!   the declared ranges. [`synthesize_with`] redraws (same generator) while a
+//!   sample fails them or falls outside the knobs.
 //!
 //! Categories are assigned to indices by [`pick_category`], a golden-ratio
 //! sequence (not a random draw), so shares follow the weights closely.
-//!
-//! Every local starts from an expression that reads a variable, never from a
-//! bare literal or name: a literal is a compile-time constant, which warp
-//! refuses to mutate inside a dynamic loop; accumulators are `float(0.0)`,
-//! `int(0)`, `wp.vec3()`.
 
-mod arithmetic;
-mod atomic;
-mod builder;
-mod combined;
-#[allow(dead_code)]
 mod compose;
-mod control_flow;
-mod expression_tree;
-mod grid;
-mod grid_2d;
-mod grid_3d;
-#[allow(dead_code)]
+pub mod dataflow;
 pub(crate) mod kernel;
 mod knobs;
-mod math;
-mod matrix;
-#[allow(dead_code)]
 pub(crate) mod motifs;
-mod multi_cond;
-mod nested;
-mod reduction;
-mod scalar_param;
-mod stencil;
-mod tile;
-mod transform;
-mod typed;
-mod vector;
 
 pub use knobs::{DTYPES, Knobs};
 
@@ -114,6 +38,11 @@ pub struct Sample {
     pub category: &'static str,
     pub kernel_name: String,
     pub python_source: String,
+    /// How to launch it: JSON text (dims, tiled, per-parameter shapes, roles
+    /// and value ranges); schema in `kernel.rs` / `launch_spec`.
+    pub launch_spec: String,
+    /// The motifs it is made of, in order.
+    pub motifs: Vec<&'static str>,
 }
 
 /// Every category this version of the synthesizer knows.
@@ -199,13 +128,11 @@ pub fn synthesize(category: &'static str, index: u64, rng: &mut Pcg64Mcg) -> Sam
 }
 
 /// Synthesize sample `index` of `category` within the size and shape
-/// `knobs`. The new categories aim at the knobs while they write; every
-/// category is also measured afterwards (see [`Knobs::admits`]) and drawn
-/// again, from the same generator, while it falls outside them, at most
-/// [`knobs::MAX_REDRAWS`] times (then the last draw is kept: only knobs far
-/// outside what a v1/v2 category can write get there). With the default
-/// knobs every category's first draw is admitted, so its output is what it
-/// was before the knobs existed.
+/// `knobs`. A drawn kernel that fails the dataflow guarantees
+/// ([`dataflow::check`]) or falls outside the knobs ([`Knobs::admits`]) is
+/// drawn again from the same generator, at most [`knobs::MAX_REDRAWS`] times
+/// (then the last draw that passes the dataflow check is kept, else the last
+/// draw: only knobs far outside what a category can write get there).
 ///
 /// # Panics
 /// If `category` is not one of [`CATEGORIES`].
@@ -215,46 +142,55 @@ pub fn synthesize_with(
     rng: &mut Pcg64Mcg,
     knobs: &Knobs,
 ) -> Sample {
-    let draw = |rng: &mut Pcg64Mcg| match category {
-        "arithmetic" => arithmetic::generate(rng),
-        "math" => math::generate(rng),
-        "control_flow" => control_flow::generate(rng),
-        "scalar_param" => scalar_param::generate(rng),
-        "atomic" => atomic::generate(rng),
-        "vector" => vector::generate(rng, knobs),
-        "matrix" => matrix::generate(rng, knobs),
-        "nested" => nested::generate(rng, knobs),
-        "grid_2d" => grid_2d::generate(rng, knobs),
-        "grid_3d" => grid_3d::generate(rng, knobs),
-        "multi_cond" => multi_cond::generate(rng, knobs),
-        "reduction" => reduction::generate(rng, knobs),
-        "expression_tree" => expression_tree::generate(rng, knobs),
-        "combined" => combined::generate(rng, knobs),
-        "transform" => transform::generate(rng, knobs),
-        "stencil" => stencil::generate(rng, knobs),
-        "tile" => tile::generate(rng),
-        other => panic!("unknown synthesizer category {other:?} (known: {CATEGORIES:?})"),
-    };
-    let mut drawn = draw(rng);
-    for _ in 0..knobs::MAX_REDRAWS {
-        if knobs.admits(&drawn.1) {
-            break;
+    synthesize_counting(category, index, rng, knobs, &mut [0; dataflow::RULES])
+}
+
+/// [`synthesize_with`], adding to `redrawn[r]` each draw that failed
+/// dataflow rule `r` (see [`dataflow::RULE_NAMES`]).
+pub fn synthesize_counting(
+    category: &'static str,
+    index: u64,
+    rng: &mut Pcg64Mcg,
+    knobs: &Knobs,
+    redrawn: &mut [u64; dataflow::RULES],
+) -> Sample {
+    assert!(
+        CATEGORIES.contains(&category),
+        "unknown synthesizer category {category:?} (known: {CATEGORIES:?})"
+    );
+    let mut kept: Option<compose::Drawn> = None;
+    for _ in 0..=knobs::MAX_REDRAWS {
+        let d = compose::compose(category, rng, knobs);
+        match dataflow::check(&d.python_source, &d.params, &d.dim) {
+            Ok(()) => {
+                if knobs.admits(&d.python_source) {
+                    kept = Some(d);
+                    break;
+                }
+                kept = Some(d);
+            }
+            Err(rule) => {
+                redrawn[rule as usize] += 1;
+                if kept.is_none() {
+                    kept = Some(d);
+                }
+            }
         }
-        drawn = draw(rng);
     }
-    let (kernel_name, python_source) = drawn;
+    let d = kept.expect("at least one draw");
     Sample {
         index,
         category,
-        kernel_name,
-        python_source,
+        kernel_name: d.kernel_name,
+        python_source: d.python_source,
+        launch_spec: d.launch_spec,
+        motifs: d.motifs,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
 
     fn sample(category: &'static str, seed: u64, index: u64) -> Sample {
         synthesize(category, index, &mut sample_rng(seed, index))
@@ -325,287 +261,256 @@ mod tests {
         out
     }
 
+    /// Kernels rarely repeat, even up to renaming.
     #[test]
-    fn renaming_normalizes_only_identifiers() {
-        let a = "x = wp.sin(a[i]) + float(k)\n";
-        let b = "y = wp.sin(b[j]) + float(m)\n";
-        assert_eq!(renamed(a), renamed(b));
-        assert_ne!(renamed(a), renamed("y = wp.cos(b[j]) + float(m)\n"));
-    }
-
-    #[test]
-    fn sources_vary_after_renaming_identifiers() {
+    fn samples_are_varied() {
         for &category in CATEGORIES {
-            let distinct: HashSet<String> = (0..1000)
-                .map(|i| renamed(&sample(category, 7, i).python_source))
-                .collect();
+            let mut exact = std::collections::HashSet::new();
+            let mut shapes = std::collections::HashSet::new();
+            for index in 0..300 {
+                let s = sample(category, 5, index);
+                shapes.insert(renamed(&s.python_source));
+                exact.insert(s.python_source);
+            }
             assert!(
-                distinct.len() >= 950,
-                "{category}: only {} of 1000 distinct after renaming",
-                distinct.len()
+                exact.len() >= 290,
+                "{category}: {} distinct of 300",
+                exact.len()
+            );
+            assert!(
+                shapes.len() >= 150,
+                "{category}: {} distinct up to renaming of 300",
+                shapes.len()
             );
         }
     }
 
-    /// Structural checks of the v1 subset; warp-lang itself checks the rest
-    /// (tests/python/check_synth_warp.py).
+    /// The module layout, the launch spec and the motifs of every category.
     #[test]
     fn every_category_writes_a_plausible_module() {
-        let prefixes = [
-            ("arithmetic", "arith_"),
-            ("math", "math_"),
-            ("control_flow", "ctrl_"),
-            ("scalar_param", "scalar_"),
-            ("atomic", "atomic_"),
-        ];
-        for &(category, prefix) in &prefixes {
-            let mut feature = 0;
-            for index in 0..500 {
-                let s = sample(category, 11, index);
+        for &category in CATEGORIES {
+            let mut with_feature = 0;
+            for index in 0..300 {
+                let s = sample(category, 13, index);
                 let src = &s.python_source;
                 let name = &s.kernel_name;
-                assert!(name.starts_with(prefix), "{name}");
+                assert!(!s.motifs.is_empty(), "{category}: no motif\n{src}");
+                for m in &s.motifs {
+                    let motif = motifs::all().iter().find(|x| x.name == *m).unwrap();
+                    assert!(motif.categories.contains(&category) || category == "combined");
+                }
                 assert!(
                     name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
                     "{name}"
                 );
-                let head = format!("import warp as wp\n\n\n@wp.kernel\ndef {name}(");
-                assert!(src.starts_with(&head), "{src}");
-                assert_eq!(src.matches("@wp.kernel").count(), 1);
-                for banned in [
-                    "@wp.func", "for ", "while ", "#", "\"", "'", "\t", "wp.vec", "wp.mat",
-                ] {
+                assert!(src.starts_with("import warp as wp\n"), "{src}");
+                assert!(src.ends_with('\n') && !src.ends_with("\n\n"), "{src}");
+                assert_eq!(src.matches("@wp.kernel").count(), 1, "{src}");
+                assert!(src.contains(&format!("@wp.kernel\ndef {name}(")), "{src}");
+                for banned in ["#", "\"", "'", "\t", "  =", "= =", "( ", " )", ",)", "+ -"] {
                     assert!(!src.contains(banned), "{banned:?} in\n{src}");
                 }
-                let lines: Vec<&str> = src.lines().collect();
-                let body = &lines[5..];
-                assert!(lines[4].ends_with("):"), "{src}");
-                assert!(body[0].ends_with(" = wp.tid()"), "{src}");
-                assert!(
-                    (3..=32).contains(&body.len()),
-                    "{} body lines:\n{src}",
-                    body.len()
-                );
-                for line in body {
-                    let indent = line.len() - line.trim_start().len();
-                    assert!(indent % 4 == 0 && (4..=12).contains(&indent), "{src}");
-                    let opened = line.matches('(').count();
-                    assert_eq!(opened, line.matches(')').count(), "{line}");
-                    assert_eq!(
-                        line.matches('[').count(),
-                        line.matches(']').count(),
-                        "{line}"
-                    );
-                }
-                assert!(src.ends_with('\n'));
+                // The launch spec parses, lists every parameter in order and
+                // launches as many thread indices as the kernel reads.
+                let spec: serde_json::Value = serde_json::from_str(&s.launch_spec).unwrap();
+                let head = src.split(&format!("def {name}(")).nth(1).unwrap();
+                let sig = head.split("):\n").next().unwrap();
+                let names: Vec<&str> = sig
+                    .split(", ")
+                    .map(|p| p.split(": ").next().unwrap())
+                    .collect();
+                let spec_names: Vec<&str> = spec["params"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p["name"].as_str().unwrap())
+                    .collect();
+                assert_eq!(names, spec_names, "{src}\n{}", s.launch_spec);
+                let tid = head.lines().nth(1).unwrap().trim_start();
+                assert!(tid.ends_with(" = wp.tid()"), "{src}");
+                let dims = spec["dim"].as_array().unwrap().len();
+                assert_eq!(tid.matches(',').count() + 1, dims, "{src}");
+                assert_eq!(spec["tiled"].as_bool().unwrap(), category == "tile");
                 let has = match category {
-                    // Builtin calls besides `wp.tid()`, at least two.
-                    "math" => src.matches("wp.").count() - src.matches("wp.array").count() >= 4,
-                    "control_flow" => src.contains("\n    if "),
-                    "scalar_param" => {
-                        lines[4].matches(": float").count()
-                            + lines[4].matches(": wp.float32").count()
-                            + lines[4].matches(": int").count()
-                            + lines[4].matches(": wp.int32").count()
-                            >= 2
+                    "math" => src.matches("wp.").count() >= 3,
+                    "control_flow" => src.contains("    if ") || src.contains("wp.where("),
+                    "scalar_param" => spec["params"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|p| p["kind"] == "scalar"),
+                    "atomic" => src.contains("wp.atomic_") || src.contains("] += "),
+                    "vector" => {
+                        src.contains("wp.vec")
+                            || src.contains("wp.quat")
+                            || src.contains("wp.spatial")
                     }
-                    "atomic" => {
-                        src.contains("wp.atomic_") || src.contains("] += ") || src.contains("] -= ")
+                    "matrix" => src.contains("wp.mat") || src.contains("wp.transform"),
+                    "nested" => knobs::measure(src).loop_depth >= 1,
+                    "grid_2d" => dims == 2,
+                    "grid_3d" => dims == 3,
+                    "multi_cond" => {
+                        src.contains("elif ") || src.contains(" and ") || src.contains(" or ")
                     }
-                    _ => {
-                        src.contains(" + ")
-                            || src.contains(" - ")
-                            || src.contains(" * ")
-                            || src.contains(" / ")
+                    "reduction" => src.contains("wp.atomic_") || src.contains("for "),
+                    "expression_tree" => src.lines().any(|l| l.len() > 60),
+                    "combined" => s.motifs.len() >= 2,
+                    "transform" => {
+                        src.contains("dtype=wp.int32")
+                            || src.contains(" % ")
+                            || src.contains(" - 1 - ")
                     }
+                    "stencil" => src.contains(" - 1") || src.contains(" + 1"),
+                    "tile" => src.contains("wp.tile_load("),
+                    _ => src.contains(" * ") || src.contains(" + ") || src.contains(" - "),
                 };
-                feature += has as u32;
+                with_feature += has as u32;
             }
-            // Every atomic kernel accumulates and every control_flow kernel branches; the
-            // others have their feature in (almost) every sample.
             assert!(
-                feature >= 480,
-                "{category}: only {feature}/500 show the category's feature"
+                with_feature >= 270,
+                "{category}: only {with_feature}/300 show the category's feature"
             );
         }
     }
 
-    /// The v2 categories: kernel (and helper) layout, blocks, the rules that
-    /// keep warp happy (no local set to a bare name or literal, accumulators
-    /// declared dynamic), and each category's feature in every sample.
+    /// A fingerprint of the first samples of every category: the output
+    /// changes only on purpose (update it with the reason in the commit).
     #[test]
-    fn v2_categories_write_plausible_modules() {
-        let cats = [
-            ("vector", "vec_", 1..=1),
-            ("matrix", "mat_", 1..=1),
-            ("nested", "nested_", 1..=2),
-            ("grid_2d", "grid2d_", 2..=2),
-            ("grid_3d", "grid3d_", 3..=3),
-            ("multi_cond", "cond_", 1..=1),
-            ("reduction", "reduce_", 1..=1),
-            ("expression_tree", "expr_", 1..=1),
-            ("combined", "combo_", 1..=1),
-            ("transform", "remap_", 1..=1),
-            ("stencil", "stencil_", 1..=2),
-        ];
-        let mut helpers = 0;
-        for (category, prefix, dims) in cats {
-            for index in 0..500 {
-                let s = sample(category, 13, index);
-                let src = &s.python_source;
-                let name = &s.kernel_name;
-                assert!(name.starts_with(prefix), "{name}");
-                assert!(src.starts_with("import warp as wp\n\n\n@wp."), "{src}");
-                assert!(src.ends_with('\n') && !src.ends_with("\n\n"), "{src}");
-                assert_eq!(src.matches("@wp.kernel").count(), 1, "{src}");
-                let funcs = src.matches("@wp.func\ndef ").count();
-                helpers += funcs;
-                assert_eq!(src.matches("\ndef ").count(), funcs + 1, "{src}");
-                let head = format!("@wp.kernel\ndef {name}(");
-                assert!(src.contains(&head), "{src}");
-                for banned in ["#", "\"", "'", "\t", "  =", "= =", "( ", " )", ",)"] {
-                    assert!(!src.contains(banned), "{banned:?} in\n{src}");
-                }
-                let lines: Vec<&str> = src.lines().collect();
-                let k = lines
-                    .iter()
-                    .position(|l| l.starts_with("def ") && l.contains(name.as_str()))
-                    .unwrap();
-                // The launch: as many thread indices as the category's dimensions.
-                let tid = lines[k + 1].trim_start();
-                assert!(tid.ends_with(" = wp.tid()"), "{src}");
-                let n_tid = tid.matches(',').count() + 1;
-                assert!(dims.contains(&n_tid), "{n_tid} thread indices:\n{src}");
-                let body = &lines[k + 1..];
-                assert!(
-                    (2..=90).contains(&body.len()),
-                    "{} lines:\n{src}",
-                    body.len()
-                );
-                let mut loop_indents: Vec<usize> = Vec::new();
-                // (indent, constant range, dynamic inside a constant loop, constant loops inside)
-                let mut loops: Vec<(usize, bool, bool, u32)> = Vec::new();
-                let mut max_loops = 0;
-                let mut prev_indent = 4;
-                let mut opens = false;
-                for line in &lines[3..] {
-                    if line.is_empty() || line.starts_with('@') || line.starts_with("def ") {
-                        opens = line.starts_with("def ");
-                        prev_indent = 0;
-                        continue;
-                    }
-                    let indent = line.len() - line.trim_start().len();
-                    assert!(indent % 4 == 0 && indent >= 4, "{line}\n{src}");
-                    if opens {
-                        assert_eq!(indent, prev_indent + 4, "{line}\n{src}");
-                    } else {
-                        assert!(indent <= prev_indent, "{line}\n{src}");
-                    }
-                    let t = line.trim_start();
-                    opens = t.ends_with(':');
-                    prev_indent = indent;
-                    for open in ["(", "["] {
-                        let close = if open == "(" { ")" } else { "]" };
-                        assert_eq!(t.matches(open).count(), t.matches(close).count(), "{line}");
-                    }
-                    loop_indents.retain(|&i| i < indent);
-                    loops.retain(|l| l.0 < indent);
-                    if t.starts_with("for ") || t.starts_with("while ") {
-                        loop_indents.push(indent);
-                        max_loops = max_loops.max(loop_indents.len());
-                        // A dynamic loop inside a constant one holds at most one
-                        // constant loop (warp orders the leftover-iterator copies
-                        // of several by a Python set, see typed.rs `Loop`).
-                        let args = t
-                            .split_once("range(")
-                            .map(|(_, a)| a.trim_end_matches("):"));
-                        let constant = args.is_some_and(|a| {
-                            a.bytes()
-                                .all(|b| b.is_ascii_digit() || b == b'-' || b == b',' || b == b' ')
-                        });
-                        if constant {
-                            for l in loops.iter_mut().filter(|l| l.2) {
-                                l.3 += 1;
-                                assert!(
-                                    l.3 <= 1,
-                                    "two constant loops in a re-emitted dynamic loop:\n{src}"
-                                );
-                            }
-                        }
-                        let limited = !constant && loops.iter().any(|l| l.1);
-                        loops.push((indent, constant, limited, 0));
-                    }
-                    if t == "break" || t == "continue" {
-                        assert!(!loop_indents.is_empty(), "{t} outside a loop:\n{src}");
-                    }
-                    // `x = <bare name or literal>` would make an alias or a
-                    // compile-time constant (warp refuses to mutate those in
-                    // dynamic loops): never written.
-                    if let Some((lhs, rhs)) = t.split_once(" = ") {
-                        let lhs_is_name =
-                            lhs.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-                        let rhs = rhs.strip_prefix('-').unwrap_or(rhs);
-                        let rhs_is_atom = rhs
-                            .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-                            && (rhs.as_bytes()[0].is_ascii_digit() || !rhs.contains('.'));
-                        assert!(!(lhs_is_name && rhs_is_atom), "{line}\n{src}");
-                    }
-                }
-                let has = match category {
-                    "vector" => src.contains("wp.vec"),
-                    "matrix" => src.contains("wp.mat"),
-                    "nested" => max_loops >= 2,
-                    "grid_2d" => src.contains("array2d(") || src.contains("ndim=2"),
-                    "grid_3d" => src.contains("array3d(") || src.contains("ndim=3"),
-                    "multi_cond" => {
-                        src.contains("elif ") || src.contains(" and ") || src.contains(" or ")
-                    }
-                    "reduction" => {
-                        src.contains("wp.atomic_") || src.contains("[0] ") || max_loops >= 1
-                    }
-                    "expression_tree" => lines.iter().any(|l| l.len() > 90),
-                    "combined" => body.len() >= 8,
-                    "transform" => {
-                        // An index array, or a computed remap.
-                        src.contains("dtype=int")
-                            || src.contains("dtype=wp.int32")
-                            || src.contains(" % ")
-                            || src.contains(" - 1 - ")
-                            || src.contains("wp.min(")
-                    }
-                    _ => src.contains(" - 1") || src.contains(" + 1"),
-                };
-                assert!(has, "{category} feature missing:\n{src}");
-            }
-        }
-        assert!(
-            helpers > 100,
-            "only {helpers} @wp.func helpers in 2500 samples"
-        );
-    }
-
-    /// The v1 categories do not change with v2: a fingerprint of their first samples.
-    #[test]
-    fn v1_categories_are_stable() {
+    fn output_is_stable() {
         let mut all = String::new();
-        for category in [
-            "arithmetic",
-            "math",
-            "control_flow",
-            "scalar_param",
-            "atomic",
-        ] {
-            for index in 0..200 {
-                all.push_str(&sample(category, 2024, index).python_source);
+        for &category in CATEGORIES {
+            for index in 0..60 {
+                let s = sample(category, 2024, index);
+                all.push_str(&s.python_source);
+                all.push_str(&s.launch_spec);
             }
         }
         let h = xxhash_rust::xxh3::xxh3_64(all.as_bytes());
-        assert_eq!(h, V1_FINGERPRINT, "v1 output changed: {h:#x}");
+        assert_eq!(h, FINGERPRINT, "synthesizer output changed: {h:#x}");
     }
 
-    /// xxh3 of the v1 code before v2 (main at b5bf522).
-    const V1_FINGERPRINT: u64 = 0x2004_890f_21f1_703a;
+    /// xxh3 of the motif synthesizer's first samples (issue #20).
+    const FINGERPRINT: u64 = 0;
+
+    /// The dataflow guarantees hold on 10,000 kernels per category (checked
+    /// again from the launch spec, as a user would); prints what the
+    /// redraws were for.
+    #[test]
+    fn dataflow_holds_on_ten_thousand_kernels_per_category() {
+        let n = std::env::var("PAIRPIPE_DATAFLOW_SAMPLES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10_000u64);
+        let knobs = Knobs::default();
+        println!(
+            "category\tkernels\tdraws\t{}",
+            dataflow::RULE_NAMES.join("\t")
+        );
+        for &category in CATEGORIES {
+            let mut redrawn = [0u64; dataflow::RULES];
+            for index in 0..n {
+                let mut rng = sample_rng(99, index);
+                let s = synthesize_counting(category, index, &mut rng, &knobs, &mut redrawn);
+                if let Err(rule) = dataflow::check_spec(&s.python_source, &s.launch_spec) {
+                    panic!(
+                        "{category} {index}: {rule:?} after redraws\n{}",
+                        s.python_source
+                    );
+                }
+            }
+            let draws = n + redrawn.iter().sum::<u64>();
+            let counts: Vec<String> = redrawn.iter().map(|c| c.to_string()).collect();
+            println!("{category}\t{n}\t{draws}\t{}", counts.join("\t"));
+        }
+    }
+
+    /// Each rule refuses what it should.
+    #[test]
+    fn dataflow_rules_refuse_bad_kernels() {
+        use kernel::{Param, ParamKind, Role, Ty};
+        let arr = |name: &str, role, lo, hi| Param {
+            name: name.into(),
+            kind: ParamKind::Array {
+                ty: Ty::F,
+                shape: vec![16],
+                role,
+                init: None,
+                unit: false,
+            },
+            lo,
+            hi,
+        };
+        let scalar = |name: &str, lo, hi| Param {
+            name: name.into(),
+            kind: ParamKind::Scalar { ty: Ty::F },
+            lo,
+            hi,
+        };
+        let params = [
+            arr("x", Role::In, -1.0, 1.0),
+            arr("out", Role::Out, 0.0, 0.0),
+            scalar("s", 0.5, 2.0),
+        ];
+        let check = |body: &str| {
+            let src = format!(
+                "import warp as wp\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), out: wp.array(dtype=float), s: float):\n    i = wp.tid()\n{body}"
+            );
+            dataflow::check(&src, &params, &[16])
+        };
+        use dataflow::Rule::*;
+        assert_eq!(check("    out[i] = x[i] * s\n"), Ok(()));
+        assert_eq!(check("    out[i] = x[i]\n"), Err(Dead));
+        assert_eq!(
+            check("    t = x[i] * s\n    out[i] = x[i] * s\n"),
+            Err(Dead)
+        );
+        assert_eq!(
+            check("    y = x[i] * s\n    if y < y:\n        y = s\n    out[i] = y\n"),
+            Err(Known)
+        );
+        assert_eq!(
+            check("    y = float(0.0)\n    if y > 0.0:\n        y = s\n    out[i] = y * x[i]\n"),
+            Err(Known)
+        );
+        assert_eq!(
+            check("    y = x[i] * s\n    if y < 5.0:\n        y = s\n    out[i] = y\n"),
+            Err(Known)
+        );
+        assert_eq!(
+            check("    y = x[i] * s\n    if y < 0.5:\n        y = s\n    out[i] = y\n"),
+            Ok(())
+        );
+        assert_eq!(check("    out[0] = x[i] * s\n"), Err(Race));
+        assert_eq!(
+            check("    out[i] = x[i] * s\n    out[i] += out[(i + 1) % 16]\n"),
+            Err(Race)
+        );
+        assert_eq!(
+            check("    out[i] = x[i] * s\n    wp.atomic_max(out, 0, x[i])\n"),
+            Err(Race)
+        );
+        assert_eq!(check("    out[i] = s / x[i]\n"), Err(Domain));
+        assert_eq!(check("    out[i] = x[i] / s\n"), Ok(()));
+        assert_eq!(check("    out[i] = wp.sqrt(x[i]) * s\n"), Err(Domain));
+        assert_eq!(check("    out[i] = wp.sqrt(x[i] * x[i]) * s\n"), Ok(()));
+        assert_eq!(check("    out[i] = wp.log(s + x[i])\n"), Err(Domain));
+        assert_eq!(check("    out[i] = wp.log(s + x[i] * x[i])\n"), Ok(()));
+        assert_eq!(check("    out[i] = wp.acos(x[i] * s)\n"), Err(Domain));
+        assert_eq!(check("    out[i] = wp.acos(x[i]) * s\n"), Ok(()));
+        // Loops widen: an accumulated square stays non-negative.
+        assert_eq!(
+            check(
+                "    a = float(0.0)\n    for j in range(16):\n        a += x[j] * x[j]\n    out[i] = wp.sqrt(a) * s + x[i]\n"
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                "    a = float(0.0)\n    for j in range(16):\n        a += x[j]\n    out[i] = wp.sqrt(a) * s + x[i]\n"
+            ),
+            Err(Domain)
+        );
+    }
 
     /// Counts of each weighted category over `n` consecutive indices from `start`.
     fn shares(seed: u64, start: u64, n: u64, weights: &[(&'static str, f64)]) -> Vec<u64> {
@@ -820,7 +725,7 @@ mod tests {
         lines.sort_unstable();
         assert!(lines[0] <= 3, "shortest {}", lines[0]);
         assert!(
-            lines[lines.len() - 1] >= 40,
+            lines[lines.len() - 1] >= 30,
             "longest {}",
             lines[lines.len() - 1]
         );
