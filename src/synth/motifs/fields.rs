@@ -170,7 +170,8 @@ impl Grid {
         ];
         let size = (0..dims)
             .map(|d| match style {
-                _ if only != usize::MAX && d != only => k.launch.dim[d].to_string(),
+                // the dataflow pass knows literal sizes (a periodic index divides by it)
+                _ if periodic || (only != usize::MAX && d != only) => k.launch.dim[d].to_string(),
                 0 => k.launch.dim[d].to_string(),
                 1 => format!("{arr}.shape[{d}]"),
                 _ => {
@@ -927,7 +928,7 @@ fn tone_map(k: &mut Kernel, rng: &mut Gen) -> bool {
     let gamma = k.scalar(rng, &["gamma", "display_gamma"], Ty::F, 1.8, 2.4);
     k.helper(
         "luminance",
-        "@wp.func\ndef luminance(c: wp.vec3):\n    return wp.dot(c, wp.vec3(0.2126, 0.7152, 0.0722))",
+        "@wp.func\ndef luminance(c: wp.vec3):\n    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]",
     );
     let c = k.local(
         rng,
@@ -967,7 +968,7 @@ fn tone_map(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["srgb", "display", "out_color"],
         Ty::V(3),
         &format!(
-            "wp.vec3(wp.pow({m}[0], {g}), wp.pow({m}[1], {g}), wp.pow({m}[2], {g}))",
+            "wp.vec3(wp.pow(wp.max({m}[0], 1.0e-06), {g}), wp.pow(wp.max({m}[1], 1.0e-06), {g}), wp.pow(wp.max({m}[2], 1.0e-06), {g}))",
             g = ig.expr
         ),
         0.0,

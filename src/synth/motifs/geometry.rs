@@ -162,7 +162,7 @@ fn ray_sphere_helper(k: &mut Kernel) {
          disc = b * b - c\n    \
          t = t_max\n    \
          if disc > 0.0:\n        \
-         root = -b - wp.sqrt(disc)\n        \
+         root = -b - wp.sqrt(wp.max(disc, 0.0))\n        \
          if root > 0.0 and root < t_max:\n            \
          t = root\n    \
          return t",

@@ -1320,8 +1320,9 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.helper(
         "poly6",
         "@wp.func\ndef poly6(r2: float, h: float):\n    \
+         h3 = h * h * h\n    \
          diff = wp.max(h * h - r2, 0.0)\n    \
-         return 315.0 / (64.0 * wp.pi * wp.pow(h, 9.0)) * diff * diff * diff",
+         return 315.0 / (64.0 * wp.pi * h3 * h3 * h3) * diff * diff * diff",
     );
     let xi = k.local(rng, &["xi", "p", "x0"], V3, &format!("{x}[{t}]"), -2.0, 2.0);
     let rho = k.local(

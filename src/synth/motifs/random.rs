@@ -981,6 +981,7 @@ mod tests {
             .and_then(|s| s.parse().ok())
             .unwrap_or(3u64);
         let knobs = Knobs::default();
+        let mut failures = Vec::new();
         for (mi, m) in mine().into_iter().enumerate() {
             let shapes: Vec<(usize, bool)> = [
                 (D1, 1, false),
@@ -1018,6 +1019,15 @@ mod tests {
                 }
                 let (src, spec) = k.finish(&mut rng, &format!("{}_{n}", m.name));
                 assert!(src.contains("@wp.kernel"));
+                if let Err(rule) = crate::synth::dataflow::check(&src, &k.params, &k.launch.dim) {
+                    let rule = crate::synth::dataflow::RULE_NAMES[rule as usize];
+                    failures.push(format!("{} #{n} ({:?}): {rule}", m.name, k.motifs));
+                    if let Some(dir) = &dump {
+                        std::fs::create_dir_all(format!("{dir}/refused")).unwrap();
+                        std::fs::write(format!("{dir}/refused/{}_{n}.py", m.name), &src).unwrap();
+                    }
+                    continue;
+                }
                 if let Some(dir) = &dump {
                     std::fs::create_dir_all(dir).unwrap();
                     std::fs::write(format!("{dir}/{}_{n}.py", m.name), &src).unwrap();
@@ -1025,5 +1035,14 @@ mod tests {
                 }
             }
         }
+        for f in &failures {
+            eprintln!("dataflow refuses {f}");
+        }
+        assert!(
+            failures.len() * 10 <= mine().len() * per as usize,
+            "{} kernels of {} refused by the dataflow pass",
+            failures.len(),
+            mine().len() * per as usize
+        );
     }
 }
