@@ -499,8 +499,8 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let sigma = k.scalar(rng, &["sigma", "std_dev", "blur_sigma"], Ty::F, 0.5, 3.0);
     let r = k.scalar(rng, &["radius", "r", "half_width"], Ty::I, 1.0, 4.0);
     k.helper(
-        "gaussian_weight",
-        "@wp.func\ndef gaussian_weight(offset: int, sigma: float):\n    \
+        "gauss_tap",
+        "@wp.func\ndef gauss_tap(offset: int, sigma: float):\n    \
          d = float(offset)\n    \
          return wp.exp(-(d * d) / (2.0 * sigma * sigma))",
     );
@@ -520,7 +520,7 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["w", "wt", "g"],
         Ty::F,
-        &format!("gaussian_weight({o}, {sigma})"),
+        &format!("gauss_tap({o}, {sigma})"),
         0.0,
         1.0,
     );

@@ -154,8 +154,8 @@ fn ray(k: &mut Kernel, rng: &mut Gen, span: f64) -> (Val, Val) {
 
 fn ray_sphere_helper(k: &mut Kernel) {
     k.helper(
-        "ray_sphere",
-        "@wp.func\ndef ray_sphere(o: wp.vec3, d: wp.vec3, center: wp.vec3, radius: float, t_max: float):\n    \
+        "intersect_sphere",
+        "@wp.func\ndef intersect_sphere(o: wp.vec3, d: wp.vec3, center: wp.vec3, radius: float, t_max: float):\n    \
          oc = o - center\n    \
          b = wp.dot(oc, d)\n    \
          c = wp.dot(oc, oc) - radius * radius\n    \
@@ -188,7 +188,7 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["t", "t_hit", "dist"],
         Ty::F,
         &format!(
-            "ray_sphere({}, {}, {s}.center, {s}.radius, {t_max})",
+            "intersect_sphere({}, {}, {s}.center, {s}.radius, {t_max})",
             o.expr, d.expr
         ),
         0.0,
@@ -276,7 +276,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["t", "t_s", "hit"],
         Ty::F,
         &format!(
-            "ray_sphere({}, {}, {c}[{s}], {r}[{s}], {})",
+            "intersect_sphere({}, {}, {c}[{s}], {r}[{s}], {})",
             o.expr, d.expr, best.expr
         ),
         0.0,
@@ -365,8 +365,8 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 fn moller_trumbore_helper(k: &mut Kernel) {
     k.helper(
-        "ray_triangle",
-        "@wp.func\ndef ray_triangle(o: wp.vec3, d: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):\n    \
+        "intersect_triangle",
+        "@wp.func\ndef intersect_triangle(o: wp.vec3, d: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):\n    \
          e1 = b - a\n    \
          e2 = c - a\n    \
          pvec = wp.cross(d, e2)\n    \
@@ -398,7 +398,7 @@ fn ray_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["hit", "tuv", "isect"],
         V3,
         &format!(
-            "ray_triangle({}, {}, {}, {}, {})",
+            "intersect_triangle({}, {}, {}, {}, {})",
             o.expr, d.expr, a.expr, b.expr, c.expr
         ),
         -1.0e9,
@@ -476,7 +476,7 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["r", "isect", "tuv"],
         V3,
         &format!(
-            "ray_triangle({}, {}, {verts}[{tris}[{f}, 0]], {verts}[{tris}[{f}, 1]], {verts}[{tris}[{f}, 2]])",
+            "intersect_triangle({}, {}, {verts}[{tris}[{f}, 0]], {verts}[{tris}[{f}, 1]], {verts}[{tris}[{f}, 2]])",
             o.expr, d.expr
         ),
         -1.0e9,

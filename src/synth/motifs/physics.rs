@@ -57,11 +57,11 @@ pub const MOTIFS: &[Motif] = &[
         build: rigid_body_step,
     },
     Motif {
-        name: "quat_integrate",
+        name: "orientation_step",
         domain: Domain::Physics,
         categories: &["transform", "vector"],
         dims: ANY,
-        build: quat_integrate,
+        build: orientation_step,
     },
     Motif {
         name: "kinetic_energy_sum",
@@ -558,7 +558,7 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
 }
 
 /// Integrates an orientation by an angular velocity through a `@wp.func`.
-fn quat_integrate(k: &mut Kernel, rng: &mut Gen) -> bool {
+fn orientation_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }

@@ -970,6 +970,38 @@ mod tests {
         .collect()
     }
 
+    /// A kernel may be named after its first motif: no helper this file
+    /// set defines may have a motif's name (warp would resolve the call to
+    /// the kernel and refuse it).
+    #[test]
+    fn helper_names_are_not_motif_names() {
+        let knobs = Knobs::default();
+        let names: Vec<&str> = super::super::all().iter().map(|m| m.name).collect();
+        for (mi, m) in mine().into_iter().enumerate() {
+            for n in 0..4u64 {
+                let mut rng = sample_rng(99 + mi as u64, n);
+                let dims = [(D1, 1), (D2, 2), (D3, 3)]
+                    .iter()
+                    .find(|s| m.dims & s.0 != 0)
+                    .map_or(1, |s| s.1);
+                let mut k = Kernel::new(&mut rng, &knobs, m.categories[0], dims, false);
+                if !(m.build)(&mut k, &mut rng) {
+                    continue;
+                }
+                let (src, _) = k.finish(&mut rng, "k");
+                for line in src.lines() {
+                    let def = line
+                        .strip_prefix("def ")
+                        .or_else(|| line.strip_prefix("class "));
+                    if let Some(rest) = def {
+                        let name = rest.split(['(', ':']).next().unwrap();
+                        assert!(!names.contains(&name), "{}: helper {name}", m.name);
+                    }
+                }
+            }
+        }
+    }
+
     /// Builds kernels that start with each motif (then more of its first
     /// category's family) in every launch shape it declares; with
     /// PP_MOTIF_DUMP=DIR set, writes each as DIR/NAME_N.py (+ .json spec).
