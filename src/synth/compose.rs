@@ -31,9 +31,11 @@ fn launch(category: &str, rng: &mut Gen) -> (usize, bool) {
 fn size(category: &str) -> (usize, usize) {
     match category {
         "combined" => (20, 60),
-        "nested" | "stencil" | "grid_2d" | "grid_3d" => (6, 30),
-        "tile" => (4, 20),
-        _ => (3, 24),
+        "nested" | "stencil" => (12, 40),
+        "grid_2d" | "grid_3d" => (10, 40),
+        "tile" => (6, 28),
+        "arithmetic" | "math" => (3, 32),
+        _ => (8, 36),
     }
 }
 

@@ -265,6 +265,9 @@ struct Offer {
     /// Names for the output array it is stored to if nobody consumes it.
     out_names: &'static [&'static str],
     consumed: bool,
+    /// Whether later motifs may consume it (false: a mask, a label, a
+    /// count — only stored).
+    chain: bool,
 }
 
 /// The launch: thread-index names (one per dimension) and sizes.
@@ -715,7 +718,7 @@ impl<'k> Kernel<'k> {
             let fits: Vec<usize> = (0..self.offers.len())
                 .filter(|&n| {
                     let o = &self.offers[n];
-                    !o.consumed && o.val.ty == ty && o.val.lo >= lo && o.val.hi <= hi
+                    o.chain && !o.consumed && o.val.ty == ty && o.val.lo >= lo && o.val.hi <= hi
                 })
                 .collect();
             if !fits.is_empty() {
@@ -737,7 +740,16 @@ impl<'k> Kernel<'k> {
             val,
             out_names,
             consumed: false,
+            chain: true,
         });
+    }
+
+    /// Like [`offer`](Kernel::offer), but no later motif consumes it: it is
+    /// only stored at the end (masks, labels, counts: values that make no
+    /// sense as another motif's continuous input).
+    pub fn result(&mut self, val: Val, out_names: &'static [&'static str]) {
+        self.offer(val, out_names);
+        self.offers.last_mut().unwrap().chain = false;
     }
 
     /// Unconsumed offered values.

@@ -145,6 +145,10 @@ pub fn synthesize_with(
     synthesize_counting(category, index, rng, knobs, &mut [0; dataflow::RULES])
 }
 
+/// `PAIRPIPE_SYNTH_DEBUG=1`: print every redrawn kernel with its rule on stderr.
+static DEBUG: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::env::var_os("PAIRPIPE_SYNTH_DEBUG").is_some());
+
 /// [`synthesize_with`], adding to `redrawn[r]` each draw that failed
 /// dataflow rule `r` (see [`dataflow::RULE_NAMES`]).
 pub fn synthesize_counting(
@@ -171,6 +175,9 @@ pub fn synthesize_counting(
             }
             Err(rule) => {
                 redrawn[rule as usize] += 1;
+                if *DEBUG {
+                    eprintln!("# redrawn ({rule:?}):\n{}", d.python_source);
+                }
                 if kept.is_none() {
                     kept = Some(d);
                 }

@@ -438,6 +438,18 @@ fn lerp_blend(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// z-score: `(x - mean) / std` with the statistics as scalars.
 fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, XS, Ty::F, -10.0, 10.0);
+    if chance(rng, 0.35) {
+        let st = k.struct_param(
+            rng,
+            "Stats",
+            &["stats", "norm", "moments"],
+            &[("mean", Ty::F, -2.0, 2.0), ("inv_std", Ty::F, 0.25, 2.0)],
+        );
+        let e = format!("({} - {st}.mean) * {st}.inv_std", x.expr);
+        let z = k.local(rng, &["z", "zscore", "normed"], Ty::F, &e, -24.0, 24.0);
+        k.offer(z, &["z_out", "normalized", "out"]);
+        return true;
+    }
     let mean = k.scalar(rng, &["mean", "mu", "center"], Ty::F, -2.0, 2.0);
     let std = k.scalar(rng, &["std", "sigma", "scale"], Ty::F, 0.5, 4.0);
     let expr = if chance(rng, 0.5) {
@@ -577,6 +589,23 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let e0 = nice(rng, -2.0, 0.0);
     let w = nice(rng, 0.5, 3.0);
+    if chance(rng, 0.4) {
+        k.helper(
+            "hermite_step",
+            "@wp.func\ndef hermite_step(edge0: float, edge1: float, x: float) -> float:\n    t = wp.clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0)\n    return t * t * (3.0 - 2.0 * t)",
+        );
+        let e = format!("hermite_step({}, {}, {})", lit(e0), lit(e0 + w), x.expr);
+        let s = k.local(
+            rng,
+            &["smooth", "fade", "ramp", "blend_w"],
+            Ty::F,
+            &e,
+            0.0,
+            1.0,
+        );
+        k.offer(s, &["weights", "fade_out", "out"]);
+        return true;
+    }
     let t = k.local(
         rng,
         &["t", "u", "s"],
@@ -620,7 +649,18 @@ fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
         20.0,
     );
     let x = x.expr;
-    let (expr, lo, names): (String, f64, &[&str]) = match below(rng, 5) {
+    let (expr, lo, names): (String, f64, &[&str]) = match below(rng, 6) {
+        5 => {
+            k.helper(
+                "sigmoid",
+                "@wp.func\ndef sigmoid(x: float) -> float:\n    return 1.0 / (1.0 + wp.exp(-x))",
+            );
+            (
+                format!("{x} * sigmoid({x})"),
+                -1.0,
+                &["swish", "silu", "gated"],
+            )
+        }
         0 => (
             format!("1.0 / (1.0 + wp.exp(-{x}))"),
             0.0,
@@ -659,7 +699,15 @@ fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
     let d = k.input(rng, &["d", "dist", "r", "offset_d"], Ty::F, -5.0, 5.0);
     let sigma = k.scalar(rng, &["sigma", "width", "bandwidth", "h"], Ty::F, 0.25, 2.0);
-    let expr = format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr);
+    let expr = if chance(rng, 0.4) {
+        k.helper(
+            "gaussian",
+            "@wp.func\ndef gaussian(r: float, h: float) -> float:\n    q = r / h\n    return wp.exp(-0.5 * (q * q)) / (h * 2.5066283)",
+        );
+        format!("gaussian({}, {sigma})", d.expr)
+    } else {
+        format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr)
+    };
     let w = k.local(
         rng,
         &["w", "weight", "kernel_w", "g"],
@@ -1042,7 +1090,7 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     k.line(&format!("{} = 1.0", m.expr));
     k.close(false);
-    k.offer(m, &["mask_out", "keep_out", "out"]);
+    k.result(m, &["mask_out", "keep_out", "out"]);
     true
 }
 
@@ -1076,7 +1124,7 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line(&format!("{} = 3.0", q.expr));
     k.close(false);
     k.close(false);
-    k.offer(q, &["quadrant", "sector_out", "out"]);
+    k.result(q, &["quadrant", "sector_out", "out"]);
     true
 }
 
@@ -1906,8 +1954,8 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
         _ => {
             let c = k.scalar(rng, &["courant", "cfl", "c"], Ty::F, 0.1, 0.9);
             (
-                format!("{u}[{t}] - {c} * ({u}[{t}] - {u}[{l}])"),
-                &["u_adv", "advected", "u_up"],
+                format!("0.5 * ({u}[{l}] + {u}[{r}]) - 0.5 * {c} * ({u}[{r}] - {u}[{l}])"),
+                &["u_adv", "advected", "u_lf"],
             )
         }
     };
