@@ -290,7 +290,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.close(false);
     k.close(true);
     if let Some(id) = id {
-        k.offer(id, &["hit_id", "sphere_id"]);
+        k.result(id, &["hit_id", "sphere_id"]);
     }
     k.offer(best, &["hit_t", "depth"]);
     true
@@ -631,7 +631,7 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line(&format!("{} = 1", flag.expr));
     k.line(&format!("wp.atomic_add({count}, 0, 1)"));
     k.close(false);
-    k.offer(flag, &["overlap_flags", "hit_mask"]);
+    k.result(flag, &["overlap_flags", "hit_mask"]);
     true
 }
 
@@ -1311,6 +1311,6 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
     ));
     k.line(&format!("{} = 2.0", w.expr));
     k.close(false);
-    k.offer(w, &["region_out", "weights", "labels"]);
+    k.result(w, &["region_out", "weights", "labels"]);
     true
 }

@@ -365,7 +365,7 @@ fn quadratic_drag(k: &mut Kernel, rng: &mut Gen) -> bool {
     true
 }
 
-/// The `quat_integrate` helper: `q + 0.5 (omega, 0) q dt`, renormalized.
+/// The `integrate_rotation` helper: `q + 0.5 (omega, 0) q dt`, renormalized.
 fn quat_helper(k: &mut Kernel) {
     k.helper(
         "integrate_rotation",

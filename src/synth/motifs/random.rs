@@ -791,7 +791,7 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     k.line(&format!("wp.atomic_add({total}, 0, {})", n.expr));
     if chance(rng, 0.5) {
-        k.offer(n, &["emitted", "counts"]);
+        k.result(n, &["emitted", "counts"]);
     }
     true
 }
