@@ -140,6 +140,13 @@ pub const MOTIFS: &[Motif] = &[
         dims: D1,
         build: nbody_tiled,
     },
+    Motif {
+        name: "tile_particle_step",
+        domain: Domain::Physics,
+        categories: &["tile"],
+        dims: TILED,
+        build: tile_particle_step,
+    },
 ];
 
 /// Formats a value expression times `scale` (a Python expression).
@@ -1504,5 +1511,105 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.offer(a, &["accel_out", "acc_out"]);
     }
+    true
+}
+
+/// The 1-D tile length constant (shared with the other tile motifs: the
+/// same names, and `k.tile_len` once one is defined).
+fn tile_len_1d(k: &mut Kernel, rng: &mut Gen) -> (String, usize) {
+    const NAMES: [&str; 4] = ["TILE", "BLOCK", "TILE_SIZE", "CHUNK"];
+    if let Some(p) = NAMES.iter().find(|n| k.has_helper(n)) {
+        return (p.to_string(), k.tile_len);
+    }
+    let name = *pick(rng, &NAMES);
+    let v = *pick(rng, &[32usize, 64, 128, 256]);
+    k.constant(name, &v.to_string());
+    k.tile_len = v;
+    (name.to_string(), v)
+}
+
+/// A block of particles (one coordinate) integrated as tiles: damped
+/// velocity update, then positions, both stored to the block's own tile.
+fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
+    if k.dims() != 1 || !k.launch.tiled {
+        return false;
+    }
+    let (ts, len) = tile_len_1d(k, rng);
+    let b = k.tid(0);
+    let n = k.launch.dim[0] * len;
+    let x = k.array(
+        rng,
+        &["x", "pos", "particle_x"],
+        Ty::F,
+        vec![n],
+        Role::In,
+        -10.0,
+        10.0,
+    );
+    let v = k.array(
+        rng,
+        &["v", "vel", "particle_v"],
+        Ty::F,
+        vec![n],
+        Role::In,
+        -5.0,
+        5.0,
+    );
+    let a = k.array(
+        rng,
+        &["accel", "a", "force"],
+        Ty::F,
+        vec![n],
+        Role::In,
+        -20.0,
+        20.0,
+    );
+    let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
+    let damped = chance(rng, 0.5);
+    let c = if damped {
+        Some(k.scalar(rng, &["damping", "drag", "c_damp"], Ty::F, 0.0, 5.0))
+    } else {
+        None
+    };
+    let off = format!("{b} * {ts}");
+    let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
+    let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
+    let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
+    k.line(&format!(
+        "{tx} = wp.tile_load({x}, shape={ts}, offset={off})"
+    ));
+    k.line(&format!(
+        "{tv} = wp.tile_load({v}, shape={ts}, offset={off})"
+    ));
+    k.line(&format!(
+        "{ta} = wp.tile_load({a}, shape={ts}, offset={off})"
+    ));
+    let tv1 = k.fresh(rng, &["tv_new", "v_next", "vt1"]);
+    match c {
+        Some(c) => k.line(&format!("{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}")),
+        None => k.line(&format!("{tv1} = {tv} + {ta} * {dt}")),
+    }
+    let tx1 = k.fresh(rng, &["tx_new", "x_next", "xt1"]);
+    k.line(&format!("{tx1} = {tx} + {tv1} * {dt}"));
+    let xo = k.array(
+        rng,
+        &["x_out", "pos_out", "x_new"],
+        Ty::F,
+        vec![n],
+        Role::Out,
+        0.0,
+        0.0,
+    );
+    let vo = k.array(
+        rng,
+        &["v_out", "vel_out", "v_new"],
+        Ty::F,
+        vec![n],
+        Role::Out,
+        0.0,
+        0.0,
+    );
+    k.line(&format!("wp.tile_store({xo}, {tx1}, offset={off})"));
+    k.line(&format!("wp.tile_store({vo}, {tv1}, offset={off})"));
     true
 }

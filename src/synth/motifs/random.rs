@@ -637,7 +637,7 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.open(&format!("for {s} in range({steps}):"));
     if leashed {
         // a walk on a leash: steps leaving a ball around the start are refused
-        let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.2, 2.0);
+        let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.05, 0.3);
         let cand = k.local(
             rng,
             &["cand", "trial", "q"],
