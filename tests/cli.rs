@@ -373,7 +373,15 @@ fn synth_writes_indexed_sources() {
             })
             .collect();
         files.sort();
-        files
+        // Each kernel's launch spec lies next to it as JSON.
+        let (py, json): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| f.0.ends_with(".py"));
+        assert_eq!(py.len(), json.len());
+        for ((p, _), (j, spec)) in py.iter().zip(&json) {
+            assert_eq!(p.strip_suffix(".py"), j.strip_suffix(".json"));
+            let v: serde_json::Value = serde_json::from_str(spec).unwrap();
+            assert!(v["dim"].is_array() && v["params"].is_array(), "{spec}");
+        }
+        py
     };
     let a = out("a", &[]);
     assert_eq!(a.len(), 25);

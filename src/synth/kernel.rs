@@ -701,8 +701,7 @@ impl<'k> Kernel<'k> {
 
     /// An expression depth in `lo..=hi` within the `expr_depth` knob.
     pub fn expr_depth(&self, rng: &mut Gen, lo: u32, hi: u32) -> u32 {
-        let hi = hi.min(self.knobs.expr_depth).max(1);
-        between(rng, lo.min(hi) as usize, hi as usize) as u32
+        self.knobs.depth(rng, lo, hi)
     }
 
     // ------------------------------------------------------------ composition

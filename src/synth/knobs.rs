@@ -3,13 +3,12 @@
 //! kernel takes, how deep expressions and loop nests go, and which data
 //! types its arrays and values may use.
 //!
-//! The new categories (multi_cond, reduction, expression_tree, combined,
-//! transform, stencil) read the knobs while they write: they draw a
-//! statement budget inside the bounds, pick types from `dtypes`, nest loops
-//! at most `loop_depth` deep and draw expression depths up to `expr_depth`.
-//! The v2 builder (`typed.rs`) caps every expression at `expr_depth`. Every
-//! category, v1 included, is then measured by [`Knobs::admits`] and drawn
-//! again while it falls outside (see `synthesize_with`).
+//! The composer (`compose.rs`) reads them while it writes: it draws a body
+//! length inside `statements` and adds motifs until it gets there, stops
+//! before the parameters pass `params`; motifs check `loop_depth`
+//! (`Kernel::can_loop`), `expr_depth` (`Kernel::expr_depth`) and `dtypes`
+//! (`Kernel::allows`). Every sample is then measured by [`Knobs::admits`]
+//! and drawn again while it falls outside (see `synthesize_with`).
 
 use super::kernel::{Gen, Ty, between};
 

@@ -22,8 +22,12 @@
 
 mod compose;
 pub mod dataflow;
+// The builder's and the motif table's whole API is for motif authors; not
+// every part is used by the motifs of every branch.
+#[allow(dead_code)]
 pub(crate) mod kernel;
 mod knobs;
+#[allow(dead_code)]
 pub(crate) mod motifs;
 
 pub use knobs::{DTYPES, Knobs};
@@ -397,7 +401,7 @@ mod tests {
     }
 
     /// xxh3 of the motif synthesizer's first samples (issue #20).
-    const FINGERPRINT: u64 = 0;
+    const FINGERPRINT: u64 = 0x22fa_3f7e_77cb_89d1;
 
     /// The dataflow guarantees hold on 10,000 kernels per category (checked
     /// again from the launch spec, as a user would); prints what the
