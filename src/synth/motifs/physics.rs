@@ -662,7 +662,7 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         -2.0,
         2.0,
     );
-    let (ia, ib) = if chance(rng, 0.5) {
+    let (ia, ib) = if chance(rng, 0.7) {
         let e = k.array(
             rng,
             &["spring_indices", "springs", "edges"],
