@@ -59,7 +59,7 @@ step "Parity with warp-lang: hand-written kernels"
     "$ROOT/tests/kernels/corpus" "$ROOT/tests/kernels/regressions" "$ROOT/tests/kernels/tile" \
     "$ROOT/tests/kernels/builtins" "$ROOT/tests/kernels/funcs2" "$ROOT/tests/kernels/statements" \
     "$ROOT/tests/kernels/types" "$ROOT/tests/kernels/lang" "$ROOT/tests/kernels/geometry" \
-    "$ROOT/tests/kernels/refs" "$ROOT/tests/kernels/fnvalues")
+    "$ROOT/tests/kernels/refs" "$ROOT/tests/kernels/fnvalues" "$ROOT/tests/kernels/motifs")
 
 step "Parity with warp-lang: warp-lang's own tests and examples (floor in tests/realworld_floor.txt)"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_realworld.py" --pairpipe "$BIN" --floor "$ROOT/tests/realworld_floor.txt")

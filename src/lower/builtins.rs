@@ -407,6 +407,33 @@ pub static TABLE: &[Row] = &[
         0,
         matrix_from_vecs,
     ),
+    // ---- spatial vectors (6-D twists and wrenches)
+    b(
+        "spatial_adjoint",
+        "<T: Float>(r: Matrix(3, 3, T), s: Matrix(3, 3, T)) -> Matrix(6, 6, T)",
+        0,
+    ),
+    b(
+        "spatial_dot",
+        "<T: Float>(a: Vector(6, T), b: Vector(6, T)) -> T",
+        0,
+    ),
+    b("spatial_cross", "<V: Vector(6, Float)>(a: V, b: V) -> V", 0),
+    b(
+        "spatial_cross_dual",
+        "<V: Vector(6, Float)>(a: V, b: V) -> V",
+        0,
+    ),
+    b(
+        "spatial_top",
+        "<T: Float>(svec: Vector(6, T)) -> Vector(3, T)",
+        0,
+    ),
+    b(
+        "spatial_bottom",
+        "<T: Float>(svec: Vector(6, T)) -> Vector(3, T)",
+        0,
+    ),
     b("argmin", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     b("argmax", "(a: Vector(_, Scalar)) -> uint32", NODIFF),
     // ---- components (indexing and assignment of vector, matrix, quaternion parts)

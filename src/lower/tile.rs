@@ -830,7 +830,35 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
-    /// `t[i]` / `t[i, j]` with constant indices: one element (`tile_extract`).
+    /// A runtime int32 tile index wrapped against the axis length as warp does
+    /// (`where(i < 0, i + length, i)`), with the two constants it declares.
+    fn wrap_tile_index(&mut self, index: VarId, length: u32) -> LResult<VarId> {
+        let zero = self.add_var(Type::Scalar(Scalar::Int32), Some(ConstVal::Int(0)));
+        let len = self.add_var(
+            Type::Scalar(Scalar::Int32),
+            Some(ConstVal::Int(length as i128)),
+        );
+        let negative = self.add_var(Type::BOOL, None);
+        let index = self.load(index)?;
+        let mut s = self.new_line();
+        s.put_all(&[
+            self.emit(negative),
+            " = (",
+            self.emit(index),
+            " < ",
+            self.emit(zero),
+            ");",
+        ]);
+        self.push_forward_line(s);
+        let wrapped = self
+            .add_call("add", &[index, len])?
+            .expect("add returns a value");
+        Ok(self
+            .add_call("where", &[negative, wrapped, index])?
+            .expect("where returns a value"))
+    }
+
+    /// `t[i]` / `t[i, j]`: one element (`tile_extract`).
     pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
         let t = self.tile_of(target).expect("a tile");
         let ndim = t.ndim as usize;
@@ -860,14 +888,21 @@ impl<'a> Adjoint<'a> {
             }
             let v = self.expr(n)?;
             match self.ty(v).strip_ref() {
-                // warp wraps a runtime index (negative counts from the end): not done here
                 Type::Scalar(Scalar::Int32) => match self.var(v).constant {
                     Some(ConstVal::Int(c))
                         if c >= 0 && (k >= ndim || (c as u64) < t.shape[k] as u64) =>
                     {
                         idx.push(v)
                     }
-                    _ => return Err(self.err("tile indices must be in-range non-negative int constants in this version of the lowering")),
+                    // a negative constant counts from the end (warp's resolve_tile_int_index)
+                    Some(ConstVal::Int(c))
+                        if k < ndim && c < 0 && c + t.shape[k] as i128 >= 0 =>
+                    {
+                        idx.push(self.add_constant(ConstVal::Int(c + t.shape[k] as i128)))
+                    }
+                    // a runtime index is wrapped once: `i < 0 ? i + length : i`
+                    None if k < ndim => idx.push(self.wrap_tile_index(v, t.shape[k])?),
+                    _ => return Err(self.err("tile indices must be in-range ints (constant indices past the tile's rank) in this version of the lowering")),
                 },
                 Type::Tile(_) => {
                     return Err(self.err(
