@@ -12,7 +12,7 @@
 #      real run;
 #   3b. the run-check of synthesized kernels (tests/python/run_synth.py): its
 #      fixtures now; 50 kernels per category launched on warp's CPU and
-#      compiled to PTX once the synthesizer fills launch_spec (see the TODO);
+#      compiled to PTX once the synthesizer fills launch_spec (see the step below);
 #   4. the Python loader tests (pandas, pyarrow, polars, DuckDB, datasets), the
 #      notebook, executed headless, and the token counts' exactness against
 #      tiktoken and Hugging Face tokenizers (tests/python/test_tokens.py).
@@ -84,12 +84,9 @@ step "Run-check: hand-written fixtures (each broken kernel flagged as expected, 
 (cd "$WORK" && "$PY" "$ROOT/tests/python/run_synth.py" --pairpipe "$BIN" \
     --fixtures "$ROOT/tests/python/fixtures/run_check" --work "$WORK/run_check_fixtures")
 
-# TODO(#20): enable once branch synthcore (the synthesizer that fills launch_spec) is merged.
-# run_synth.py fails every row whose launch_spec is empty ("spec"), so this step
-# must not be enabled before then; it then needs no other change.
-# step "Run-check: 50 synthesized kernels per category, launched on warp's CPU, CUDA modules to PTX by NVRTC"
-# (cd "$WORK" && "$PY" "$ROOT/tests/python/run_synth.py" --pairpipe "$BIN" --per-category 50 \
-#     --work "$WORK/run_check")
+step "Run-check: 50 synthesized kernels per category, launched on warp's CPU, CUDA modules to PTX by NVRTC"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/run_synth.py" --pairpipe "$BIN" --per-category 50 \
+    --work "$WORK/run_check")
 
 step "Python loader, notebook and token-count tests"
 (cd "$WORK" && "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python")

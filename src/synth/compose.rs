@@ -52,6 +52,11 @@ fn kernel_name(rng: &mut Gen, first: &str) -> String {
 }
 
 /// Composes one kernel of `category`.
+/// The most parameters (plus outputs for its results) one motif adds: a
+/// kernel that close to the cap is snapshotted before the motif and rolled
+/// back if it went over (spring_forces alone adds 9).
+const MOTIF_MAX_PARAMS: usize = 12;
+
 pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> Drawn {
     let (dims, tiled) = launch(category, rng);
     let mut k = Kernel::new(rng, knobs, category, dims, tiled);
@@ -81,7 +86,7 @@ pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> D
             continue;
         }
         let near = |k: &Kernel| {
-            k.params.len() + k.open_offers() + 6 > param_cap
+            k.params.len() + k.open_offers() + MOTIF_MAX_PARAMS > param_cap
                 || k.lines() + k.open_offers() + 12 > line_cap
         };
         let snapshot = (!k.motifs.is_empty() && near(&k)).then(|| k.clone());
