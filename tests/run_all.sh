@@ -85,8 +85,10 @@ step "Run-check: hand-written fixtures (each broken kernel flagged as expected, 
     --fixtures "$ROOT/tests/python/fixtures/run_check" --work "$WORK/run_check_fixtures")
 
 step "Run-check: 50 synthesized kernels per category, launched on warp's CPU, CUDA modules to PTX by NVRTC"
+# Kernels whose only failure is an input that no tried perturbation showed in an
+# output (mostly rays that miss for every tried change) are held to a ceiling.
 (cd "$WORK" && "$PY" "$ROOT/tests/python/run_synth.py" --pairpipe "$BIN" --per-category 50 \
-    --work "$WORK/run_check")
+    --max-insensitive "$(cat "$ROOT/tests/run_check_ceiling.txt")" --work "$WORK/run_check")
 
 step "Python loader, notebook and token-count tests"
 (cd "$WORK" && "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/python")

@@ -71,7 +71,7 @@ def fill_value(kind, dtype):
     return np.asarray(v, dtype=dtype)
 PTX_ARCH = 75
 # Elements of an input array tried before the input counts as ignored.
-PERTURB_TRIES = 4
+PERTURB_TRIES = 16
 
 
 @dataclass
@@ -691,6 +691,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel NVRTC compiles")
     ap.add_argument("--work", help="scratch folder (default: a temporary one)")
     ap.add_argument("--json", help="write per-row results here")
+    ap.add_argument(
+        "--max-insensitive",
+        type=int,
+        help="allow up to N kernels whose only failure is the perturbation check "
+        "(a ceiling that only goes down; default: none allowed)",
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="print every failure")
     args = ap.parse_args()
     if not (args.shards or args.fixtures or args.pairpipe):
@@ -737,6 +743,7 @@ def main():
     t_ptx = time.perf_counter() - t0 - t_rows - t_cpu
 
     bad = 0
+    insensitive = 0  # kernels whose only failures are inputs or accumulators no draw showed
     print(f"{'category':<16} {'rows':>5} {'ok':>5}  failures by check")
     for cat, results in sorted(all_results.items()):
         counts = defaultdict(int)
@@ -747,7 +754,12 @@ def main():
             else:
                 good = not r.failures
             ok += good
-            if not good:
+            # Random inputs may leave a branch or an atomic untaken (a ray that misses
+            # for every tried change, 64 boxes none of which overlaps the query):
+            # those kernels are held to a ceiling; any other failure fails the run.
+            if not good and not args.fixtures and set(r.codes) <= {"ignored", "unchanged"}:
+                insensitive += 1
+            elif not good:
                 bad += 1
                 for c in r.codes or ["(none)"]:
                     counts[c] += 1
@@ -780,8 +792,19 @@ def main():
     n = sum(len(v) for v in all_results.values())
     print(
         f"{n} kernels: rows {t_rows:.1f} s, import+CPU build+launches {t_cpu:.1f} s, "
-        f"NVRTC {'skipped' if args.no_ptx else f'{t_ptx:.1f} s'}; {bad} failing"
+        f"NVRTC {'skipped' if args.no_ptx else f'{t_ptx:.1f} s'}; {bad + insensitive} failing"
     )
+    if insensitive:
+        limit = args.max_insensitive
+        print(
+            f"{insensitive} kernels fail only for inputs no tried change showed in an output, "
+            f"or an accumulator no thread updated; allowed: {'any' if limit is None else limit}"
+        )
+        if limit is not None and insensitive > limit:
+            bad += 1
+            print(f"FAIL: {insensitive} perturbation-insensitive kernels, more than the {limit} allowed")
+        elif limit is None:
+            bad += insensitive
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
