@@ -427,9 +427,12 @@ row_group_bytes = "16KiB"
     let victim = if victim.exists() {
         victim
     } else {
+        // (`synth` also writes each kernel's launch spec, NAME.json, which a
+        // folder corpus does not read.)
         std::fs::read_dir(corpus.join("synth"))
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "py"))
             .min()
             .unwrap()
     };

@@ -433,12 +433,21 @@ class Launch:
                 for f in p["fields"]:
                     yield f"{name}.{f['name']}", self.perturb_field(p, f)
 
-    def _changed(self, t, old, spec, shape=()):
+    def _changed(self, t, old, spec, shape=(), attempt=0):
         """A new draw of one element, different from `old` (None if the range
-        admits only one value)."""
+        admits only one value). Every third attempt puts the element at the low
+        edge of its range, every third at the high edge: an extreme value is what
+        moves a min/max reduction or crosses a threshold."""
         lo, hi = spec["range"]
         if lo == hi:
             return None
+        if attempt % 3:
+            edge = lo if attempt % 3 == 1 else hi
+            new = draw(self.wp, self.rng, t, shape, (edge, edge), False)
+            if spec.get("unit", False):
+                new = normalize(self.wp, t, new.astype(float)).astype(new.dtype)
+            if not np.array_equal(new, old):
+                return new
         for _ in range(8):
             new = draw(self.wp, self.rng, t, shape, spec["range"], spec.get("unit", False))
             if not np.array_equal(new, old):
@@ -449,9 +458,9 @@ class Launch:
         t = warp_dtype(self.wp, p["dtype"])
         n = int(np.prod(p["shape"]))
         tries = []
-        for k in self.rng.choice(n, size=min(n, PERTURB_TRIES), replace=False):
+        for attempt, k in enumerate(self.rng.choice(n, size=min(n, PERTURB_TRIES), replace=False)):
             idx = np.unravel_index(int(k), tuple(p["shape"]))
-            new = self._changed(t, base[idx], spec)
+            new = self._changed(t, base[idx], spec, attempt=attempt)
             if new is None:
                 continue
             v = dict(self.values)
@@ -464,8 +473,8 @@ class Launch:
     def perturb_scalar(self, p, name):
         t = warp_dtype(self.wp, p["dtype"])
         tries = []
-        for _ in range(PERTURB_TRIES):
-            new = self._changed(t, self.values[name], p)
+        for attempt in range(PERTURB_TRIES):
+            new = self._changed(t, self.values[name], p, attempt=attempt)
             if new is None:
                 break
             v = dict(self.values)
