@@ -175,12 +175,7 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let (o, d) = ray(k, rng, 10.0);
-    let s = k.struct_param(
-        rng,
-        "Sphere",
-        &["sphere", "target", "ball"],
-        &[("center", V3, -2.0, 2.0), ("radius", Ty::F, 3.0, 8.0)],
-    );
+    let s = sphere_param(k, rng, &["sphere", "target", "ball"]);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 50.0, 1000.0);
     ray_sphere_helper(k);
     let t = k.local(
@@ -641,25 +636,7 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let t = k.tid(0);
-    let nv = *pick(rng, &[32usize, 64, 128, 256]);
-    let verts = k.array(
-        rng,
-        &["vertices", "points", "mesh_points"],
-        V3,
-        vec![nv],
-        Role::In,
-        -5.0,
-        5.0,
-    );
-    let tris = k.array(
-        rng,
-        &["tri_indices", "faces", "indices"],
-        Ty::I,
-        vec![k.launch.dim[0], 3],
-        Role::In,
-        0.0,
-        (nv - 1) as f64,
-    );
+    let (verts, tris, _) = triangle_per_thread(k, rng, &[32, 64, 128, 256]);
     let margin = k.scalar(rng, &["margin", "thickness", "pad"], Ty::F, 0.0, 0.1);
     let a = k.local(
         rng,
@@ -885,25 +862,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let t = k.tid(0);
-    let nv = *pick(rng, &[32usize, 64, 128, 256]);
-    let verts = k.array(
-        rng,
-        &["vertices", "points", "mesh_points"],
-        V3,
-        vec![nv],
-        Role::In,
-        -5.0,
-        5.0,
-    );
-    let tris = k.array(
-        rng,
-        &["tri_indices", "faces", "indices"],
-        Ty::I,
-        vec![k.launch.dim[0], 3],
-        Role::In,
-        0.0,
-        (nv - 1) as f64,
-    );
+    let (verts, tris, nv) = triangle_per_thread(k, rng, &[32, 64, 128, 256]);
     let normals = k.array(
         rng,
         &["normals", "vertex_normals", "n_accum"],
@@ -1267,12 +1226,7 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let p = k.input(rng, &["p", "point", "pos"], V3, -5.0, 5.0);
-    let s = k.struct_param(
-        rng,
-        "Sphere",
-        &["region", "sphere", "zone"],
-        &[("center", V3, -2.0, 2.0), ("radius", Ty::F, 3.0, 8.0)],
-    );
+    let s = sphere_param(k, rng, &["region", "sphere", "zone"]);
     let h = k.scalar(rng, &["floor", "slab_height", "y_min"], Ty::F, -3.0, 3.0);
     let d = k.local(
         rng,
@@ -1313,4 +1267,43 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.close(false);
     k.result(w, &["region_out", "weights", "labels"]);
     true
+}
+
+/// Vertices of an indexed triangle mesh (one of `sizes` many) and one
+/// triangle (three vertex indices) per thread; also the vertex count.
+pub(super) fn triangle_per_thread(
+    k: &mut Kernel,
+    rng: &mut Gen,
+    sizes: &[usize],
+) -> (String, String, usize) {
+    let nv = *pick(rng, sizes);
+    let verts = k.array(
+        rng,
+        &["vertices", "points", "mesh_points"],
+        V3,
+        vec![nv],
+        Role::In,
+        -5.0,
+        5.0,
+    );
+    let tris = k.array(
+        rng,
+        &["tri_indices", "faces", "indices"],
+        Ty::I,
+        vec![k.launch.dim[0], 3],
+        Role::In,
+        0.0,
+        (nv - 1) as f64,
+    );
+    (verts, tris, nv)
+}
+
+/// A `@wp.struct Sphere` parameter (center, radius) named from `pool`.
+pub(super) fn sphere_param(k: &mut Kernel, rng: &mut Gen, pool: &[&str]) -> String {
+    k.struct_param(
+        rng,
+        "Sphere",
+        pool,
+        &[("center", V3, -2.0, 2.0), ("radius", Ty::F, 3.0, 8.0)],
+    )
 }

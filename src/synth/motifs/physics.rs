@@ -1119,12 +1119,7 @@ fn sphere_obstacle(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let x = k.input(rng, &["x", "pos", "points"], V3, -10.0, 10.0);
-    let s = k.struct_param(
-        rng,
-        "Sphere",
-        &["obstacle", "sphere", "collider"],
-        &[("center", V3, -2.0, 2.0), ("radius", Ty::F, 3.0, 8.0)],
-    );
+    let s = super::geometry::sphere_param(k, rng, &["obstacle", "sphere", "collider"]);
     let margin = k.scalar(rng, &["margin", "radius", "thickness"], Ty::F, 0.0, 0.2);
     k.helper(
         "push_out_of_sphere",

@@ -719,25 +719,7 @@ fn triangle_surface_sample(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let t = k.tid(0);
-    let nv = *pick(rng, &[32usize, 64, 128]);
-    let verts = k.array(
-        rng,
-        &["vertices", "points", "mesh_points"],
-        V3,
-        vec![nv],
-        Role::In,
-        -5.0,
-        5.0,
-    );
-    let tris = k.array(
-        rng,
-        &["tri_indices", "faces", "indices"],
-        Ty::I,
-        vec![k.launch.dim[0], 3],
-        Role::In,
-        0.0,
-        (nv - 1) as f64,
-    );
+    let (verts, tris, _) = super::geometry::triangle_per_thread(k, rng, &[32, 64, 128]);
     let st = rand_state(k, rng);
     let uv = k.local(
         rng,
