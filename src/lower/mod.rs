@@ -318,6 +318,28 @@ pub fn lower_tokens_with(
     })
 }
 
+/// [`lower_tokens_with`] for a module its caller has already parsed into
+/// `arena` (the synthesizer parses each kernel for its dataflow check, and
+/// the worker lowers that same tree instead of parsing the text again).
+/// The caller runs it under [`with_stack`].
+pub fn lower_parsed_with<'a>(
+    source: &'a str,
+    module: crate::lang::ast::Module<'a>,
+    arena: &'a bumpalo::Bump,
+    (cpu, cuda, cuda_module): (bool, bool, bool),
+    max_generated: u64,
+) -> Result<Lowered, LowerError> {
+    module::lower_parsed(
+        source,
+        module,
+        arena,
+        DEFAULT_FILENAME,
+        (cpu, cuda, cuda_module),
+        false,
+        bytes_limit(max_generated),
+    )
+}
+
 fn bytes_limit(max_generated: u64) -> usize {
     usize::try_from(max_generated).unwrap_or(usize::MAX)
 }

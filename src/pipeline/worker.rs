@@ -220,14 +220,88 @@ fn build_row(
     rng: &mut rand_pcg::Pcg64Mcg,
     scratch: &mut Scratch,
 ) -> Outcome {
-    let sample = synth::synthesize_with(category, index, rng, &ctx.knobs);
-    lower_row(ctx, sample, None, scratch)
+    // The dataflow check's parse of the kept sample is the one lowered.
+    let (sample, lowered) = synth::synthesize_parsed(
+        category,
+        index,
+        rng,
+        &ctx.knobs,
+        &mut [0; synth::dataflow::RULES],
+        |sample, parsed, arena| match parsed {
+            Some((tokens, module)) => {
+                lower_tree(ctx, &sample.python_source, tokens, module, arena, scratch)
+            }
+            None => Err(lower_whole(ctx, &sample.python_source, scratch).err().unwrap_or((
+                "lower_error",
+                "the synthesized module does not parse".into(),
+            ))),
+        },
+    );
+    finish_row(ctx, sample, lowered, None, scratch)
+}
+
+/// What lowering one module gives a row: the lowering and the dedup keys,
+/// or a rejection's (reason, message).
+type LowerResult = Result<(lower::Lowered, crate::dedup::DedupKeys), (&'static str, String)>;
+
+/// Lowers a parsed module and computes its dedup keys from its tokens.
+fn lower_tree<'a>(
+    ctx: &WorkerContext,
+    source: &'a str,
+    tokens: &[crate::lang::Token<'a>],
+    module: crate::lang::ast::Module<'a>,
+    arena: &'a bumpalo::Bump,
+    scratch: &mut Scratch,
+) -> LowerResult {
+    let lowered = lower::lower_parsed_with(
+        source,
+        module,
+        arena,
+        (ctx.cpu, ctx.cuda, ctx.modules),
+        ctx.max_generated,
+    )
+    .map_err(lower_rejection)?;
+    Ok((lowered, dedup_keys_of_tokens(source, tokens, &mut scratch.keys)))
+}
+
+fn lower_rejection(e: crate::lower::LowerError) -> (&'static str, String) {
+    let reason = if e.is_size_limit() {
+        "too_large"
+    } else {
+        "lower_error"
+    };
+    (reason, e.to_string())
+}
+
+/// Tokenizes, parses and lowers `source` (and computes its dedup keys).
+fn lower_whole(ctx: &WorkerContext, source: &str, scratch: &mut Scratch) -> LowerResult {
+    // Tokenized once, for the lowering and for the dedup keys.
+    let tokens = tokenize(source).map_err(|e| ("lower_error", e.to_string()))?;
+    lower::with_stack(|| {
+        crate::lang::ast::with_arena(|arena| {
+            let module =
+                crate::lang::parse_tokens(&tokens, arena).map_err(|e| ("lower_error", e.to_string()))?;
+            lower_tree(ctx, source, &tokens, module, arena, scratch)
+        })
+    })
 }
 
 /// Lowers one module of one kernel into a row (or a rejection).
 fn lower_row(
     ctx: &WorkerContext,
     sample: crate::synth::Sample,
+    provenance: Option<Box<Provenance>>,
+    scratch: &mut Scratch,
+) -> Outcome {
+    let lowered = lower_whole(ctx, &sample.python_source, scratch);
+    finish_row(ctx, sample, lowered, provenance, scratch)
+}
+
+/// The row of a lowered sample (verified, token-counted), or its rejection.
+fn finish_row(
+    ctx: &WorkerContext,
+    sample: crate::synth::Sample,
+    lowered: LowerResult,
     provenance: Option<Box<Provenance>>,
     scratch: &mut Scratch,
 ) -> Outcome {
@@ -240,30 +314,11 @@ fn lower_row(
             python_source,
         })
     };
-    // Tokenized once, for the lowering and for the dedup keys.
-    let tokens = match tokenize(&sample.python_source) {
-        Ok(t) => t,
-        Err(e) => return reject("lower_error", e.to_string(), sample.python_source.clone()),
-    };
-    let lowered = match lower::lower_tokens_with(
-        &sample.python_source,
-        &tokens,
-        (ctx.cpu, ctx.cuda, ctx.modules),
-        ctx.max_generated,
-    ) {
+    let (lowered, keys) = match lowered {
         Ok(l) => l,
-        Err(e) => {
-            let reason = if e.is_size_limit() {
-                "too_large"
-            } else {
-                "lower_error"
-            };
-            return reject(reason, e.to_string(), sample.python_source.clone());
-        }
+        Err((reason, message)) => return reject(reason, message, sample.python_source),
     };
-    let keys = dedup_keys_of_tokens(&sample.python_source, &tokens, &mut scratch.keys);
     let dedup_key = keys.at(ctx.level);
-    drop(tokens);
     // Each synthesized module holds exactly one kernel; its functions per target.
     let mut cpu = None;
     let mut cuda = None;

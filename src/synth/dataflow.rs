@@ -209,6 +209,18 @@ pub fn check_spec(src: &str, spec: &str) -> Result<(), Rule> {
 pub fn check(src: &str, params: &[Param], dim: &[usize]) -> Result<(), Rule> {
     crate::lang::ast::with_arena(|arena| {
         let module = crate::lang::parse_module(src, arena).map_err(|_| Rule::Unparsed)?;
+        check_module(&module, params, dim)
+    })
+}
+
+/// [`check`] on a module already parsed (the synthesizer hands the same tree
+/// to the lowering afterwards).
+pub fn check_module<'a>(
+    module: &crate::lang::ast::Module<'a>,
+    params: &[Param],
+    dim: &[usize],
+) -> Result<(), Rule> {
+    {
         let mut cx = Cx {
             params,
             dim,
@@ -249,7 +261,7 @@ pub fn check(src: &str, params: &[Param], dim: &[usize]) -> Result<(), Rule> {
             cx.liveness(&stmts, &args, false)?;
         }
         cx.kernel(kernel)
-    })
+    }
 }
 
 fn decorator_is(f: &FunctionDef, what: &str) -> bool {

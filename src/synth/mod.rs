@@ -162,41 +162,90 @@ pub fn synthesize_counting(
     knobs: &Knobs,
     redrawn: &mut [u64; dataflow::RULES],
 ) -> Sample {
+    synthesize_parsed(category, index, rng, knobs, redrawn, |_, _, _| ()).0
+}
+
+/// The parse of a kept sample that [`synthesize_parsed`] hands on: its
+/// tokens and its syntax tree (in the arena handed along with it).
+pub type Parsed<'t, 'a> = (&'t [crate::lang::Token<'a>], crate::lang::ast::Module<'a>);
+
+/// [`synthesize_counting`], then `then` on the kept sample and the parse the
+/// dataflow check made of it (`None` only if it does not parse), so that a
+/// caller that lowers the sample does not tokenize and parse it again.
+/// Returns the sample and what `then` returned. Runs on a grown stack, in
+/// the thread's syntax-tree arena.
+pub fn synthesize_parsed<R>(
+    category: &'static str,
+    index: u64,
+    rng: &mut Pcg64Mcg,
+    knobs: &Knobs,
+    redrawn: &mut [u64; dataflow::RULES],
+    then: impl for<'t, 'a> FnOnce(&'a Sample, Option<Parsed<'t, 'a>>, &'a bumpalo::Bump) -> R,
+) -> (Sample, R) {
     assert!(
         CATEGORIES.contains(&category),
         "unknown synthesizer category {category:?} (known: {CATEGORIES:?})"
     );
-    let mut kept: Option<compose::Drawn> = None;
-    for _ in 0..=knobs::MAX_REDRAWS {
-        let d = compose::compose(category, rng, knobs);
-        match dataflow::check(&d.python_source, &d.params, &d.dim) {
-            Ok(()) => {
-                if knobs.admits(&d.python_source) {
-                    kept = Some(d);
-                    break;
+    let sample_of = |d: compose::Drawn| {
+        (
+            Sample {
+                index,
+                category,
+                kernel_name: d.kernel_name,
+                python_source: d.python_source,
+                launch_spec: d.launch_spec,
+                motifs: d.motifs,
+            },
+            d.params,
+            d.dim,
+        )
+    };
+    crate::lower::with_stack(|| {
+        crate::lang::ast::with_arena(|arena| {
+            let mut kept: Option<Sample> = None;
+            for _ in 0..=knobs::MAX_REDRAWS {
+                let (sample, params, dim) = sample_of(compose::compose(category, rng, knobs));
+                let tokens = crate::lang::tokenize(&sample.python_source).ok();
+                let module = tokens
+                    .as_deref()
+                    .and_then(|t| crate::lang::parse_tokens(t, arena).ok());
+                let verdict = match &module {
+                    Some(m) => dataflow::check_module(m, &params, &dim),
+                    None => Err(dataflow::Rule::Unparsed),
+                };
+                match verdict {
+                    Ok(()) => {
+                        if knobs.admits(&sample.python_source) {
+                            let parsed = tokens.as_deref().zip(module);
+                            let r = then(&sample, parsed, arena);
+                            drop(tokens);
+                            return (sample, r);
+                        }
+                        kept = Some(sample);
+                    }
+                    Err(rule) => {
+                        redrawn[rule as usize] += 1;
+                        if *DEBUG {
+                            eprintln!("# redrawn ({rule:?}):\n{}", sample.python_source);
+                        }
+                        if kept.is_none() {
+                            kept = Some(sample);
+                        }
+                    }
                 }
-                kept = Some(d);
             }
-            Err(rule) => {
-                redrawn[rule as usize] += 1;
-                if *DEBUG {
-                    eprintln!("# redrawn ({rule:?}):\n{}", d.python_source);
-                }
-                if kept.is_none() {
-                    kept = Some(d);
-                }
-            }
-        }
-    }
-    let d = kept.expect("at least one draw");
-    Sample {
-        index,
-        category,
-        kernel_name: d.kernel_name,
-        python_source: d.python_source,
-        launch_spec: d.launch_spec,
-        motifs: d.motifs,
-    }
+            // No draw passed everything: the kept one, parsed again (rare).
+            let sample = kept.expect("at least one draw");
+            let tokens = crate::lang::tokenize(&sample.python_source).ok();
+            let module = tokens
+                .as_deref()
+                .and_then(|t| crate::lang::parse_tokens(t, arena).ok());
+            let parsed = tokens.as_deref().zip(module);
+            let r = then(&sample, parsed, arena);
+            drop(tokens);
+            (sample, r)
+        })
+    })
 }
 
 #[cfg(test)]
