@@ -556,9 +556,13 @@ impl<'p, 'a> Cx<'p, 'a> {
         let mut live: Vec<&'a str> = Vec::new();
         let is_array = |n: &str| kernel && self.is_array(n);
         let mut buf = Vec::new();
+        // Liveness flows backwards, so the statements are visited last to
+        // first: the least fixpoint is the same in any order, and this one
+        // reaches it in a round or two (first to last took a round per link
+        // of a dependency chain).
         loop {
             let before = live.len();
-            for s in stmts {
+            for s in stmts.iter().rev() {
                 buf.clear();
                 match &s.kind {
                     StmtKind::Expr(e) | StmtKind::Return(Some(e)) => names(e, &mut buf),
@@ -864,10 +868,13 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
     /// that still moves goes to infinity (widening).
     fn ranges(&mut self, stmts: &[&Stmt<'a>]) {
+        let mut assigned = Vec::new();
         for round in 0..16 {
             let mut changed = false;
             for s in stmts {
-                for (n, iv) in self.assigns(s) {
+                assigned.clear();
+                self.assigns(s, &mut assigned);
+                for &(n, iv) in &assigned {
                     match self.env.iter_mut().rev().find(|e| e.0 == n) {
                         Some(e) => {
                             let u = e.1.union(iv);
@@ -899,8 +906,8 @@ impl<'p, 'a> Cx<'p, 'a> {
     }
 
     /// (name, range) pairs a statement assigns.
-    fn assigns(&mut self, s: &Stmt<'a>) -> Vec<(&'a str, Iv)> {
-        let mut out = Vec::new();
+    /// The (name, range) pairs statement `s` assigns, into `out`.
+    fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>) {
         match &s.kind {
             StmtKind::Assign(ts, v) => {
                 let iv = self.eval(v);
@@ -949,7 +956,6 @@ impl<'p, 'a> Cx<'p, 'a> {
             }
             _ => {}
         }
-        out
     }
 
     fn range_iv(&mut self, it: &Expr<'a>) -> Iv {
