@@ -108,7 +108,7 @@ fn parquet_encode(c: &mut Criterion) {
     let rows: Vec<_> = (0..SAMPLES)
         .filter_map(|i| match process(&ctx, i, &mut scratch) {
             Outcome::Row(r) => Some(*r),
-            Outcome::Rejected(_) => None,
+            Outcome::Rejected(_) | Outcome::Duplicate(_) => None,
         })
         .collect();
     let bytes: u64 = rows.iter().map(|r| r.text_bytes()).sum();

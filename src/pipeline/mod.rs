@@ -566,6 +566,13 @@ fn ordered(
                     }
                 },
                 Outcome::Rejected(r) => Event::Rejected(part.sample_index(next), r),
+                // An earlier index made a row with this key, so it has passed
+                // here already: the filter holds the key.
+                Outcome::Duplicate(key) => {
+                    let seen = bloom.insert(key);
+                    debug_assert!(matches!(seen, Seen::Duplicate));
+                    Event::Duplicate
+                }
             };
             // Returning hangs up on the workers and the source, which stop
             // on their next send.
@@ -803,7 +810,7 @@ mod tests {
             .iter()
             .filter_map(|(_, o)| match o {
                 Outcome::Row(r) => Some(r.text_bytes()),
-                Outcome::Rejected(_) => None,
+                Outcome::Rejected(_) | Outcome::Duplicate(_) => None,
             })
             .collect();
         assert!(row_bytes.len() >= 6, "smoke samples should mostly be rows");
@@ -855,7 +862,7 @@ mod tests {
         let row = (0..)
             .find_map(|i| match process(&ctx, i, &mut Scratch::new(&ctx)) {
                 Outcome::Row(r) => Some(r),
-                Outcome::Rejected(_) => None,
+                Outcome::Rejected(_) | Outcome::Duplicate(_) => None,
             })
             .unwrap();
         let mut enough = Enough::new(Target::DiskBytes(1), &Tally::default());
@@ -875,7 +882,7 @@ mod tests {
         let row = (0..)
             .find_map(|i| match process(&ctx, i, &mut Scratch::new(&ctx)) {
                 Outcome::Row(r) => Some(r),
-                Outcome::Rejected(_) => None,
+                Outcome::Rejected(_) | Outcome::Duplicate(_) => None,
             })
             .unwrap();
         let bytes = row.text_bytes();

@@ -1,5 +1,9 @@
 //! One sample, start to finish: synthesize → lower → verify → dedup key.
-//! Pure in (config, seed, index), so any worker may take any index.
+//! What sample `index` becomes is a function of (config, seed, index), so
+//! any worker may take any index. One shortcut depends on timing and not on
+//! the result: a sample whose dedup key an earlier index has already made
+//! into a row is reported as [`Outcome::Duplicate`] without being lowered;
+//! the ordered stage would have dropped its row as a duplicate anyway.
 
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,6 +22,9 @@ use crate::verify::verify;
 pub enum Outcome {
     Row(Box<Row>),
     Rejected(Rejection),
+    /// A twin (at the run's dedup level, this key) of a row that an earlier
+    /// index made: not lowered, since it can only be dropped.
+    Duplicate(u64),
 }
 
 /// A sample that will not be written, and why.
@@ -47,7 +54,14 @@ pub struct WorkerContext {
     pub filter: Filter,
     /// A corpus run's units (sample `i` is unit `i`); `None` for a synthesized run.
     pub corpus: Option<std::sync::Arc<Corpus>>,
+    /// Dedup keys of the rows made so far, each with the lowest index that
+    /// made it (see [`Outcome::Duplicate`]).
+    rows_made: std::sync::Mutex<rustc_hash::FxHashMap<u64, u64>>,
 }
+
+/// Keys [`WorkerContext::rows_made`] remembers at most (16 bytes each); past
+/// that, twins are lowered and dropped by the ordered stage as before.
+const ROWS_MADE_CAP: usize = 1 << 22;
 
 /// A worker's reusable state: buffers for canonical forms, and its token
 /// counter with the counter's caches.
@@ -93,6 +107,22 @@ impl WorkerContext {
             tokenizer,
             filter: config.filter.clone(),
             corpus: None,
+            rows_made: Default::default(),
+        }
+    }
+
+    /// Whether an index before `index` has made a row with dedup key `key`.
+    fn row_made_before(&self, key: u64, index: u64) -> bool {
+        let made = self.rows_made.lock().unwrap_or_else(|e| e.into_inner());
+        made.get(&key).is_some_and(|&first| first < index)
+    }
+
+    /// Notes that `index` made a row with dedup key `key`.
+    fn note_row(&self, key: u64, index: u64) {
+        let mut made = self.rows_made.lock().unwrap_or_else(|e| e.into_inner());
+        if made.len() < ROWS_MADE_CAP {
+            let first = made.entry(key).or_insert(index);
+            *first = (*first).min(index);
         }
     }
 }
@@ -229,30 +259,45 @@ fn build_row(
         &mut [0; synth::dataflow::RULES],
         |sample, parsed, arena| match parsed {
             Some((tokens, module)) => {
-                lower_tree(ctx, &sample.python_source, tokens, module, arena, scratch)
+                lower_tree(ctx, index, &sample.python_source, tokens, module, arena, scratch)
             }
-            None => Err(lower_whole(ctx, &sample.python_source, scratch).err().unwrap_or((
-                "lower_error",
-                "the synthesized module does not parse".into(),
-            ))),
+            None => Err(lower_whole(ctx, index, &sample.python_source, scratch)
+                .err()
+                .unwrap_or_else(|| {
+                    NoRow::Rejected("lower_error", "the synthesized module does not parse".into())
+                })),
         },
     );
     finish_row(ctx, sample, lowered, None, scratch)
 }
 
 /// What lowering one module gives a row: the lowering and the dedup keys,
-/// or a rejection's (reason, message).
-type LowerResult = Result<(lower::Lowered, crate::dedup::DedupKeys), (&'static str, String)>;
+/// or why there is no row.
+type LowerResult = Result<(lower::Lowered, crate::dedup::DedupKeys), NoRow>;
 
-/// Lowers a parsed module and computes its dedup keys from its tokens.
+enum NoRow {
+    /// A rejection's (reason, message).
+    Rejected(&'static str, String),
+    /// An earlier index made a row with this dedup key.
+    Duplicate(u64),
+}
+
+/// Computes the dedup keys of a parsed module of sample `index` from its
+/// tokens, and lowers it unless an earlier index made a row with its key.
 fn lower_tree<'a>(
     ctx: &WorkerContext,
+    index: u64,
     source: &'a str,
     tokens: &[crate::lang::Token<'a>],
     module: crate::lang::ast::Module<'a>,
     arena: &'a bumpalo::Bump,
     scratch: &mut Scratch,
 ) -> LowerResult {
+    let keys = dedup_keys_of_tokens(source, tokens, &mut scratch.keys);
+    let key = keys.at(ctx.level);
+    if ctx.row_made_before(key, index) {
+        return Err(NoRow::Duplicate(key));
+    }
     let lowered = lower::lower_parsed_with(
         source,
         module,
@@ -261,27 +306,27 @@ fn lower_tree<'a>(
         ctx.max_generated,
     )
     .map_err(lower_rejection)?;
-    Ok((lowered, dedup_keys_of_tokens(source, tokens, &mut scratch.keys)))
+    Ok((lowered, keys))
 }
 
-fn lower_rejection(e: crate::lower::LowerError) -> (&'static str, String) {
+fn lower_rejection(e: crate::lower::LowerError) -> NoRow {
     let reason = if e.is_size_limit() {
         "too_large"
     } else {
         "lower_error"
     };
-    (reason, e.to_string())
+    NoRow::Rejected(reason, e.to_string())
 }
 
-/// Tokenizes, parses and lowers `source` (and computes its dedup keys).
-fn lower_whole(ctx: &WorkerContext, source: &str, scratch: &mut Scratch) -> LowerResult {
+/// Tokenizes, parses and lowers `source` of sample `index` (see [`lower_tree`]).
+fn lower_whole(ctx: &WorkerContext, index: u64, source: &str, scratch: &mut Scratch) -> LowerResult {
+    let failed = |e: crate::lower::LowerError| NoRow::Rejected("lower_error", e.to_string());
     // Tokenized once, for the lowering and for the dedup keys.
-    let tokens = tokenize(source).map_err(|e| ("lower_error", e.to_string()))?;
+    let tokens = tokenize(source).map_err(failed)?;
     lower::with_stack(|| {
         crate::lang::ast::with_arena(|arena| {
-            let module =
-                crate::lang::parse_tokens(&tokens, arena).map_err(|e| ("lower_error", e.to_string()))?;
-            lower_tree(ctx, source, &tokens, module, arena, scratch)
+            let module = crate::lang::parse_tokens(&tokens, arena).map_err(failed)?;
+            lower_tree(ctx, index, source, &tokens, module, arena, scratch)
         })
     })
 }
@@ -293,7 +338,7 @@ fn lower_row(
     provenance: Option<Box<Provenance>>,
     scratch: &mut Scratch,
 ) -> Outcome {
-    let lowered = lower_whole(ctx, &sample.python_source, scratch);
+    let lowered = lower_whole(ctx, sample.index, &sample.python_source, scratch);
     finish_row(ctx, sample, lowered, provenance, scratch)
 }
 
@@ -316,7 +361,8 @@ fn finish_row(
     };
     let (lowered, keys) = match lowered {
         Ok(l) => l,
-        Err((reason, message)) => return reject(reason, message, sample.python_source),
+        Err(NoRow::Rejected(reason, message)) => return reject(reason, message, sample.python_source),
+        Err(NoRow::Duplicate(key)) => return Outcome::Duplicate(key),
     };
     let dedup_key = keys.at(ctx.level);
     // Each synthesized module holds exactly one kernel; its functions per target.
@@ -374,6 +420,7 @@ fn finish_row(
     if let Some((reason, message)) = over_budget(&ctx.filter, &counts) {
         return reject(reason, message, sample.python_source);
     }
+    ctx.note_row(dedup_key, index);
     Outcome::Row(Box::new(Row {
         index,
         id: row_id(ctx.seed, index),
@@ -435,6 +482,41 @@ fn over_budget(filter: &Filter, counts: &TokenCounts) -> Option<(&'static str, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_twin_of_an_earlier_row_is_reported_as_a_duplicate_without_lowering() {
+        let text = std::fs::read_to_string("pipelines/cuda200mb.toml").unwrap();
+        let config = Config::parse(&text).unwrap();
+        let ctx = WorkerContext::new(&config);
+        let mut scratch = Scratch::new(&ctx);
+        let mut rows: Vec<(u64, u64)> = Vec::new(); // (index, dedup key)
+        let mut twins = 0;
+        for index in 0..600 {
+            match process(&ctx, index, &mut scratch) {
+                Outcome::Row(r) => rows.push((index, r.dedup_key)),
+                Outcome::Duplicate(key) => {
+                    twins += 1;
+                    assert!(
+                        rows.iter().any(|&(i, k)| k == key && i < index),
+                        "sample {index}: no earlier row has key {key:x}"
+                    );
+                    // Alone, the same sample is a row with that key.
+                    let alone = WorkerContext::new(&config);
+                    match process(&alone, index, &mut Scratch::new(&alone)) {
+                        Outcome::Row(r) => assert_eq!(r.dedup_key, key),
+                        _ => panic!("sample {index} alone is not a row"),
+                    }
+                }
+                Outcome::Rejected(r) => panic!("sample {index} rejected: {}", r.message),
+            }
+        }
+        assert!(twins > 0, "the main job's first 600 samples hold renamed twins");
+        // Keys of rows are unique up to the first twin of each.
+        let mut keys: Vec<u64> = rows.iter().map(|r| r.1).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), rows.len(), "every twin after the first row was caught");
+    }
 
     #[test]
     fn budgets_reject_the_first_count_over_them() {
