@@ -339,6 +339,9 @@ class Launch:
         self.params = spec["params"]
         self.values = {}  # name -> numpy array / drawn components / struct field dict
         self.keep = []  # meshes and grids must outlive the launch
+        # Where it launches: the run-check uses the CPU; tests/python/gpu_check.py
+        # launches the same inputs on a GPU too.
+        self.device = "cpu"
         for p in self.params:
             kind = p["kind"]
             if kind == "array":
@@ -383,7 +386,7 @@ class Launch:
                 t = warp_dtype(wp, p["dtype"])
                 if p.get("role", "in") == "out":
                     v = np.full_like(v, fill_value(out_fill, v.dtype))
-                a = wp.array(v, dtype=t, device="cpu")
+                a = wp.array(v, dtype=t, device=self.device)
                 arrays[name] = a
                 args.append(a)
             elif kind == "scalar":
@@ -395,30 +398,30 @@ class Launch:
                     t = warp_dtype(wp, f["dtype"])
                     fv = v[f["name"]]
                     if f.get("shape"):
-                        setattr(s, f["name"], wp.array(fv, dtype=t, device="cpu"))
+                        setattr(s, f["name"], wp.array(fv, dtype=t, device=self.device))
                     else:
                         setattr(s, f["name"], scalar_value(wp, t, fv))
                 args.append(s)
             elif kind == "mesh":
                 pts, idx = v
                 m = wp.Mesh(
-                    points=wp.array(pts, dtype=wp.vec3, device="cpu"),
-                    indices=wp.array(idx, dtype=wp.int32, device="cpu"),
+                    points=wp.array(pts, dtype=wp.vec3, device=self.device),
+                    indices=wp.array(idx, dtype=wp.int32, device=self.device),
                 )
                 self.keep.append(m)
                 args.append(m.id)
             elif kind == "hash_grid":
                 dim = p.get("dim", [16, 16, 16])
-                g = wp.HashGrid(*dim, device="cpu")
+                g = wp.HashGrid(*dim, device=self.device)
                 pts = values[p["points"]]
-                g.build(wp.array(pts, dtype=wp.vec3, device="cpu"), float(p.get("radius", 0.5)))
+                g.build(wp.array(pts, dtype=wp.vec3, device=self.device), float(p.get("radius", 0.5)))
                 self.keep.append(g)
                 args.append(g.id)
         dim = tuple(self.spec["dim"])
         if self.spec.get("tiled"):
-            wp.launch_tiled(self.kernel, dim=dim, inputs=args, block_dim=self.spec["block_dim"], device="cpu")
+            wp.launch_tiled(self.kernel, dim=dim, inputs=args, block_dim=self.spec["block_dim"], device=self.device)
         else:
-            wp.launch(self.kernel, dim=dim, inputs=args, device="cpu")
+            wp.launch(self.kernel, dim=dim, inputs=args, device=self.device)
         return {p["name"]: arrays[p["name"]].numpy().copy() for p in self.outputs()}
 
     def perturbations(self):

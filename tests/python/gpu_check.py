@@ -1,0 +1,131 @@
+"""GPU check of synthesized kernels: the CUDA column run for real (needs an NVIDIA GPU and warp-lang 1.19.0).
+
+    python tests/python/gpu_check.py --shards RUN_DIR [--per-category 50] [--json OUT.json]
+
+For every row of a run (a synthesized kernel with its `launch_spec`), with the
+inputs `run_synth.py` draws for it (same seed, same ranges):
+
+  1. launch it on warp's CPU device (the reference: what the run-check checks);
+  2. launch it twice on the GPU (`cuda:0`), each time on fresh copies of the
+     same inputs;
+  3. compare. The two GPU launches must agree (a race shows as a launch that
+     differs from another: the CPU runs threads one after another, so races
+     never show there), and the GPU must agree with the CPU within float
+     tolerance (CUDA's fast intrinsics and fused multiply-adds round
+     differently from the CPU's math, so bit equality is not expected).
+
+Float atomics (`atomic_add` of floats) add in a different order on every
+launch, so two GPU launches of such a kernel may differ in the last bits:
+the comparison between launches uses the same tolerance as GPU against CPU
+(relative 1e-4 of the output's scale, plus 1e-5 absolute).
+
+Not part of the test command (CI has no GPU); run where a GPU is lent.
+Prints per-category counts and every failing row; exits non-zero on a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_synth as rs  # noqa: E402
+
+
+def close(a, b):
+    """Equal within tolerance (NaN where both are NaN); the largest gap."""
+    if a.shape != b.shape:
+        return False, float("inf")
+    if a.dtype.kind != "f":
+        eq = np.array_equal(a, b)
+        return eq, 0.0 if eq else float(np.max(np.abs(a.astype(np.int64) - b.astype(np.int64))))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    scale = max(1.0, float(np.nanmax(np.abs(a64))) if np.isfinite(a64).any() else 1.0)
+    gap = np.abs(a64 - b64)
+    both_nan = np.isnan(a64) & np.isnan(b64)
+    gap = np.where(both_nan, 0.0, gap)
+    worst = float(np.nanmax(gap)) if gap.size else 0.0
+    return bool(np.all(gap <= 1e-4 * scale + 1e-5)), worst
+
+
+def check_category(wp, cat, rows, work, seed, gpu):
+    out = []
+    mods, errors = rs.import_rows(rows, f"gc_{cat}", work, combined=True)
+    if errors or rs.build_module(wp, mods) is not None:
+        mods, errors = rs.import_alone(rows, range(len(rows)), f"gc_{cat}_a", work)
+    for i, row in enumerate(rows):
+        rec = {"id": row.name, "category": cat, "kernel": row.kernel_name, "failures": []}
+        out.append(rec)
+        if i not in mods:
+            rec["failures"].append(f"import: {errors.get(i)}")
+            continue
+        mod, kernel = mods[i]
+        kernel.module.options["enable_backward"] = False
+        try:
+            spec = json.loads(row.launch_spec)
+            launch = rs.Launch(wp, mod, kernel, spec, seed * 1_000_003 + zlib.crc32(row.name.encode()))
+            launch.device = "cpu"
+            cpu = launch.run(launch.values, out_fill="first")
+            launch.device = gpu
+            g1 = launch.run(launch.values, out_fill="first")
+            g2 = launch.run(launch.values, out_fill="sentinel")
+        except Exception as e:  # noqa: BLE001 - the row's failure
+            rec["failures"].append(f"launch: {type(e).__name__}: {e}")
+            continue
+        for p in launch.outputs():
+            name = p["name"]
+            ok, gap = close(g1[name], g2[name])
+            if not ok:
+                rec["failures"].append(f"gpu_runs_differ: {name} (largest gap {gap:.3g})")
+            ok, gap = close(g1[name], cpu[name])
+            if not ok:
+                rec["failures"].append(f"gpu_vs_cpu: {name} (largest gap {gap:.3g})")
+            if g1[name].dtype.kind == "f" and not np.isfinite(g1[name]).all():
+                rec["failures"].append(f"nonfinite_on_gpu: {name}")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shards", required=True, help="a run's output folder (rows with launch_spec)")
+    ap.add_argument("--per-category", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--json", help="write per-row results here")
+    a = ap.parse_args()
+
+    import warp as wp
+
+    wp.config.quiet = True
+    wp.init()
+    print(f"warp {wp.__version__}, GPU: {wp.get_device(a.device).name}", flush=True)
+    by_cat = rs.rows_from_shards(a.shards, a.per_category)
+    results = []
+    with tempfile.TemporaryDirectory() as work:
+        sys.path.insert(0, work)
+        for cat in rs.CATEGORIES:
+            rows = by_cat.get(cat, [])
+            if not rows:
+                continue
+            res = check_category(wp, cat, rows, work, a.seed, a.device)
+            bad = [r for r in res if r["failures"]]
+            print(f"{cat}: {len(res) - len(bad)} of {len(res)} agree (GPU twice, GPU vs CPU)", flush=True)
+            for r in bad:
+                print(f"  {r['id']} {r['kernel']}: {'; '.join(r['failures'])}", flush=True)
+            results += res
+    bad = sum(1 for r in results if r["failures"])
+    print(f"total: {len(results) - bad} of {len(results)} kernels agree; {bad} failing")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
