@@ -714,11 +714,35 @@ impl<'k> Kernel<'k> {
     /// `pool` is declared with range `[lo, hi]` and read at the own element.
     /// The result is an atom (`name` or `arr[i]`), safe to use several times.
     pub fn input(&mut self, rng: &mut Gen, pool: &[&str], ty: Ty, lo: f64, hi: f64) -> Val {
+        self.input_covering(rng, pool, ty, lo, hi, hi, lo)
+    }
+
+    /// Like [`input`](Kernel::input), but an offered value is taken only if
+    /// its range also covers `[clo, chi]`: for a motif whose thresholds or
+    /// edges are fixed numbers (a leaky ReLU's kink at 0, a query box), a
+    /// value confined to a sliver of `[lo, hi]` would never reach them and
+    /// the motif's parameters would change nothing. (`clo > chi`: any fits.)
+    #[allow(clippy::too_many_arguments)]
+    pub fn input_covering(
+        &mut self,
+        rng: &mut Gen,
+        pool: &[&str],
+        ty: Ty,
+        lo: f64,
+        hi: f64,
+        clo: f64,
+        chi: f64,
+    ) -> Val {
         if self.indent == 1 && chance(rng, self.p_chain) {
             let fits: Vec<usize> = (0..self.offers.len())
                 .filter(|&n| {
                     let o = &self.offers[n];
-                    o.chain && !o.consumed && o.val.ty == ty && o.val.lo >= lo && o.val.hi <= hi
+                    o.chain
+                        && !o.consumed
+                        && o.val.ty == ty
+                        && o.val.lo >= lo
+                        && o.val.hi <= hi
+                        && (clo > chi || (o.val.lo <= clo && o.val.hi >= chi))
                 })
                 .collect();
             if !fits.is_empty() {

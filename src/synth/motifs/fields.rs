@@ -888,8 +888,17 @@ fn vorticity(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// A smooth threshold mask of an intensity.
 fn soft_threshold(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["img", "intensity", "luma", "value"], Ty::F, 0.0, 1.0);
-    let level = k.scalar(rng, &["level", "threshold", "iso"], Ty::F, 0.2, 0.8);
-    let soft = k.scalar(rng, &["softness", "width", "feather"], Ty::F, 0.01, 0.2);
+    // Level and softness in the input's range (an offered value may span
+    // far less than [0, 1]).
+    let span = x.hi - x.lo;
+    let level = k.scalar(rng, &["level", "threshold", "iso"], Ty::F, x.at(0.3), x.at(0.7));
+    let soft = k.scalar(
+        rng,
+        &["softness", "width", "feather"],
+        Ty::F,
+        0.01 * span,
+        0.2 * span,
+    );
     let m = k.local(
         rng,
         &["mask", "alpha", "coverage"],
@@ -1044,8 +1053,10 @@ fn image_histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (a, b) = (k.tid(0), k.tid(1));
     let (h, w) = (k.launch.dim[0], k.launch.dim[1]);
-    let sh = *pick(rng, &[8usize, 16, 24, 32, 48]);
-    let sw = *pick(rng, &[8usize, 16, 24, 32, 48]);
+    // A source of a quarter to the full size of the launch (upsampled): every
+    // texel is read; a larger one would be sampled at a few of its texels.
+    let sh = (h * *pick(rng, &[1usize, 2, 3, 4]) / 4).max(2);
+    let sw = (w * *pick(rng, &[1usize, 2, 3, 4]) / 4).max(2);
     let src = k.array(
         rng,
         &["src", "source", "low_res"],
@@ -1065,7 +1076,7 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &format!("float({b}) * {sx}"),
         0.0,
-        48.0,
+        64.0,
     );
     let y = k.local(
         rng,
@@ -1073,7 +1084,7 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &format!("float({a}) * {sy}"),
         0.0,
-        48.0,
+        64.0,
     );
     let s = k.local(
         rng,

@@ -137,19 +137,44 @@ pub const MOTIFS: &[Motif] = &[
     },
 ];
 
-/// A ray: an origin and a normalized direction (both may come from earlier motifs).
-fn ray(k: &mut Kernel, rng: &mut Gen, span: f64) -> (Val, Val) {
-    let o = k.input(rng, &["origin", "ray_o", "o", "eye"], V3, -span, span);
-    let dir = k.input(rng, &["dir", "ray_d", "direction"], V3, -1.0, 1.0);
+/// A ray aimed at `target` (an expression): an origin, and the direction
+/// from it to the target plus a per-ray offset of at most `jitter` per
+/// component, normalized (a camera looking at the scene, a shadow ray towards
+/// a light). Geometry around the target is hit by most rays whatever the
+/// origin; a ray in a random direction would miss it nearly always. An
+/// offered origin must spread over most of `[-span, span]` (unit vectors
+/// as origins would all start inside the geometry).
+fn aimed_ray(k: &mut Kernel, rng: &mut Gen, span: f64, target: &str, jitter: f64) -> (Val, Val) {
+    let o = k.input_covering(
+        rng,
+        &["origin", "ray_o", "o", "eye"],
+        V3,
+        -span,
+        span,
+        -0.6 * span,
+        0.6 * span,
+    );
+    let j = k.input(
+        rng,
+        &["jitter", "aim_offset", "pixel_offset"],
+        V3,
+        -jitter,
+        jitter,
+    );
     let d = k.local(
         rng,
         &["d", "rd", "dir_n"],
         V3,
-        &format!("wp.normalize({})", dir.expr),
+        &format!("wp.normalize({target} - {} + {})", o.expr, j.expr),
         -1.0,
         1.0,
     );
     (o, d)
+}
+
+/// A `look_at` point (a vec3 scalar near the world origin) for [`aimed_ray`].
+fn look_at(k: &mut Kernel, rng: &mut Gen, span: f64) -> String {
+    k.scalar(rng, &["look_at", "target", "aim"], V3, -span, span)
 }
 
 fn ray_sphere_helper(k: &mut Kernel) {
@@ -170,13 +195,16 @@ fn ray_sphere_helper(k: &mut Kernel) {
 }
 
 /// Ray against one sphere (a `@wp.struct`): hit distance, point and normal.
+/// Rays aim at the sphere's center (offsets of at most 1 per component, less
+/// than its radius), so they hit it unless they start inside it or it lies
+/// beyond `t_max` (then the depth is `t_max`, which some rays always reach).
 fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let (o, d) = ray(k, rng, 10.0);
     let s = sphere_param(k, rng, &["sphere", "target", "ball"]);
-    let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 50.0, 1000.0);
+    let (o, d) = aimed_ray(k, rng, 8.0, &format!("{s}.center"), 1.0);
+    let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 4.0, 9.0);
     ray_sphere_helper(k);
     let t = k.local(
         rng,
@@ -187,7 +215,7 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
             o.expr, d.expr
         ),
         0.0,
-        1000.0,
+        9.0,
     );
     if chance(rng, 0.5) {
         let p = k.local(
@@ -195,8 +223,8 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
             &["hit_p", "p", "hit_point"],
             V3,
             &format!("{} + {} * {}", o.expr, d.expr, t.expr),
-            -1010.0,
-            1010.0,
+            -17.0,
+            17.0,
         );
         let n = k.local(
             rng,
@@ -217,16 +245,24 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) || !k.can_loop() {
         return false;
     }
-    let (o, d) = ray(k, rng, 10.0);
+    // A cluster of spheres around the origin, fewer ones larger (about the
+    // same cross-section in all), and rays aimed at it from all around: most
+    // rays hit a sphere, and some reach `t_max` (a miss, or one cut off).
     let ns = *pick(rng, &[4usize, 8, 16, 32]);
+    let (rlo, rhi) = match ns {
+        4 => (1.0, 2.0),
+        8 => (0.7, 1.4),
+        16 => (0.5, 1.0),
+        _ => (0.35, 0.7),
+    };
     let c = k.array(
         rng,
         &["centers", "sphere_pos", "spheres"],
         V3,
         vec![ns],
         Role::In,
-        -5.0,
-        5.0,
+        -2.0,
+        2.0,
     );
     let r = k.array(
         rng,
@@ -234,10 +270,12 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         vec![ns],
         Role::In,
-        0.2,
-        2.0,
+        rlo,
+        rhi,
     );
-    let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 50.0, 1000.0);
+    let aim = look_at(k, rng, 0.5);
+    let (o, d) = aimed_ray(k, rng, 6.0, &aim, 1.0);
+    let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 5.0, 7.0);
     ray_sphere_helper(k);
     let best = k.local(
         rng,
@@ -245,7 +283,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &format!("float({t_max})"),
         0.0,
-        1000.0,
+        7.0,
     );
     let id = if k.int_arrays() && chance(rng, 0.6) {
         Some(k.local(
@@ -275,7 +313,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
             o.expr, d.expr, best.expr
         ),
         0.0,
-        1000.0,
+        7.0,
     );
     k.open(&format!("if {} < {}:", t.expr, best.expr));
     k.line(&format!("{} = {}", best.expr, t.expr));
@@ -296,14 +334,17 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let (o, d) = ray(k, rng, 10.0);
+    // Rays aimed at a point near the plane (the rays from above it reach
+    // it) and a plane near the middle of the origins' range.
+    let aim = look_at(k, rng, 2.0);
+    let (o, d) = aimed_ray(k, rng, 10.0, &aim, 2.0);
     let axis = *pick(rng, &[0usize, 1, 1, 2]);
     let n = [
         "wp.vec3(1.0, 0.0, 0.0)",
         "wp.vec3(0.0, 1.0, 0.0)",
         "wp.vec3(0.0, 0.0, 1.0)",
     ][axis];
-    let h = k.scalar(rng, &["plane_d", "offset", "height"], Ty::F, -5.0, 5.0);
+    let h = k.scalar(rng, &["plane_d", "offset", "height"], Ty::F, -2.5, 2.5);
     let cos = k.local(
         rng,
         &["cos_theta", "facing", "denom"],
@@ -383,10 +424,20 @@ fn ray_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) || !k.allows(Ty::V(2)) {
         return false;
     }
-    let (o, d) = ray(k, rng, 5.0);
     let a = k.input(rng, &["a", "v0", "tri_a"], V3, -5.0, 5.0);
     let b = k.input(rng, &["b", "v1", "tri_b"], V3, -5.0, 5.0);
     let c = k.input(rng, &["c", "v2", "tri_c"], V3, -5.0, 5.0);
+    // Rays towards the triangle's centroid, offset by at most 0.5 per
+    // component: most hit it (a random direction almost never would).
+    let m = k.local(
+        rng,
+        &["centroid", "mid", "tri_center"],
+        V3,
+        &format!("({} + {} + {}) / 3.0", a.expr, b.expr, c.expr),
+        -5.0,
+        5.0,
+    );
+    let (o, d) = aimed_ray(k, rng, 5.0, &m.expr, 0.5);
     moller_trumbore_helper(k);
     let r = k.local(
         rng,
@@ -425,9 +476,10 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) || !k.allows(Ty::V(2)) || !k.can_loop() || !k.int_arrays() {
         return false;
     }
-    let (o, d) = ray(k, rng, 5.0);
-    let nv = *pick(rng, &[16usize, 32, 64]);
-    let nt = *pick(rng, &[8usize, 16, 32]);
+    // At least half as many triangles as vertices (most vertices belong to
+    // a triangle), and rays aimed at the middle of the mesh.
+    let nv = *pick(rng, &[16usize, 32]);
+    let nt = *pick(rng, &[16usize, 32]);
     let verts = k.array(
         rng,
         &["vertices", "points", "verts"],
@@ -447,6 +499,8 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         (nv - 1) as f64,
     );
     let ntris = k.size_param(rng, &["num_tris", "num_faces", "tri_count"], nt);
+    let aim = look_at(k, rng, 0.5);
+    let (o, d) = aimed_ray(k, rng, 5.0, &aim, 0.5);
     moller_trumbore_helper(k);
     let best = k.local(
         rng,
@@ -500,9 +554,10 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let (o, d) = ray(k, rng, 10.0);
     let lo = k.scalar(rng, &["box_lower", "lower", "bmin"], V3, -4.0, -1.0);
     let hi = k.scalar(rng, &["box_upper", "upper", "bmax"], V3, 1.0, 4.0);
+    // Rays aimed at the box's center: most enter it.
+    let (o, d) = aimed_ray(k, rng, 10.0, &format!("0.5 * ({lo} + {hi})"), 1.0);
     let inv = k.local(
         rng,
         &["inv_d", "inv_dir", "rcp"],
@@ -586,10 +641,22 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) || !k.int_arrays() {
         return false;
     }
-    let lo = k.input(rng, &["lower", "box_min", "bmin"], V3, -10.0, 10.0);
-    let ext = k.input(rng, &["extent", "size", "box_size"], V3, 0.0, 5.0);
-    let qlo = k.scalar(rng, &["query_lower", "q_min", "region_min"], V3, -6.0, -1.0);
-    let qhi = k.scalar(rng, &["query_upper", "q_max", "region_max"], V3, 1.0, 6.0);
+    // Boxes (center and half extents) scattered around a query box at the
+    // origin: about half of them overlap it, so moving one box, growing it
+    // or moving the query's faces changes which do. An offered center or
+    // half extent is taken only if its range spans most of the scene.
+    let c = k.input_covering(rng, &["center", "box_center", "pos"], V3, -4.0, 4.0, -3.0, 3.0);
+    let ext = k.input_covering(
+        rng,
+        &["half_extent", "half_size", "extent"],
+        V3,
+        0.25,
+        3.0,
+        0.5,
+        2.5,
+    );
+    let qlo = k.scalar(rng, &["query_lower", "q_min", "region_min"], V3, -2.5, -1.5);
+    let qhi = k.scalar(rng, &["query_upper", "q_max", "region_max"], V3, 1.5, 2.5);
     let count = k.array(
         rng,
         &["overlap_count", "num_hits", "count"],
@@ -599,13 +666,21 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
+    let lo = k.local(
+        rng,
+        &["lower", "box_min", "bmin"],
+        V3,
+        &format!("{} - {}", c.expr, ext.expr),
+        -7.0,
+        3.75,
+    );
     let hi = k.local(
         rng,
         &["upper", "box_max", "bmax"],
         V3,
-        &format!("{} + {}", lo.expr, ext.expr),
-        -10.0,
-        15.0,
+        &format!("{} + {}", c.expr, ext.expr),
+        -3.75,
+        7.0,
     );
     let sep = k.local(
         rng,
@@ -1036,7 +1111,9 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let mesh = k.mesh_param(rng, &["mesh", "mesh_id", "collider"]);
-    let p = k.input(rng, &["points", "p", "query"], V3, -3.0, 3.0);
+    // Query points near and far from the mesh (about a unit sphere around
+    // the origin): offered unit vectors would all lie on it.
+    let p = k.input_covering(rng, &["points", "p", "query"], V3, -3.0, 3.0, -2.0, 2.0);
     let md = k.scalar(
         rng,
         &["max_dist", "query_radius", "cutoff"],
@@ -1096,8 +1173,12 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let mesh = k.mesh_param(rng, &["mesh", "mesh_id", "scene"]);
-    let (o, d) = ray(k, rng, 2.0);
-    let max_t = k.scalar(rng, &["max_t", "t_max", "far"], Ty::F, 0.5, 4.0);
+    // The mesh is about a unit sphere around the origin (what the launch
+    // spec's `mesh` stands for): rays aimed at it, offset enough to hit it
+    // at all angles (and to miss it now and then), or cut off by `max_t`.
+    let aim = look_at(k, rng, 0.25);
+    let (o, d) = aimed_ray(k, rng, 3.0, &aim, 1.0);
+    let max_t = k.scalar(rng, &["max_t", "t_max", "far"], Ty::F, 2.0, 3.0);
     let q = k.local(
         rng,
         &["q", "hit", "query"],
@@ -1112,7 +1193,7 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &format!("float({max_t})"),
         0.0,
-        100.0,
+        3.0,
     );
     let shade = k.local(
         rng,
@@ -1140,17 +1221,19 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let mesh = k.mesh_param(rng, &["mesh", "mesh_id", "collider"]);
-    let x = k.input(rng, &["x", "pos", "particle_q"], V3, -2.0, 2.0);
+    // Particles near the mesh (about a unit sphere around the origin) and a
+    // contact distance that a good share of them are within.
+    let x = k.input(rng, &["x", "pos", "particle_q"], V3, -1.25, 1.25);
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -5.0, 5.0);
-    let r = k.scalar(rng, &["radius", "contact_dist", "margin"], Ty::F, 0.05, 0.5);
+    let r = k.scalar(rng, &["radius", "contact_dist", "margin"], Ty::F, 0.2, 0.5);
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
     let xc = k.local(
         rng,
         &["x_c", "x_new", "p"],
         V3,
         &format!("wp.vec3({})", x.expr),
-        -3.0,
-        3.0,
+        x.lo - 0.5,
+        x.hi + 0.5,
     );
     let vc = k.local(
         rng,
@@ -1225,7 +1308,10 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let p = k.input(rng, &["p", "point", "pos"], V3, -5.0, 5.0);
+    // Points spread over most of [-5, 5] (an offered value confined near
+    // the origin would be inside the sphere and below or above the slab
+    // everywhere).
+    let p = k.input_covering(rng, &["p", "point", "pos"], V3, -5.0, 5.0, -3.0, 3.0);
     let s = sphere_param(k, rng, &["region", "sphere", "zone"]);
     let h = k.scalar(rng, &["floor", "slab_height", "y_min"], Ty::F, -3.0, 3.0);
     let d = k.local(

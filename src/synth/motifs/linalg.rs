@@ -211,7 +211,10 @@ fn reflect_vector(k: &mut Kernel, rng: &mut Gen) -> bool {
             d.expr, nrm.expr
         )
     };
-    let r = k.local(rng, &["r", "reflected", "bounced"], ty, &e, -9.0, 9.0);
+    // With a unit normal the reflection is no longer than the input: a
+    // later motif's thresholds land among its values.
+    let lim = (n as f64).sqrt() * d.lo.abs().max(d.hi.abs()) + 0.01;
+    let r = k.local(rng, &["r", "reflected", "bounced"], ty, &e, -lim, lim);
     k.offer(r, &["reflected_out", "out", "dir_out"]);
     true
 }

@@ -501,9 +501,14 @@ fn weighted_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["a", "alpha_ch", "c3"],
     ];
     let mut terms = Vec::new();
+    // The sum's range is exact (the weights are positive): a later motif's
+    // thresholds land among its values.
+    let (mut lo, mut hi) = (0.0, 0.0);
     for p in pools.iter().take(n) {
         let v = k.input(rng, p, Ty::F, 0.0, 1.0);
-        let w = nice(rng, 0.05, 0.8);
+        let w = nice(rng, 0.15, 0.8);
+        lo += w * v.lo;
+        hi += w * v.hi;
         terms.push(format!("{} * {}", lit(w), v.expr));
     }
     let r = k.local(
@@ -511,8 +516,8 @@ fn weighted_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["luma", "gray", "mix", "combined"],
         Ty::F,
         &terms.join(" + "),
-        0.0,
-        3.2,
+        lo,
+        hi,
     );
     k.offer(r, &["luminance", "out", "gray_out"]);
     true
@@ -612,8 +617,10 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
         -5.0,
         5.0,
     );
-    let e0 = nice(rng, -2.0, 0.0);
-    let w = nice(rng, 0.5, 3.0);
+    // Edges inside the input's range (an offered value may span far less
+    // than [-5, 5]: fixed edges could lie wholly above or below it).
+    let e0 = x.nice_between(rng, 0.2, 0.5);
+    let w = nice(rng, 0.1 * (x.hi - x.lo), 0.4 * (x.hi - x.lo));
     if chance(rng, 0.4) {
         k.helper(
             "hermite_step",
@@ -666,15 +673,21 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// Neural-net activations: sigmoid, softplus, GELU, swish, leaky ReLU.
 fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let x = k.input(
+    let kind = below(rng, 6);
+    // The leaky ReLU's slope counts only for negative inputs: an offered
+    // value must reach well below zero (and above: the kink is the point).
+    let (clo, chi) = if kind == 4 { (-1.0, 1.0) } else { (1.0, -1.0) };
+    let x = k.input_covering(
         rng,
         &["x", "pre_act", "logits", "z", "h"],
         Ty::F,
         -20.0,
         20.0,
+        clo,
+        chi,
     );
     let x = x.expr;
-    let (expr, lo, names): (String, f64, &[&str]) = match below(rng, 6) {
+    let (expr, lo, names): (String, f64, &[&str]) = match kind {
         5 => {
             k.helper(
                 "sigmoid",
@@ -722,16 +735,27 @@ fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// A Gaussian weight of a distance with a width parameter.
 fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let d = k.input(rng, &["d", "dist", "r", "offset_d"], Ty::F, -5.0, 5.0);
-    let sigma = k.scalar(rng, &["sigma", "width", "bandwidth", "h"], Ty::F, 0.25, 2.0);
-    let expr = if chance(rng, 0.4) {
+    // Distances of a few widths at most: the weights spread over (0, 1]
+    // instead of being nearly all 0 (a later threshold on them would never
+    // be crossed).
+    let d = k.input_covering(rng, &["d", "dist", "r", "offset_d"], Ty::F, -3.0, 3.0, -2.0, 2.0);
+    let normalized = chance(rng, 0.4);
+    // The normalized kernel peaks at 1 / (sigma sqrt(2 pi)): 0.8-1.0 here
+    // (a peak far below the declared bound would stay under a later
+    // threshold placed in that range).
+    let (smin, smax) = if normalized { (0.4, 0.5) } else { (0.5, 2.0) };
+    let sigma = k.scalar(rng, &["sigma", "width", "bandwidth", "h"], Ty::F, smin, smax);
+    let (expr, hi) = if normalized {
         k.helper(
             "gaussian",
             "@wp.func\ndef gaussian(r: float, h: float) -> float:\n    q = r / h\n    return wp.exp(-0.5 * (q * q)) / (h * 2.5066283)",
         );
-        format!("gaussian({}, {sigma})", d.expr)
+        (format!("gaussian({}, {sigma})", d.expr), 1.0)
     } else {
-        format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr)
+        (
+            format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr),
+            1.0,
+        )
     };
     let w = k.local(
         rng,
@@ -739,7 +763,7 @@ fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &expr,
         0.0,
-        1.0,
+        hi,
     );
     k.offer(w, &["weights", "kernel_vals", "out"]);
     true
@@ -880,7 +904,16 @@ fn piecewise_linear(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// Dead zone around zero with a scalar half-width.
 fn deadzone(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let x = k.input(rng, &["u", "cmd", "input_sig", "stick"], Ty::F, -1.0, 1.0);
+    // An offered value must reach past the widest dead zone on both sides.
+    let x = k.input_covering(
+        rng,
+        &["u", "cmd", "input_sig", "stick"],
+        Ty::F,
+        -1.0,
+        1.0,
+        -0.6,
+        0.6,
+    );
     let dz = k.scalar(rng, &["deadzone", "eps", "threshold"], Ty::F, 0.05, 0.3);
     let y = k.local(
         rng,
@@ -947,14 +980,18 @@ fn wrap_periodic(k: &mut Kernel, rng: &mut Gen) -> bool {
         -20.0,
         20.0,
     );
-    let l = k.scalar(rng, &["box_len", "period", "L"], Ty::F, 1.0, 10.0);
+    // A period of 1/16 to 1/4 of the input's span: every value wraps
+    // somewhere (a period longer than an offered value's span never would).
+    let span = (x.hi - x.lo).max(1.0);
+    let (llo, lhi) = (span / 16.0, span / 4.0);
+    let l = k.scalar(rng, &["box_len", "period", "L"], Ty::F, llo, lhi);
     let w = k.local(
         rng,
         &["wrapped", "xw", "x_box"],
         Ty::F,
         &format!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
-        -1.0,
-        11.0,
+        -0.01 * lhi,
+        1.01 * lhi,
     );
     if chance(rng, 0.5) {
         k.open(&format!("if {} >= {l}:", w.expr));
@@ -972,8 +1009,12 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let m = k.input(rng, &["mean_anomaly", "M", "phase"], Ty::F, 0.0, 6.28);
-    let e = k.scalar(rng, &["ecc", "e", "eccentricity"], Ty::F, 0.0, 0.9);
-    let iters = k.scalar(rng, &["iters", "max_iter", "n_iter"], Ty::I, 2.0, 12.0);
+    // A tolerance parameter and a fixed iteration cap: with the cap a
+    // parameter too, one of them would decide alone on some draws (a cap of
+    // 2 stops every thread before any tolerance does; with a cap of 12 every
+    // thread has converged long before, and changing the cap changes nothing).
+    let e = k.scalar(rng, &["ecc", "e", "eccentricity"], Ty::F, 0.2, 0.9);
+    let iters = *pick(rng, &["16", "20", "24", "32"]);
     let tol = k.scalar(rng, &["tol", "eps", "tolerance"], Ty::F, 1.0e-6, 1.0e-3);
     let g = k.local(
         rng,
@@ -1058,21 +1099,17 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
         })
         .collect();
     ts.dedup();
-    let yt = y.nice_between(rng, 0.2, 0.8);
-    let (cmp, other) = *pick(rng, &[("<", ">"), ("<=", ">=")]);
+    // The second feature sends a low value to the first bucket whatever the
+    // first feature (`or`: with `and` it would count only for the few values
+    // the first threshold lets through); a low cutoff leaves most values to
+    // the first feature's buckets.
+    let yt = y.nice_between(rng, 0.2, 0.5);
+    let cmp = *pick(rng, &["<", "<="]);
     for (m, t) in ts.iter().enumerate() {
         let head = if m == 0 { "if" } else { "elif" };
         if m == 0 {
             k.open(&format!(
-                "{head} {} {cmp} {} and {} {cmp} {}:",
-                x.expr,
-                lit(*t),
-                y.expr,
-                lit(yt)
-            ));
-        } else if m == 1 && chance(rng, 0.5) {
-            k.open(&format!(
-                "{head} {} {cmp} {} or {} {other} {}:",
+                "{head} {} {cmp} {} or {} {cmp} {}:",
                 x.expr,
                 lit(*t),
                 y.expr,
@@ -1090,34 +1127,53 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
     true
 }
 
-/// A mask for values inside a band `lo < x < hi` and not flagged.
+/// Values inside a band `lo < x < hi` and not flagged, weighted by their
+/// quality (zero elsewhere): both inputs count wherever the band lets them
+/// through.
 fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["signal", "freq", "depth", "x"], Ty::F, -10.0, 10.0);
+    // A band over 40-80% of the value's range, and a quality threshold that
+    // lets most values through (in both forms of the test below).
     let lo = k.scalar(
         rng,
         &["lo", "band_lo", "min_val"],
         Ty::F,
         x.at(0.1),
-        x.at(0.4),
+        x.at(0.3),
     );
     let hi = k.scalar(
         rng,
         &["hi", "band_hi", "max_val"],
         Ty::F,
-        x.at(0.6),
+        x.at(0.7),
         x.at(0.9),
     );
     let q = k.input(rng, &["quality", "conf", "snr"], Ty::F, 0.0, 1.0);
-    let qmin = lit(q.nice_between(rng, 0.1, 0.9));
+    let gated = chance(rng, 0.5);
+    let qmin = if gated {
+        lit(q.nice_between(rng, 0.1, 0.4))
+    } else {
+        lit(q.nice_between(rng, 0.6, 0.9))
+    };
+    // The value (or its height above the band's floor) times the quality.
+    let above = chance(rng, 0.5);
+    let (mlo, mhi) = if above {
+        (
+            (x.lo - x.at(0.3)).min(0.0),
+            (x.hi - x.at(0.1)).max(0.0),
+        )
+    } else {
+        (x.lo.min(0.0), x.hi.max(0.0))
+    };
     let m = k.local(
         rng,
         &["keep", "mask", "inside"],
         Ty::F,
         "float(0.0)",
-        0.0,
-        1.0,
+        mlo,
+        mhi,
     );
-    if chance(rng, 0.5) {
+    if gated {
         k.open(&format!(
             "if {lo} < {} < {hi} and not {} < {qmin}:",
             x.expr, q.expr
@@ -1128,11 +1184,10 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
             x.expr, x.expr, q.expr
         ));
     }
-    let weight = nice(rng, 0.25, 4.0);
-    if chance(rng, 0.5) {
-        k.line(&format!("{} = {}", m.expr, lit(weight)));
+    if above {
+        k.line(&format!("{} = ({} - {lo}) * {}", m.expr, x.expr, q.expr));
     } else {
-        k.line(&format!("{} = {} * {}", m.expr, lit(weight), q.expr));
+        k.line(&format!("{} = {} * {}", m.expr, x.expr, q.expr));
     }
     k.close(false);
     k.result(m, &["mask_out", "keep_out", "out"]);
@@ -1143,24 +1198,27 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["px", "x", "u"], Ty::F, -1.0, 1.0);
     let y = k.input(rng, &["py", "y", "v"], Ty::F, -1.0, 1.0);
-    let eps = k.scalar(rng, &["eps", "band", "margin"], Ty::F, 0.01, 0.2);
-    let cx = nice(rng, -0.5, 0.5);
-    let cy = nice(rng, -0.5, 0.5);
+    // The center in the middle of the inputs' ranges (an offered value may
+    // span far less than [-1, 1]), the band a few percent of the narrower.
+    let span = (x.hi - x.lo).min(y.hi - y.lo);
+    let eps = k.scalar(rng, &["eps", "band", "margin"], Ty::F, 0.005 * span, 0.1 * span);
+    let cx = x.nice_between(rng, 0.25, 0.75);
+    let cy = y.nice_between(rng, 0.25, 0.75);
     let dx = k.local(
         rng,
         &["dx", "rx", "du"],
         Ty::F,
         &format!("{} {}", x.expr, plus(-cx)),
-        -1.5,
-        1.5,
+        x.lo - cx,
+        x.hi - cx,
     );
     let dy = k.local(
         rng,
         &["dy", "ry", "dv"],
         Ty::F,
         &format!("{} {}", y.expr, plus(-cy)),
-        -1.5,
-        1.5,
+        y.lo - cy,
+        y.hi - cy,
     );
     let (dx, dy) = (dx.expr, dy.expr);
     let q = k.local(
@@ -1203,7 +1261,9 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn horner_poly(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["x", "t", "u", "s"], Ty::F, -1.0, 1.0);
     let deg = k.expr_depth(rng, 2, 8) as usize;
-    let mut e = lit(nice(rng, -1.0, 1.0));
+    // A nonzero leading coefficient (a zero one could make `x` irrelevant).
+    let lead = nice(rng, 0.1, 1.0);
+    let mut e = lit(if chance(rng, 0.5) { lead } else { -lead });
     for _ in 0..deg {
         e = format!("({e}) * {} {}", x.expr, plus(nice(rng, -1.0, 1.0)));
     }
@@ -1258,6 +1318,10 @@ fn formula_tree(k: &mut Kernel, rng: &mut Gen) -> bool {
         let b = tree(rng, n, b_d);
         match below(rng, 6) {
             0 => format!("{a} * {b}"),
+            // `u - u` is zero: the difference of a subtree with itself would
+            // leave its inputs without effect (and the mean of it with itself
+            // is itself, which a later difference could cancel).
+            1 | 2 if a == b => format!("{a} * {b}"),
             1 => format!("0.5 * ({a} + {b})"),
             2 => format!("0.5 * ({a} - {b})"),
             3 => format!("wp.sin({a})"),
@@ -1307,7 +1371,10 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
     );
     let n = k.size_param(rng, &["num_bins", "nbins", "n_bins"], nb);
-    let inv = k.scalar(rng, &["inv_width", "bin_scale", "scale"], Ty::F, 0.5, 3.0);
+    // Bins over half to all of the values' range (an offered value may span
+    // far less than [0, 10]: a fixed scale could put them all in one bin).
+    let per = nb as f64 / x.hi.max(0.1);
+    let inv = k.scalar(rng, &["inv_width", "bin_scale", "scale"], Ty::F, 0.5 * per, per);
     let b = k.local(
         rng,
         &["b", "bin", "slot"],
@@ -1322,13 +1389,12 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// Sum (or weighted sum) of all values into one cell with an atomic.
 fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let x = k.input(
-        rng,
-        &["energy", "mass", "values", "loss", "charge"],
-        Ty::F,
-        -10.0,
-        10.0,
-    );
+    // Signed quantities, or masses (positive).
+    let x = if chance(rng, 0.2) {
+        k.input(rng, &["mass", "masses", "particle_mass"], Ty::F, 0.1, 10.0)
+    } else {
+        k.input(rng, &["energy", "values", "charge", "work"], Ty::F, -10.0, 10.0)
+    };
     let total = k.array(
         rng,
         &["total", "sum_out", "acc"],
@@ -1369,8 +1435,10 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         100.0,
     );
     let which = below(rng, 3);
-    // Sometimes the extrema of a scaled magnitude (a peak in other units).
-    let x = if chance(rng, 0.5) {
+    // Sometimes the extrema of a scaled magnitude (a peak in other units);
+    // not for a minimum alone: the least magnitude is near zero, where a
+    // change of one value hardly ever lands.
+    let x = if which != 0 && chance(rng, 0.5) {
         Val {
             expr: format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 4.0))),
             ..x
@@ -1419,12 +1487,14 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
+    // At most 60% kept: the slots past the kept ones keep their contents,
+    // which a threshold near the bottom would leave to a few.
     let thr = k.scalar(
         rng,
         &["threshold", "cutoff", "min_score"],
         Ty::F,
-        x.at(0.1),
-        x.at(0.9),
+        x.at(0.4),
+        x.at(0.8),
     );
     let n = k.launch.dim[0];
     let count = k.array(
@@ -1476,8 +1546,10 @@ fn count_if(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let x = k.input(rng, &["values", "speed", "age", "x"], Ty::F, 0.0, 10.0);
-    let lo = k.scalar(rng, &["lo", "min_v", "lower"], Ty::F, x.at(0.05), x.at(0.4));
-    let hi = k.scalar(rng, &["hi", "max_v", "upper"], Ty::F, x.at(0.5), x.at(0.95));
+    // A range over at least 30% of the values: a narrow one holds too few
+    // for a change of one value to be seen in the count.
+    let lo = k.scalar(rng, &["lo", "min_v", "lower"], Ty::F, x.at(0.05), x.at(0.3));
+    let hi = k.scalar(rng, &["hi", "max_v", "upper"], Ty::F, x.at(0.6), x.at(0.95));
     let c = k.array(
         rng,
         &["num_in_range", "count", "hits"],
@@ -1680,16 +1752,18 @@ fn running_sum_cap(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let cols = k.size_param(rng, &["m", "num_items", "cols"], m);
+    // A budget for 40-90% of the items on average (costs average 0.5): the
+    // costs past the first that overflows are never read.
     let budget = if chance(rng, 0.5) {
         k.scalar(
             rng,
             &["budget", "capacity", "limit"],
             Ty::F,
-            0.5,
-            m as f64 * 0.5,
+            m as f64 * 0.2,
+            m as f64 * 0.45,
         )
     } else {
-        lit(nice(rng, 0.5, m as f64 * 0.5))
+        lit(nice(rng, m as f64 * 0.2, m as f64 * 0.45))
     };
     let t = k.tid(0);
     let acc = k.fresh(rng, &["used", "total", "acc"]);
@@ -1791,13 +1865,12 @@ fn scatter_add(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let m = *pick(rng, &[8usize, 16, 32, 100]);
-    let x = k.input(
-        rng,
-        &["mass", "values", "contrib", "charge"],
-        Ty::F,
-        -5.0,
-        5.0,
-    );
+    // Signed contributions, or masses (positive).
+    let x = if chance(rng, 0.25) {
+        k.input(rng, &["mass", "masses", "cell_mass"], Ty::F, 0.1, 5.0)
+    } else {
+        k.input(rng, &["values", "contrib", "charge", "flux"], Ty::F, -5.0, 5.0)
+    };
     let shape = k.shape();
     let cell = k.array(
         rng,
@@ -1841,7 +1914,22 @@ fn strided_remap(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let len = k.size_param(rng, &["n", "length", "size"], n);
-    let stride = k.scalar(rng, &["stride", "step", "hop"], Ty::I, 1.0, 7.0);
+    // A stride prime to the length, so the read is a permutation (a stride
+    // sharing a factor with it would leave most elements unread).
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let prime_to_n = |s: &usize| gcd(*s, n) == 1;
+    let strides = [3usize, 5, 7, 11, 13];
+    let m = strides.iter().filter(|s| prime_to_n(s)).count();
+    let stride = strides
+        .into_iter()
+        .filter(prime_to_n)
+        .nth(below(rng, m))
+        .unwrap();
     let t = k.tid(0);
     let j = k.local(
         rng,

@@ -603,7 +603,9 @@ fn kinetic_energy_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let v = k.input(rng, &["v", "vel", "velocity"], V3, -10.0, 10.0);
+    // Velocities of any magnitude: offered unit vectors (directions) would
+    // all have the same energy.
+    let v = k.input_covering(rng, &["v", "vel", "velocity"], V3, -10.0, 10.0, -2.0, 2.0);
     let m = k.input(rng, &["mass", "m", "particle_mass"], Ty::F, 0.1, 5.0);
     let e = k.array(
         rng,
@@ -1045,12 +1047,14 @@ fn ground_contact(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let x = k.input(rng, &["x", "pos", "particle_q"], V3, -10.0, 10.0);
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -10.0, 10.0);
+    // The ground in the middle fifth of the positions' range (an offered
+    // position may span far less than [-10, 10]): some particles are below.
     let ground = k.scalar(
         rng,
         &["ground", "floor_height", "plane_offset"],
         Ty::F,
-        -2.0,
-        2.0,
+        x.at(0.4),
+        x.at(0.6),
     );
     let radius = k.scalar(rng, &["radius", "particle_radius", "r"], Ty::F, 0.01, 0.5);
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
@@ -1118,7 +1122,9 @@ fn sphere_obstacle(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
     }
-    let x = k.input(rng, &["x", "pos", "points"], V3, -10.0, 10.0);
+    // Points around the sphere (center within 2 of the origin, radius 3-8):
+    // a good share of them starts inside it.
+    let x = k.input_covering(rng, &["x", "pos", "points"], V3, -5.0, 5.0, -3.0, 3.0);
     let s = super::geometry::sphere_param(k, rng, &["obstacle", "sphere", "collider"]);
     let margin = k.scalar(rng, &["margin", "radius", "thickness"], Ty::F, 0.0, 0.2);
     k.helper(
@@ -1161,8 +1167,10 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let x = k.input(rng, &["x", "pos", "particle_q"], V3, -10.0, 10.0);
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -10.0, 10.0);
-    let lo = k.scalar(rng, &["box_lower", "lower", "bounds_min"], V3, -8.0, -2.0);
-    let hi = k.scalar(rng, &["box_upper", "upper", "bounds_max"], V3, 2.0, 8.0);
+    // Walls inside the positions' range (an offered position may span much
+    // less than [-10, 10]), so some particles are always outside them.
+    let lo = k.scalar(rng, &["box_lower", "lower", "bounds_min"], V3, x.at(0.1), x.at(0.4));
+    let hi = k.scalar(rng, &["box_upper", "upper", "bounds_max"], V3, x.at(0.6), x.at(0.9));
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
     let xc = k.local(
         rng,
@@ -1307,18 +1315,21 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let t = k.tid(0);
     let n = k.launch.dim[0];
+    // Particles in a unit box and a smoothing length of the box's size: most
+    // listed neighbours lie within it (a list drawn at random ignores
+    // distance; with particles spread wider than `h` nearly none would).
     let x = k.array(
         rng,
         &["x", "pos", "particle_x"],
         V3,
         vec![n],
         Role::In,
-        -2.0,
-        2.0,
+        -0.5,
+        0.5,
     );
     let (nb, cnt, _) = neighbor_list(k, rng);
     let mass = k.scalar(rng, &["mass", "particle_mass", "m"], Ty::F, 0.01, 1.0);
-    let h = k.scalar(rng, &["h", "smoothing_length", "support"], Ty::F, 0.1, 1.0);
+    let h = k.scalar(rng, &["h", "smoothing_length", "support"], Ty::F, 0.75, 1.5);
     k.helper(
         "poly6",
         "@wp.func\ndef poly6(r2: float, h: float):\n    \
@@ -1326,7 +1337,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
          diff = wp.max(h * h - r2, 0.0)\n    \
          return 315.0 / (64.0 * wp.pi * h3 * h3 * h3) * diff * diff * diff",
     );
-    let xi = k.local(rng, &["xi", "p", "x0"], V3, &format!("{x}[{t}]"), -2.0, 2.0);
+    let xi = k.local(rng, &["xi", "p", "x0"], V3, &format!("{x}[{t}]"), -0.5, 0.5);
     let rho = k.local(
         rng,
         &["rho", "density", "rho_i"],
@@ -1343,7 +1354,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
         Ty::F,
         &format!("wp.length_sq({x}[{nb}[{t}, {nn}]] - {})", xi.expr),
         0.0,
-        48.0,
+        3.0,
     );
     k.line(&format!("{} += {mass} * poly6({}, {h})", rho.expr, r2.expr));
     k.close(true);

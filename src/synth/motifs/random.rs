@@ -535,7 +535,9 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// Tileable 3-D Perlin noise sampled at each cell.
 fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
     let st = shared_state(k, rng);
-    let scale = k.scalar(rng, &["scale", "frequency", "cell_scale"], Ty::F, 0.25, 1.0);
+    // Coordinates reach past 2 even on a 4-wide grid: below the smallest
+    // period (2) every period gives the same lattice and `period` is moot.
+    let scale = k.scalar(rng, &["scale", "frequency", "cell_scale"], Ty::F, 0.7, 1.5);
     let period = k.scalar(rng, &["period", "tile_size", "wrap"], Ty::I, 2.0, 4.0);
     let p = k.local(
         rng,
@@ -548,7 +550,7 @@ fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
             k.tid(2)
         ),
         0.0,
-        16.0,
+        24.0,
     );
     let n = k.local(
         rng,
@@ -559,7 +561,8 @@ fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     if chance(rng, 0.5) {
-        let th = k.scalar(rng, &["threshold", "iso", "cutoff"], Ty::F, -0.5, 0.5);
+        // Perlin noise stays mostly within +-0.5: iso levels near zero.
+        let th = k.scalar(rng, &["threshold", "iso", "cutoff"], Ty::F, -0.2, 0.2);
         let m = k.local(
             rng,
             &["solid", "occupancy", "mask"],
@@ -615,16 +618,20 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let start = k.input(rng, &["start", "x0", "origin"], V3, -10.0, 10.0);
     let st = rand_state(k, rng);
+    // On a leash, the walk takes at least 4 steps of 0.08-0.1 and the leash
+    // is 1.2-3 steps long: every step count reaches it somewhere (a long leash
+    // never met, or one shorter than a step, would leave it or the steps
+    // without effect).
+    let leashed = chance(rng, 0.4);
     let steps = k.scalar(
         rng,
         &["num_steps", "steps", "walk_length"],
         Ty::I,
-        1.0,
+        if leashed { 4.0 } else { 1.0 },
         32.0,
     );
-    let leashed = chance(rng, 0.4);
-    let h_max = if leashed { 0.1 } else { 0.5 };
-    let h = k.scalar(rng, &["step_size", "step", "stride"], Ty::F, 0.01, h_max);
+    let (h_min, h_max) = if leashed { (0.08, 0.1) } else { (0.01, 0.5) };
+    let h = k.scalar(rng, &["step_size", "step", "stride"], Ty::F, h_min, h_max);
     let p = k.local(
         rng,
         &["p", "walker", "x"],
@@ -637,7 +644,7 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.open(&format!("for {s} in range({steps}):"));
     if leashed {
         // a walk on a leash: steps leaving a ball around the start are refused
-        let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.05, 0.3);
+        let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.12, 0.25);
         let cand = k.local(
             rng,
             &["cand", "trial", "q"],
@@ -752,7 +759,16 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let rate = k.input(rng, &["rate", "lam", "intensity"], Ty::F, 0.0, 50.0);
-    let dt = k.scalar(rng, &["dt", "window", "exposure_time"], Ty::F, 0.01, 1.0);
+    // Expected counts up to 5-50 (an offered rate may be far below 50: with
+    // means near zero nearly every draw is 0 whatever the rate).
+    let rh = rate.hi.max(0.1);
+    let dt = k.scalar(
+        rng,
+        &["dt", "window", "exposure_time"],
+        Ty::F,
+        5.0 / rh,
+        50.0 / rh,
+    );
     let st = rand_state(k, rng);
     let total = k.array(
         rng,
@@ -781,7 +797,8 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// Inverted dropout: keep with probability p, rescaled by 1/p.
 fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["x", "activations", "features"], Ty::F, -10.0, 10.0);
-    let p = k.scalar(rng, &["keep_prob", "p_keep", "keep"], Ty::F, 0.5, 0.95);
+    // Dropout rates of 5-30%: a dropped value hides what it was made of.
+    let p = k.scalar(rng, &["keep_prob", "p_keep", "keep"], Ty::F, 0.7, 0.95);
     let st = rand_state(k, rng);
     let y = if chance(rng, 0.5) {
         let keep = k.local(
@@ -820,9 +837,23 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// Metropolis acceptance of a proposed state.
 fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let x = k.input(rng, &["x", "state_x", "current"], Ty::F, -10.0, 10.0);
-    let e0 = k.input(rng, &["energy", "e_old", "e_cur"], Ty::F, -10.0, 10.0);
-    let temp = k.scalar(rng, &["temperature", "kT", "temp"], Ty::F, 0.1, 10.0);
+    // States and energies of the same scale as the proposal's energy
+    // (0.5 x^2) and the temperature: a good share of the proposals is
+    // accepted, and which depends on the current energy.
+    let x = k.input(rng, &["x", "state_x", "current"], Ty::F, -3.0, 3.0);
+    // Energies up to 0.8 and temperatures of 0.05-0.3 times the largest
+    // proposal energy of the state's range (an offered state may span far
+    // less than [-3, 3]): a good share of the moves is rejected.
+    let xm = x.lo.abs().max(x.hi.abs()).max(0.5);
+    let scale = 0.5 * xm * xm;
+    let e0 = k.input(rng, &["energy", "e_old", "e_cur"], Ty::F, 0.0, 0.8 * scale);
+    let temp = k.scalar(
+        rng,
+        &["temperature", "kT", "temp"],
+        Ty::F,
+        0.05 * scale,
+        0.3 * scale,
+    );
     let step = k.scalar(rng, &["step", "proposal_width", "delta"], Ty::F, 0.01, 1.0);
     let st = rand_state(k, rng);
     let xp = k.local(
@@ -857,13 +888,25 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
         -20.0,
         20.0,
     );
+    // The chain's energy goes along with its state (a rejected move keeps
+    // the current one).
+    let en = k.local(
+        rng,
+        &["e_next", "energy_new", "e_kept"],
+        Ty::F,
+        &format!("float({})", e0.expr),
+        0.0,
+        200.0,
+    );
     k.open(&format!(
         "if {de} <= 0.0 or wp.randf({st}) < wp.exp(-wp.max({de}, 0.0) / {temp}):",
         de = de.expr
     ));
     k.line(&format!("{} = {}", res.expr, xp.expr));
+    k.line(&format!("{} = {}", en.expr, e1.expr));
     k.close(false);
     k.offer(res, &["x_out", "chain_out"]);
+    k.offer(en, &["energy_out", "e_out"]);
     true
 }
 
@@ -918,15 +961,20 @@ fn random_rotation(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// Stochastic rounding to a grid step.
 fn stochastic_rounding(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["x", "values", "weights"], Ty::F, -100.0, 100.0);
-    let q = k.scalar(rng, &["quantum", "step", "resolution"], Ty::F, 0.01, 1.0);
+    // A quantum of 1/2000 to 1/200 of the input's span (an offered value may
+    // span far less than [-100, 100]: a coarse step would round its changes
+    // away).
+    let span = (x.hi - x.lo).max(0.01);
+    let (qlo, qhi) = (span / 2000.0, span / 200.0);
+    let q = k.scalar(rng, &["quantum", "step", "resolution"], Ty::F, qlo, qhi);
     let st = rand_state(k, rng);
     let y = k.local(
         rng,
         &["rounded", "quantized", "y"],
         Ty::F,
         &format!("wp.floor({} / {q} + wp.randf({st})) * {q}", x.expr),
-        -101.0,
-        101.0,
+        x.lo - qhi,
+        x.hi + qhi,
     );
     k.offer(y, &["rounded_out", "quantized_out"]);
     true
