@@ -305,15 +305,7 @@ pub fn lower_tokens_with(
     with_stack(|| {
         crate::lang::ast::with_arena(|arena| {
             let module = crate::lang::parse_tokens(tokens, arena)?;
-            module::lower_parsed(
-                source,
-                module,
-                arena,
-                DEFAULT_FILENAME,
-                (cpu, cuda, cuda_module),
-                false,
-                bytes_limit(max_generated),
-            )
+            lower_parsed_with(source, module, arena, (cpu, cuda, cuda_module), max_generated)
         })
     })
 }
