@@ -134,7 +134,10 @@ fn kill_at(config: &Path, out: &Path, shards: usize, delay: Duration) -> bool {
         if due {
             child.kill().unwrap(); // SIGKILL on Unix
             child.wait().unwrap();
-            return true;
+            // The run may have finished between the check above and the
+            // kill: a manifest is written last (a run removes any old one
+            // when it starts), so one there now means it was not killed.
+            return !out.join("manifest.json").exists();
         }
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -219,15 +222,20 @@ fn killed_runs_resume_to_identical_shards() {
 
     // Killed again and again in the same folder, with other worker counts.
     let out = dir.path().join("killed-repeatedly");
+    let mut last_killed = false;
     for shards in [2, total / 2, total - 2] {
-        kill_at(&config, &out, shards, Duration::ZERO);
+        last_killed = kill_at(&config, &out, shards, Duration::ZERO);
     }
     let o = command(&config, &out)
         .args(["--workers", "1"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("resumed after"), "{}", stderr(&o));
+    // A run can finish before the last kill lands (a fast machine, two
+    // shards to go): then there is nothing left to resume.
+    if last_killed {
+        assert!(stderr(&o).contains("resumed after"), "{}", stderr(&o));
+    }
     assert_same_as(&reference, &out);
 }
 
