@@ -305,7 +305,13 @@ pub fn lower_tokens_with(
     with_stack(|| {
         crate::lang::ast::with_arena(|arena| {
             let module = crate::lang::parse_tokens(tokens, arena)?;
-            lower_parsed_with(source, module, arena, (cpu, cuda, cuda_module), max_generated)
+            lower_parsed_with(
+                source,
+                module,
+                arena,
+                (cpu, cuda, cuda_module),
+                max_generated,
+            )
         })
     })
 }

@@ -258,13 +258,22 @@ fn build_row(
         &ctx.knobs,
         &mut [0; synth::dataflow::RULES],
         |sample, parsed, arena| match parsed {
-            Some((tokens, module)) => {
-                lower_tree(ctx, index, &sample.python_source, tokens, module, arena, scratch)
-            }
+            Some((tokens, module)) => lower_tree(
+                ctx,
+                index,
+                &sample.python_source,
+                tokens,
+                module,
+                arena,
+                scratch,
+            ),
             None => Err(lower_whole(ctx, index, &sample.python_source, scratch)
                 .err()
                 .unwrap_or_else(|| {
-                    NoRow::Rejected("lower_error", "the synthesized module does not parse".into())
+                    NoRow::Rejected(
+                        "lower_error",
+                        "the synthesized module does not parse".into(),
+                    )
                 })),
         },
     );
@@ -319,7 +328,12 @@ fn lower_rejection(e: crate::lower::LowerError) -> NoRow {
 }
 
 /// Tokenizes, parses and lowers `source` of sample `index` (see [`lower_tree`]).
-fn lower_whole(ctx: &WorkerContext, index: u64, source: &str, scratch: &mut Scratch) -> LowerResult {
+fn lower_whole(
+    ctx: &WorkerContext,
+    index: u64,
+    source: &str,
+    scratch: &mut Scratch,
+) -> LowerResult {
     let failed = |e: crate::lower::LowerError| NoRow::Rejected("lower_error", e.to_string());
     // Tokenized once, for the lowering and for the dedup keys.
     let tokens = tokenize(source).map_err(failed)?;
@@ -361,7 +375,9 @@ fn finish_row(
     };
     let (lowered, keys) = match lowered {
         Ok(l) => l,
-        Err(NoRow::Rejected(reason, message)) => return reject(reason, message, sample.python_source),
+        Err(NoRow::Rejected(reason, message)) => {
+            return reject(reason, message, sample.python_source);
+        }
         Err(NoRow::Duplicate(key)) => return Outcome::Duplicate(key),
     };
     let dedup_key = keys.at(ctx.level);
@@ -510,12 +526,19 @@ mod tests {
                 Outcome::Rejected(r) => panic!("sample {index} rejected: {}", r.message),
             }
         }
-        assert!(twins > 0, "the main job's first 600 samples hold renamed twins");
+        assert!(
+            twins > 0,
+            "the main job's first 600 samples hold renamed twins"
+        );
         // Keys of rows are unique up to the first twin of each.
         let mut keys: Vec<u64> = rows.iter().map(|r| r.1).collect();
         keys.sort_unstable();
         keys.dedup();
-        assert_eq!(keys.len(), rows.len(), "every twin after the first row was caught");
+        assert_eq!(
+            keys.len(),
+            rows.len(),
+            "every twin after the first row was caught"
+        );
     }
 
     #[test]

@@ -891,7 +891,13 @@ fn soft_threshold(k: &mut Kernel, rng: &mut Gen) -> bool {
     // Level and softness in the input's range (an offered value may span
     // far less than [0, 1]).
     let span = x.hi - x.lo;
-    let level = k.scalar(rng, &["level", "threshold", "iso"], Ty::F, x.at(0.3), x.at(0.7));
+    let level = k.scalar(
+        rng,
+        &["level", "threshold", "iso"],
+        Ty::F,
+        x.at(0.3),
+        x.at(0.7),
+    );
     let soft = k.scalar(
         rng,
         &["softness", "width", "feather"],

@@ -645,7 +645,15 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
     // origin: about half of them overlap it, so moving one box, growing it
     // or moving the query's faces changes which do. An offered center or
     // half extent is taken only if its range spans most of the scene.
-    let c = k.input_covering(rng, &["center", "box_center", "pos"], V3, -4.0, 4.0, -3.0, 3.0);
+    let c = k.input_covering(
+        rng,
+        &["center", "box_center", "pos"],
+        V3,
+        -4.0,
+        4.0,
+        -3.0,
+        3.0,
+    );
     let ext = k.input_covering(
         rng,
         &["half_extent", "half_size", "extent"],

@@ -738,13 +738,27 @@ fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
     // Distances of a few widths at most: the weights spread over (0, 1]
     // instead of being nearly all 0 (a later threshold on them would never
     // be crossed).
-    let d = k.input_covering(rng, &["d", "dist", "r", "offset_d"], Ty::F, -3.0, 3.0, -2.0, 2.0);
+    let d = k.input_covering(
+        rng,
+        &["d", "dist", "r", "offset_d"],
+        Ty::F,
+        -3.0,
+        3.0,
+        -2.0,
+        2.0,
+    );
     let normalized = chance(rng, 0.4);
     // The normalized kernel peaks at 1 / (sigma sqrt(2 pi)): 0.8-1.0 here
     // (a peak far below the declared bound would stay under a later
     // threshold placed in that range).
     let (smin, smax) = if normalized { (0.4, 0.5) } else { (0.5, 2.0) };
-    let sigma = k.scalar(rng, &["sigma", "width", "bandwidth", "h"], Ty::F, smin, smax);
+    let sigma = k.scalar(
+        rng,
+        &["sigma", "width", "bandwidth", "h"],
+        Ty::F,
+        smin,
+        smax,
+    );
     let (expr, hi) = if normalized {
         k.helper(
             "gaussian",
@@ -1158,10 +1172,7 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
     // The value (or its height above the band's floor) times the quality.
     let above = chance(rng, 0.5);
     let (mlo, mhi) = if above {
-        (
-            (x.lo - x.at(0.3)).min(0.0),
-            (x.hi - x.at(0.1)).max(0.0),
-        )
+        ((x.lo - x.at(0.3)).min(0.0), (x.hi - x.at(0.1)).max(0.0))
     } else {
         (x.lo.min(0.0), x.hi.max(0.0))
     };
@@ -1201,7 +1212,13 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     // The center in the middle of the inputs' ranges (an offered value may
     // span far less than [-1, 1]), the band a few percent of the narrower.
     let span = (x.hi - x.lo).min(y.hi - y.lo);
-    let eps = k.scalar(rng, &["eps", "band", "margin"], Ty::F, 0.005 * span, 0.1 * span);
+    let eps = k.scalar(
+        rng,
+        &["eps", "band", "margin"],
+        Ty::F,
+        0.005 * span,
+        0.1 * span,
+    );
     let cx = x.nice_between(rng, 0.25, 0.75);
     let cy = y.nice_between(rng, 0.25, 0.75);
     let dx = k.local(
@@ -1374,7 +1391,13 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
     // Bins over half to all of the values' range (an offered value may span
     // far less than [0, 10]: a fixed scale could put them all in one bin).
     let per = nb as f64 / x.hi.max(0.1);
-    let inv = k.scalar(rng, &["inv_width", "bin_scale", "scale"], Ty::F, 0.5 * per, per);
+    let inv = k.scalar(
+        rng,
+        &["inv_width", "bin_scale", "scale"],
+        Ty::F,
+        0.5 * per,
+        per,
+    );
     let b = k.local(
         rng,
         &["b", "bin", "slot"],
@@ -1393,7 +1416,13 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = if chance(rng, 0.2) {
         k.input(rng, &["mass", "masses", "particle_mass"], Ty::F, 0.1, 10.0)
     } else {
-        k.input(rng, &["energy", "values", "charge", "work"], Ty::F, -10.0, 10.0)
+        k.input(
+            rng,
+            &["energy", "values", "charge", "work"],
+            Ty::F,
+            -10.0,
+            10.0,
+        )
     };
     let total = k.array(
         rng,
@@ -1869,7 +1898,13 @@ fn scatter_add(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = if chance(rng, 0.25) {
         k.input(rng, &["mass", "masses", "cell_mass"], Ty::F, 0.1, 5.0)
     } else {
-        k.input(rng, &["values", "contrib", "charge", "flux"], Ty::F, -5.0, 5.0)
+        k.input(
+            rng,
+            &["values", "contrib", "charge", "flux"],
+            Ty::F,
+            -5.0,
+            5.0,
+        )
     };
     let shape = k.shape();
     let cell = k.array(

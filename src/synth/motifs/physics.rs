@@ -1169,8 +1169,20 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -10.0, 10.0);
     // Walls inside the positions' range (an offered position may span much
     // less than [-10, 10]), so some particles are always outside them.
-    let lo = k.scalar(rng, &["box_lower", "lower", "bounds_min"], V3, x.at(0.1), x.at(0.4));
-    let hi = k.scalar(rng, &["box_upper", "upper", "bounds_max"], V3, x.at(0.6), x.at(0.9));
+    let lo = k.scalar(
+        rng,
+        &["box_lower", "lower", "bounds_min"],
+        V3,
+        x.at(0.1),
+        x.at(0.4),
+    );
+    let hi = k.scalar(
+        rng,
+        &["box_upper", "upper", "bounds_max"],
+        V3,
+        x.at(0.6),
+        x.at(0.9),
+    );
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
     let xc = k.local(
         rng,
