@@ -205,10 +205,7 @@ pub fn synthesize_parsed<R>(
             let mut kept: Option<Sample> = None;
             for _ in 0..=knobs::MAX_REDRAWS {
                 let (sample, params, dim) = sample_of(compose::compose(category, rng, knobs));
-                let tokens = crate::lang::tokenize(&sample.python_source).ok();
-                let module = tokens
-                    .as_deref()
-                    .and_then(|t| crate::lang::parse_tokens(t, arena).ok());
+                let (tokens, module) = parse_in(&sample.python_source, arena);
                 let verdict = match &module {
                     Some(m) => dataflow::check_module(m, &params, &dim),
                     None => Err(dataflow::Rule::Unparsed),
@@ -236,16 +233,28 @@ pub fn synthesize_parsed<R>(
             }
             // No draw passed everything: the kept one, parsed again (rare).
             let sample = kept.expect("at least one draw");
-            let tokens = crate::lang::tokenize(&sample.python_source).ok();
-            let module = tokens
-                .as_deref()
-                .and_then(|t| crate::lang::parse_tokens(t, arena).ok());
+            let (tokens, module) = parse_in(&sample.python_source, arena);
             let parsed = tokens.as_deref().zip(module);
             let r = then(&sample, parsed, arena);
             drop(tokens);
             (sample, r)
         })
     })
+}
+
+/// `src`'s tokens and its syntax tree in `arena` (each `None` if it fails).
+fn parse_in<'a>(
+    src: &'a str,
+    arena: &'a bumpalo::Bump,
+) -> (
+    Option<Vec<crate::lang::Token<'a>>>,
+    Option<crate::lang::ast::Module<'a>>,
+) {
+    let tokens = crate::lang::tokenize(src).ok();
+    let module = tokens
+        .as_deref()
+        .and_then(|t| crate::lang::parse_tokens(t, arena).ok());
+    (tokens, module)
 }
 
 #[cfg(test)]
