@@ -10,6 +10,14 @@
 //! Table format, records in rank order: rank as u32 little-endian, the
 //! token's length as one byte, the token's bytes. The special tokens (which
 //! `encode_ordinary` never produces) are left out.
+//!
+//! Index format: the slots of an open-addressing hash table over the
+//! records (a power of two, at least twice their number), each a u32
+//! little-endian, 0 for a free slot, else 1 + the record's offset in the
+//! table. A token's first slot is its xxh3-64 hash masked to the slot count;
+//! a lookup goes on slot by slot to a free one. Built here, the run reads it
+//! as compiled in, where building a hash map of the ~200,000 tokens took
+//! ~20 ms at every start, while both cores waited.
 
 use std::io::Write;
 use std::path::Path;
@@ -52,5 +60,29 @@ fn main() {
         let path = Path::new(&out).join(format!("{name}.ranks"));
         let mut f = std::fs::File::create(&path).expect("create the ranks table");
         f.write_all(&table).expect("write the ranks table");
+        let path = Path::new(&out).join(format!("{name}.index"));
+        let mut f = std::fs::File::create(&path).expect("create the ranks index");
+        f.write_all(&index(&table)).expect("write the ranks index");
     }
+}
+
+/// The index of a table (format above).
+fn index(table: &[u8]) -> Vec<u8> {
+    let mut offsets = Vec::new();
+    let mut i = 0;
+    while i < table.len() {
+        offsets.push(i);
+        i += 5 + table[i + 4] as usize;
+    }
+    let slots = (offsets.len() * 2).next_power_of_two();
+    let mut index = vec![0u32; slots];
+    for at in offsets {
+        let bytes = &table[at + 5..at + 5 + table[at + 4] as usize];
+        let mut k = xxhash_rust::xxh3::xxh3_64(bytes) as usize & (slots - 1);
+        while index[k] != 0 {
+            k = (k + 1) & (slots - 1);
+        }
+        index[k] = u32::try_from(at + 1).expect("a table under 4 GiB");
+    }
+    index.iter().flat_map(|v| v.to_le_bytes()).collect()
 }

@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use anyhow::{Context, Result};
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// `[tokens] tokenizer = ...`, as written in the config.
@@ -107,6 +106,9 @@ const CL100K_PAT: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|
 /// tiktoken-rs's embedded files: (rank u32 LE, length u8, bytes) records.
 static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
 static CL100K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
+/// Their hash indexes, also written by build.rs (format there).
+static O200K_INDEX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.index"));
+static CL100K_INDEX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.index"));
 
 /// The (rank, token bytes) records of a table, in rank order.
 fn records(table: &'static [u8]) -> impl Iterator<Item = (tiktoken_rs::Rank, &'static [u8])> {
@@ -123,10 +125,10 @@ fn records(table: &'static [u8]) -> impl Iterator<Item = (tiktoken_rs::Rank, &'s
 /// The ranks of a built-in encoding, and its pattern.
 struct Ranks {
     builtin: Builtin,
-    /// Token bytes → rank (the keys borrow the compiled-in table).
-    ranks: FxHashMap<&'static [u8], tiktoken_rs::Rank>,
-    /// The compiled-in table, for `pairpipe tokens-ranks`.
+    /// The compiled-in table of (rank, bytes) records.
     table: &'static [u8],
+    /// Its compiled-in hash index: token bytes → record.
+    index: &'static [u8],
     /// Every string of one to three ASCII digits is a single token, so a
     /// text's count does not change when its ASCII digits are all made `0`
     /// (see [`Counter::count_builtin`]).
@@ -138,13 +140,17 @@ struct Ranks {
 
 impl Ranks {
     fn load(builtin: Builtin) -> Ranks {
-        let table = match builtin {
-            Builtin::O200k => O200K_TABLE,
-            Builtin::Cl100k => CL100K_TABLE,
+        let (table, index) = match builtin {
+            Builtin::O200k => (O200K_TABLE, O200K_INDEX),
+            Builtin::Cl100k => (CL100K_TABLE, CL100K_INDEX),
         };
-        let len = records(table).count();
-        let mut ranks = FxHashMap::with_capacity_and_hasher(len, Default::default());
-        ranks.extend(records(table).map(|(rank, bytes)| (bytes, rank)));
+        let mut ranks = Ranks {
+            builtin,
+            table,
+            index,
+            digits_are_tokens: false,
+            pattern: OnceLock::new(),
+        };
         let mut digits = Vec::with_capacity(3);
         let digits_are_tokens = (0..1110u32).all(|k| {
             // k = 0..10 one digit, 10..110 two, 110..1110 three.
@@ -155,15 +161,10 @@ impl Ranks {
             };
             digits.clear();
             digits.extend(format!("{n:0width$}").bytes());
-            ranks.contains_key(digits.as_slice())
+            ranks.rank(digits.as_slice()).is_some()
         });
-        Ranks {
-            builtin,
-            ranks,
-            table,
-            digits_are_tokens,
-            pattern: OnceLock::new(),
-        }
+        ranks.digits_are_tokens = digits_are_tokens;
+        ranks
     }
 
     fn get(builtin: Builtin) -> &'static Ranks {
@@ -187,12 +188,25 @@ impl Ranks {
     }
 
     fn rank(&self, bytes: &[u8]) -> Option<tiktoken_rs::Rank> {
-        self.ranks.get(bytes).copied()
+        let slots = self.index.len() / 4;
+        let slot = |k: usize| {
+            u32::from_le_bytes(self.index[4 * k..4 * k + 4].try_into().expect("4 bytes")) as usize
+        };
+        let mut k = xxhash_rust::xxh3::xxh3_64(bytes) as usize & (slots - 1);
+        loop {
+            let at = slot(k).checked_sub(1)?;
+            let len = self.table[at + 4] as usize;
+            if len == bytes.len() && &self.table[at + 5..at + 5 + len] == bytes {
+                let rank = self.table[at..at + 4].try_into().expect("4 bytes");
+                return Some(u32::from_le_bytes(rank));
+            }
+            k = (k + 1) & (slots - 1);
+        }
     }
 
     /// Tokens of one pre-tokenized piece: tiktoken's byte-pair merge.
     fn piece(&self, piece: &[u8]) -> u32 {
-        if piece.len() <= 1 || self.ranks.contains_key(piece) {
+        if piece.len() <= 1 || self.rank(piece).is_some() {
             return 1;
         }
         if piece.len() < 128 {
@@ -349,75 +363,158 @@ const LINE_CACHE_BYTES: usize = 8 << 20;
 const WORD_CACHE_BYTES: usize = 2 << 20;
 const PIECE_CACHE_BYTES: usize = 1 << 20;
 
-/// Text → token count, for chunks of texts seen before; cleared when its
-/// keys pass `cap` bytes. Keys of at most 16 bytes (most words and pieces)
-/// are kept inline, as [`ShortKey`]s: no allocation, no comparison of bytes.
+/// Text → token count, for chunks of texts seen before, in two generations
+/// of at most `cap` bytes of keys each: new keys go into the young one; when
+/// it is full the old one is dropped and the young one becomes old; a key
+/// found in the old one is copied into the young one. So the chunks that keep
+/// coming back (the template lines of the generated code) survive each
+/// turnover, where a cache emptied when full counted them all again, and
+/// memory stays bounded however long the run (~2 × `cap` and the slots).
 struct Cache {
-    short: FxHashMap<ShortKey, u32>,
-    map: FxHashMap<Box<[u8]>, u32>,
-    bytes: usize,
+    young: Table,
+    old: Table,
     cap: usize,
-}
-
-/// A text of at most 16 bytes as three integers that determine it: its
-/// length and two (possibly overlapping) loads of its first and last bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct ShortKey(u64, u64, u32);
-
-impl ShortKey {
-    #[inline(always)]
-    fn of(key: &[u8]) -> Option<ShortKey> {
-        let n = key.len();
-        let word = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("8 bytes"));
-        let half = |i: usize| u32::from_le_bytes(key[i..i + 4].try_into().expect("4 bytes")) as u64;
-        Some(match n {
-            // Bytes 0..8 and n-8..n cover the text; with n they give it back.
-            8..=16 => ShortKey(word(0), word(n - 8), n as u32),
-            4..=7 => ShortKey(half(0), half(n - 4), n as u32),
-            1..=3 => ShortKey(
-                key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
-                0,
-                n as u32,
-            ),
-            0 => ShortKey(0, 0, 0),
-            _ => return None,
-        })
-    }
 }
 
 impl Cache {
     fn new(cap: usize) -> Cache {
         Cache {
-            short: FxHashMap::default(),
-            map: FxHashMap::default(),
-            bytes: 0,
-            cap,
+            young: Table::new(),
+            old: Table::new(),
+            // Offsets are u32.
+            cap: cap.min(u32::MAX as usize / 2),
         }
     }
 
     #[inline(always)]
-    fn get(&self, key: &[u8]) -> Option<u32> {
-        match ShortKey::of(key) {
-            Some(k) => self.short.get(&k).copied(),
-            None => self.map.get(key).copied(),
+    fn get(&mut self, key: &[u8]) -> Option<u32> {
+        let h = Table::hash(key);
+        if let Some(n) = self.young.get(key, h) {
+            return Some(n);
+        }
+        let n = self.old.get(key, h)?;
+        self.insert_hashed(key, n, h);
+        Some(n)
+    }
+
+    /// Adds `key` (not in the cache) with its count.
+    fn insert(&mut self, key: &[u8], count: u32) {
+        self.insert_hashed(key, count, Table::hash(key));
+    }
+
+    fn insert_hashed(&mut self, key: &[u8], count: u32, h: u64) {
+        if self.young.arena.len() + key.len() > self.cap {
+            std::mem::swap(&mut self.young, &mut self.old);
+            self.young.clear();
+        }
+        self.young.insert(key, count, h);
+    }
+}
+
+/// One generation: open addressing over 16-byte slots, the keys' bytes in
+/// one arena. A lookup reads one slot (tag and length first) and then the
+/// key's bytes to confirm; a map of boxed keys read a control group, a
+/// bucket and a separate allocation.
+struct Table {
+    slots: Vec<Slot>,
+    arena: Vec<u8>,
+    used: usize,
+}
+
+/// One entry: 32 bits of the key's hash (the other bits chose the slot),
+/// its length (`EMPTY` for a free slot), where its bytes start in the arena,
+/// and its token count.
+#[derive(Clone, Copy)]
+struct Slot {
+    tag: u32,
+    len: u32,
+    at: u32,
+    count: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+const FREE: Slot = Slot {
+    tag: 0,
+    len: EMPTY,
+    at: 0,
+    count: 0,
+};
+/// Slots a table starts with (doubling at half full).
+const FIRST_SLOTS: usize = 1 << 12;
+
+impl Table {
+    fn new() -> Table {
+        Table {
+            slots: vec![FREE; FIRST_SLOTS],
+            arena: Vec::new(),
+            used: 0,
         }
     }
 
-    fn insert(&mut self, key: &[u8], count: u32) {
-        if self.bytes > self.cap {
-            self.short.clear();
-            self.map.clear();
-            self.bytes = 0;
-        }
-        self.bytes += key.len();
-        match ShortKey::of(key) {
-            Some(k) => {
-                self.short.insert(k, count);
+    #[inline(always)]
+    fn hash(key: &[u8]) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(key)
+    }
+
+    #[inline(always)]
+    fn get(&self, key: &[u8], h: u64) -> Option<u32> {
+        let tag = (h >> 32) as u32;
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s.len == EMPTY {
+                return None;
             }
-            None => {
-                self.map.insert(key.into(), count);
+            if s.tag == tag
+                && s.len as usize == key.len()
+                && self.arena[s.at as usize..s.at as usize + key.len()] == *key
+            {
+                return Some(s.count);
             }
+            i = (i + 1) & mask;
         }
+    }
+
+    fn insert(&mut self, key: &[u8], count: u32, h: u64) {
+        if (self.used + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let at = self.arena.len() as u32;
+        self.arena.extend_from_slice(key);
+        let slot = Slot {
+            tag: (h >> 32) as u32,
+            len: key.len() as u32,
+            at,
+            count,
+        };
+        self.place(slot, h);
+        self.used += 1;
+    }
+
+    fn place(&mut self, slot: Slot, h: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i].len != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![FREE; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        for s in old.into_iter().filter(|s| s.len != EMPTY) {
+            let key = &self.arena[s.at as usize..(s.at + s.len) as usize];
+            let h = Self::hash(key);
+            self.place(s, h);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(FREE);
+        self.arena.clear();
+        self.used = 0;
     }
 }
 
@@ -1031,7 +1128,8 @@ mod tests {
                 assert_eq!(ranks.rank(bytes), Some(rank));
                 n += 1;
             }
-            assert_eq!(ranks.ranks.len(), n);
+            let filled = ranks.index.chunks(4).filter(|s| s != &[0, 0, 0, 0]).count();
+            assert_eq!(filled, n);
             assert!(n > 100_000, "{builtin:?}: {n} ranks");
             // Every byte is a token (piece_count counts one byte as one).
             assert!((0..=255u8).all(|b| ranks.rank(&[b]).is_some()));
@@ -1064,8 +1162,8 @@ mod tests {
         let mut next = xorshift(0x853c49e6748fea9b);
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let map: FxHashMap<Vec<u8>, tiktoken_rs::Rank> =
-                ranks.ranks.iter().map(|(k, &v)| (k.to_vec(), v)).collect();
+            let map: rustc_hash::FxHashMap<Vec<u8>, tiktoken_rs::Rank> =
+                records(ranks.table).map(|(v, k)| (k.to_vec(), v)).collect();
             for round in 0..3000 {
                 let parts = 1 + next() % if round % 10 == 0 { 200 } else { 20 };
                 let piece: Vec<u8> = (0..parts)
@@ -1141,41 +1239,53 @@ mod tests {
     }
 
     #[test]
-    fn short_keys_tell_texts_apart() {
-        // Every text of up to 16 bytes over a small alphabet (to length 6),
-        // and random ones, map to distinct keys.
-        let mut seen = std::collections::HashMap::new();
-        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
-        for len in 1..=6 {
-            let prev: Vec<Vec<u8>> = texts
-                .iter()
-                .filter(|t| t.len() == len - 1)
-                .cloned()
-                .collect();
-            for t in prev {
-                for c in [0u8, b'a', b' '] {
-                    let mut t = t.clone();
-                    t.push(c);
-                    texts.push(t);
-                }
-            }
-        }
+    fn cache_gives_back_what_was_put_in() {
+        // Texts that differ in one byte, in length only, or not at all up to
+        // a prefix, through growth of the slots and turnovers of a small cap.
         let mut next = xorshift(0x1234_5678_9abc_def1);
-        for _ in 0..50_000 {
-            let len = (next() % 17) as usize;
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..30_000 {
+            let len = (next() % 40) as usize;
             texts.push(
                 (0..len)
                     .map(|_| [0u8, b'a', b' ', 0xff][(next() % 4) as usize])
                     .collect(),
             );
         }
-        for t in texts {
-            let k = ShortKey::of(&t).expect("at most 16 bytes");
-            if let Some(other) = seen.insert(k, t.clone()) {
-                assert_eq!(other, t, "two texts, one key");
+        texts.sort();
+        texts.dedup();
+        let count_of = |t: &[u8]| t.iter().map(|&b| b as u32).sum::<u32>() * 7 + t.len() as u32;
+        for cap in [64 << 10, 64 << 20] {
+            let mut cache = Cache::new(cap);
+            let mut inserted = 0usize;
+            for (k, t) in texts.iter().enumerate() {
+                assert_eq!(cache.get(t), None, "{t:?} before insertion");
+                cache.insert(t, count_of(t));
+                inserted += t.len();
+                assert_eq!(cache.get(t), Some(count_of(t)));
+                // An earlier text is still there unless the cache started over.
+                if k > 0 && inserted < cap {
+                    let old = &texts[k / 2];
+                    assert_eq!(cache.get(old), Some(count_of(old)), "{old:?}");
+                }
+            }
+            if cap > 1 << 20 {
+                for t in &texts {
+                    assert_eq!(cache.get(t), Some(count_of(t)), "{t:?}");
+                }
+            } else {
+                assert!(cache.young.arena.len() <= cap && cache.old.arena.len() <= cap);
+                // The keys of the last turnover are all there, old or young.
+                let mut recent = 0;
+                for t in texts.iter().rev() {
+                    recent += t.len();
+                    if recent > cap {
+                        break;
+                    }
+                    assert_eq!(cache.get(t), Some(count_of(t)), "{t:?}");
+                }
             }
         }
-        assert_eq!(ShortKey::of(&[b'a'; 17]), None);
     }
 
     #[test]
