@@ -388,7 +388,18 @@ impl Cache {
 
     #[inline(always)]
     fn get(&mut self, key: &[u8]) -> Option<u32> {
-        let h = Table::hash(key);
+        self.get_hashed(key, Table::hash(key))
+    }
+
+    /// Asks for the slots where a key of hash `h` would be.
+    #[inline(always)]
+    fn prefetch(&self, h: u64) {
+        self.young.prefetch(h);
+        self.old.prefetch(h);
+    }
+
+    #[inline(always)]
+    fn get_hashed(&mut self, key: &[u8], h: u64) -> Option<u32> {
         if let Some(n) = self.young.get(key, h) {
             return Some(n);
         }
@@ -439,6 +450,16 @@ const FREE: Slot = Slot {
     at: 0,
     count: 0,
 };
+/// Chunks looked up together (see [`Counter::sum_chunks`]).
+const BATCH: usize = 16;
+
+/// The two levels of chunks above pieces: lines ([`line_chunks`]) and
+/// their words ([`word_chunks`]).
+#[derive(Clone, Copy)]
+enum Level {
+    Line,
+    Word,
+}
 /// Slots a table starts with (doubling at half full).
 const FIRST_SLOTS: usize = 1 << 12;
 
@@ -454,6 +475,22 @@ impl Table {
     #[inline(always)]
     fn hash(key: &[u8]) -> u64 {
         xxhash_rust::xxh3::xxh3_64(key)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let slot = &self.slots[h as usize & (self.slots.len() - 1)];
+            // SAFETY: a hint only, on the address of a live slot; it reads
+            // nothing into the program and cannot fault.
+            unsafe {
+                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
     }
 
     #[inline(always)]
@@ -575,35 +612,60 @@ impl Counter {
         };
         let mut newlines = std::mem::take(&mut self.newlines);
         newline_bits(bytes, &mut newlines);
-        let mut total = 0;
-        for line in LineChunks::new(bytes, &newlines, ranks.builtin) {
-            total += match self.lines.get(line) {
-                Some(n) => n,
-                None => {
-                    let n = self.count_line(ranks, line);
-                    self.lines.insert(line, n);
-                    n
-                }
-            };
-        }
+        let lines = LineChunks::new(bytes, &newlines, ranks.builtin);
+        let total = self.sum_chunks(ranks, Level::Line, lines);
         self.canonical = canonical;
         self.newlines = newlines;
         total
     }
 
-    fn count_line(&mut self, ranks: &Ranks, line: &[u8]) -> u32 {
+    /// The sum of the counts of `chunks` (lines or words), each from the
+    /// level's cache or counted by the level below. A batch at a time: first
+    /// every chunk's hash, its slots asked from memory ahead of use, then the
+    /// lookups. The caches are mostly out of the core's caches by the time a
+    /// row's text comes (its lowering came in between), so lookups one after
+    /// the other waited for memory at every chunk; this way the waits overlap.
+    fn sum_chunks<'t>(
+        &mut self,
+        ranks: &Ranks,
+        level: Level,
+        mut chunks: impl Iterator<Item = &'t [u8]>,
+    ) -> u32 {
+        let mut batch: [(&[u8], u64); BATCH] = [(&[], 0); BATCH];
         let mut total = 0;
-        for word in word_chunks(line) {
-            total += match self.words.get(word) {
-                Some(n) => n,
-                None => {
-                    let n = self.count_word(ranks, word);
-                    self.words.insert(word, n);
-                    n
-                }
-            };
+        loop {
+            let mut n = 0;
+            for chunk in chunks.by_ref().take(BATCH) {
+                let h = Table::hash(chunk);
+                self.cache(level).prefetch(h);
+                batch[n] = (chunk, h);
+                n += 1;
+            }
+            if n == 0 {
+                return total;
+            }
+            for &(chunk, h) in &batch[..n] {
+                total += match self.cache(level).get_hashed(chunk, h) {
+                    Some(c) => c,
+                    None => {
+                        let c = match level {
+                            Level::Line => self.sum_chunks(ranks, Level::Word, word_chunks(chunk)),
+                            Level::Word => self.count_word(ranks, chunk),
+                        };
+                        self.cache(level).insert_hashed(chunk, c, h);
+                        c
+                    }
+                };
+            }
         }
-        total
+    }
+
+    #[inline(always)]
+    fn cache(&mut self, level: Level) -> &mut Cache {
+        match level {
+            Level::Line => &mut self.lines,
+            Level::Word => &mut self.words,
+        }
     }
 
     /// Pre-tokenizes a word and merges its pieces (pieces seen before from
