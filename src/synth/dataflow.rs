@@ -295,6 +295,30 @@ struct Cx<'p, 'a> {
     depth: u32,
 }
 
+/// `a == b` for names, in line: the range and liveness passes compare names
+/// of one to a few bytes (`i`, `acc`) many times a statement, and `==` on
+/// `str` calls libc's `memcmp` for each pair of equal length.
+#[inline(always)]
+fn eq(a: &str, b: &str) -> bool {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let n = x.len();
+    if n != y.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        // The first, middle and last byte: every byte of a short name.
+        1..=3 => x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1],
+        _ => crate::text::same(a, b),
+    }
+}
+
+/// `list.contains(&n)` by [`eq`].
+#[inline]
+fn has(list: &[&str], n: &str) -> bool {
+    list.iter().any(|m| eq(m, n))
+}
+
 /// Structural equality of two expressions (positions ignored).
 fn same(a: &Expr, b: &Expr) -> bool {
     use ExprKind as K;
@@ -482,13 +506,13 @@ fn effect(s: &Stmt, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
 fn target_effect(t: &Expr, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
     match &t.kind {
         ExprKind::Tuple(xs) => xs.iter().any(|x| target_effect(x, live, is_array)),
-        _ => root(t).is_some_and(|r| is_array(r) || live.contains(&r)),
+        _ => root(t).is_some_and(|r| is_array(r) || has(live, r)),
     }
 }
 
 impl<'p, 'a> Cx<'p, 'a> {
     fn param(&self, name: &str) -> Option<&'p Param> {
-        self.params.iter().find(|p| p.name == name)
+        self.params.iter().find(|p| eq(&p.name, name))
     }
 
     fn is_array(&self, name: &str) -> bool {
@@ -594,7 +618,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => {}
                 }
                 for n in buf.drain(..) {
-                    if !live.contains(&n) {
+                    if !has(&live, n) {
                         live.push(n);
                     }
                 }
@@ -636,7 +660,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => ns.extend(root(t)),
                 }
                 for n in ns {
-                    if !is_array(n) && !live.contains(&n) {
+                    if !is_array(n) && !has(&live, n) {
                         return Err(Rule::Dead);
                     }
                 }
@@ -862,7 +886,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     // ---------------------------------------------------------------- ranges
 
     fn get(&self, n: &str) -> Option<Iv> {
-        self.env.iter().rev().find(|e| e.0 == n).map(|e| e.1)
+        self.env.iter().rev().find(|e| eq(e.0, n)).map(|e| e.1)
     }
 
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
@@ -875,7 +899,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                 assigned.clear();
                 self.assigns(s, &mut assigned);
                 for &(n, iv) in &assigned {
-                    match self.env.iter_mut().rev().find(|e| e.0 == n) {
+                    match self.env.iter_mut().rev().find(|e| eq(e.0, n)) {
                         Some(e) => {
                             let u = e.1.union(iv);
                             if u != e.1 {
@@ -917,7 +941,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                         ExprKind::Tuple(xs) => {
                             for x in xs.iter() {
                                 if let ExprKind::Name(n) = x.kind
-                                    && !self.tid.contains(&n)
+                                    && !has(&self.tid, n)
                                 {
                                     out.push((n, TOP));
                                 }
@@ -962,7 +986,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         if let ExprKind::Call(f, args, _) = &it.kind
             && call_name(f) == Some(("range", false))
         {
-            let a: Vec<Iv> = args.iter().map(|a| self.eval(a)).collect();
+            let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|a| self.eval(a)).collect();
             return match a.len() {
                 1 => Iv::new(0.0, (a[0].hi - 1.0).max(0.0)),
                 2 => Iv::new(a[0].lo, (a[1].hi - 1.0).max(a[0].lo)),
@@ -1036,7 +1060,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn condition(&mut self, c: &Expr<'a>) {
         let mut ns = Vec::new();
         names(c, &mut ns);
-        if !ns.iter().any(|n| !self.consts.iter().any(|c| c.0 == *n)) {
+        if !ns.iter().any(|n| !self.consts.iter().any(|c| eq(c.0, n))) {
             self.fail(Rule::Known);
         }
         let iv = self.eval(c);
@@ -1055,7 +1079,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             K::Name(n) => {
                 if let Some(iv) = self.get(n) {
                     iv
-                } else if let Some(c) = self.consts.iter().find(|c| c.0 == *n) {
+                } else if let Some(c) = self.consts.iter().find(|c| eq(c.0, n)) {
                     Iv::c(c.1)
                 } else {
                     TOP
@@ -1226,7 +1250,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         args: &'a [Expr<'a>],
         kws: &'a [crate::lang::ast::Keyword<'a>],
     ) -> Iv {
-        let a: Vec<Iv> = args.iter().map(|x| self.eval(x)).collect();
+        // On the stack: a call has a few arguments, and one is evaluated per call
+        // per round of the range fixpoint.
+        let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|x| self.eval(x)).collect();
         for k in kws.iter() {
             self.eval(&k.value);
         }
@@ -1356,7 +1382,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// A helper func's return range with parameters bound to `args`
     /// (checked on the way when checking).
     fn user_func(&mut self, name: &str, args: &[Iv]) -> Iv {
-        let Some(f) = self.funcs.iter().copied().find(|f| f.name == name) else {
+        let Some(f) = self.funcs.iter().copied().find(|f| eq(f.name, name)) else {
             return TOP;
         };
         if self.depth > 4 {
