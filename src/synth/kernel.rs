@@ -90,8 +90,11 @@ pub(crate) fn lit(x: f64) -> String {
     } else {
         x
     };
-    let s = format!("{x}");
-    if s.contains('.') { s } else { format!("{s}.0") }
+    let mut s = format!("{x}");
+    if !s.contains('.') {
+        s.push_str(".0");
+    }
+    s
 }
 
 /// `+ 2.5` or `- 2.5`: a literal term appended to an expression.
@@ -534,7 +537,17 @@ impl<'k> Kernel<'k> {
     pub fn load(&mut self, rng: &mut Gen, pool: &[&str], ty: Ty, lo: f64, hi: f64) -> Val {
         let shape = self.shape();
         let name = self.array(rng, pool, ty, shape, Role::In, lo, hi);
-        let expr = format!("{name}[{}]", self.own());
+        // `name[i, j]` in place of `format!` of `own()`'s joined string.
+        let mut expr = String::with_capacity(name.len() + 16);
+        expr.push_str(&name);
+        expr.push('[');
+        for (d, t) in self.launch.tid.iter().enumerate() {
+            if d > 0 {
+                expr.push_str(", ");
+            }
+            expr.push_str(t);
+        }
+        expr.push(']');
         Val { expr, ty, lo, hi }
     }
 
@@ -804,14 +817,17 @@ impl<'k> Kernel<'k> {
         for o in offers.into_iter().filter(|o| !o.consumed) {
             let out = self.output(rng, o.out_names, o.val.ty);
             let own = self.own();
-            self.line(&format!("{out}[{own}] = {}", o.val.expr));
+            self.line_of(&[&out, "[", &own, "] = ", &o.val.expr]);
         }
         let mut src = String::with_capacity(self.body.len() + 512);
         src.push_str("import warp as wp\n");
         if !self.consts.is_empty() {
             src.push('\n');
             for (name, value) in &self.consts {
-                let _ = writeln!(src, "{name} = wp.constant({value})");
+                src.push_str(name);
+                src.push_str(" = wp.constant(");
+                src.push_str(value);
+                src.push_str(")\n");
             }
         }
         for (_, text) in &self.helpers {
@@ -835,13 +851,15 @@ impl<'k> Kernel<'k> {
                         other => other.py(),
                     };
                     match shape.len() {
-                        1 => {
-                            let _ = write!(src, "wp.array(dtype={dt})");
-                        }
+                        1 => src.push_str("wp.array(dtype="),
                         n => {
-                            let _ = write!(src, "wp.array{n}d(dtype={dt})");
+                            src.push_str("wp.array");
+                            src.push_str(itoa::Buffer::new().format(n));
+                            src.push_str("d(dtype=");
                         }
                     }
+                    src.push_str(dt);
+                    src.push(')');
                 }
                 ParamKind::Scalar { ty } => src.push_str(ty.py()),
                 ParamKind::Struct { name, .. } => src.push_str(name),
