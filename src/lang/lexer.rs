@@ -153,6 +153,18 @@ fn operator_len(b: &[u8]) -> Option<usize> {
     })
 }
 
+/// The ASCII bytes that continue an identifier (`_`, letters, digits): one
+/// load per byte of a name instead of three range tests.
+const IDENT_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = b == b'_' as usize || (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
 fn err(line: usize, col: usize, message: impl Into<String>) -> LowerError {
     LowerError {
         line,
@@ -369,7 +381,7 @@ impl<'a> Lexer<'a> {
                     let mut p = start;
                     while p < self.bytes.len() {
                         let b = self.bytes[p];
-                        if b == b'_' || b.is_ascii_alphanumeric() {
+                        if IDENT_BYTE[b as usize] {
                             p += 1;
                         } else if b >= 0x80 {
                             let ch = self.src[p..].chars().next().unwrap_or(' ');
