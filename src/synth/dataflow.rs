@@ -639,8 +639,11 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
             }
         }
+        // Two buffers for every statement, not two allocations each.
+        let mut targets: Vec<&Expr> = Vec::new();
+        let mut ns = Vec::new();
         for s in stmts {
-            let mut targets: Vec<&Expr> = Vec::new();
+            targets.clear();
             match &s.kind {
                 StmtKind::Assign(ts, v) => {
                     // The tid line is checked above.
@@ -653,13 +656,13 @@ impl<'p, 'a> Cx<'p, 'a> {
                 StmtKind::AugAssign(t, _, _) => targets.push(t),
                 _ => {}
             }
-            for t in targets {
-                let mut ns = Vec::new();
+            for t in &targets {
+                ns.clear();
                 match &t.kind {
                     ExprKind::Tuple(xs) => xs.iter().for_each(|x| ns.extend(root(x))),
                     _ => ns.extend(root(t)),
                 }
-                for n in ns {
+                for &n in &ns {
                     if !is_array(n) && !has(&live, n) {
                         return Err(Rule::Dead);
                     }
