@@ -19,6 +19,7 @@
 use super::knobs::Knobs;
 use crate::lang::NameSet;
 use crate::text::same;
+use compact_str::CompactString;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::fmt::Write;
@@ -319,7 +320,10 @@ pub struct Kernel<'k> {
     loops: usize,
     /// Deepest loop nesting written.
     pub max_loops: usize,
-    names: Vec<String>,
+    /// Names in use. Inline strings (names are short): a kernel near its
+    /// caps is cloned before each motif, and a heap string per name made
+    /// that clone and its drop cost more than the motif.
+    names: Vec<CompactString>,
     offers: Vec<Offer>,
     pub motifs: Vec<&'static str>,
     /// Chance that [`Kernel::input`] consumes an offered value.
@@ -377,7 +381,7 @@ impl<'k> Kernel<'k> {
         body.push_str("    ");
         body.push_str(&tid.join(", "));
         body.push_str(" = wp.tid()\n");
-        let names = tid.iter().map(|s| s.to_string()).collect();
+        let names = tid.iter().map(|&s| CompactString::from(s)).collect();
         Kernel {
             knobs,
             category,
@@ -436,7 +440,7 @@ impl<'k> Kernel<'k> {
         for n in 0..pool.len() {
             let cand = pool[(start + n) % pool.len()];
             if self.free(cand) {
-                self.names.push(cand.to_string());
+                self.names.push(cand.into());
                 return cand.to_string();
             }
         }
@@ -444,7 +448,7 @@ impl<'k> Kernel<'k> {
         for s in 2.. {
             let cand = format!("{base}_{s}");
             if self.free(&cand) {
-                self.names.push(cand.clone());
+                self.names.push(cand.as_str().into());
                 return cand;
             }
         }
@@ -465,7 +469,7 @@ impl<'k> Kernel<'k> {
     /// spell yourself) so `fresh` never returns it; false if already taken.
     pub fn claim(&mut self, name: &str) -> bool {
         if self.free(name) {
-            self.names.push(name.to_string());
+            self.names.push(name.into());
             true
         } else {
             false
