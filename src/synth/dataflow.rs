@@ -493,31 +493,95 @@ fn reaching<'a, 'b>(
         .collect()
 }
 
-/// Whether a statement (block) has an effect: a store, a call statement, a
-/// return/break/continue, or an assignment to a live name.
-fn effect(s: &Stmt, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
+/// Whether a statement (block) has an effect — a store, a call statement,
+/// a return/break/continue, or an assignment to a live name — as what
+/// decides it: `true` if it always has one, else the roots it assigns
+/// (pushed to `watch`), of which a live one gives it one.
+fn effect_watch<'a>(
+    s: &Stmt<'a>,
+    watch: &mut Vec<&'a str>,
+    is_array: &dyn Fn(&str) -> bool,
+) -> bool {
     match &s.kind {
         StmtKind::Expr(_)
         | StmtKind::Return(_)
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Assert(..) => true,
-        StmtKind::Assign(ts, _) => ts.iter().any(|t| target_effect(t, live, is_array)),
+        StmtKind::Assign(ts, _) => {
+            let mut always = false;
+            for t in ts.iter() {
+                always |= target_watch(t, watch, is_array);
+            }
+            always
+        }
         StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => {
-            target_effect(t, live, is_array)
+            target_watch(t, watch, is_array)
         }
         StmtKind::If(_, b, e) | StmtKind::While(_, b, e) | StmtKind::For(_, _, b, e) => {
-            b.iter().chain(e.iter()).any(|s| effect(s, live, is_array))
+            let mut always = false;
+            for s in b.iter().chain(e.iter()) {
+                always |= effect_watch(s, watch, is_array);
+            }
+            always
         }
         _ => false,
     }
 }
 
-fn target_effect(t: &Expr, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
+/// [`effect_watch`] of an assignment target: `true` if it stores to an
+/// array, else its roots into `watch` (an assignment to a live one counts).
+fn target_watch<'a>(
+    t: &Expr<'a>,
+    watch: &mut Vec<&'a str>,
+    is_array: &dyn Fn(&str) -> bool,
+) -> bool {
     match &t.kind {
-        ExprKind::Tuple(xs) => xs.iter().any(|x| target_effect(x, live, is_array)),
-        _ => root(t).is_some_and(|r| is_array(r) || has(live, r)),
+        ExprKind::Tuple(xs) => {
+            let mut always = false;
+            for x in xs.iter() {
+                always |= target_watch(x, watch, is_array);
+            }
+            always
+        }
+        _ => match root(t) {
+            Some(r) if is_array(r) => true,
+            Some(r) => {
+                watch.push(r);
+                false
+            }
+            None => false,
+        },
     }
+}
+
+/// Names numbered in order of first sight, so that sets of them are flags.
+/// A list, not a hash map: a kernel has a few dozen names, and hashing
+/// each read cost more than the scan.
+#[derive(Default)]
+struct Ids<'a> {
+    names: Vec<&'a str>,
+}
+
+impl<'a> Ids<'a> {
+    fn id(&mut self, n: &'a str) -> usize {
+        match self.names.iter().position(|m| eq(m, n)) {
+            Some(i) => i,
+            None => {
+                self.names.push(n);
+                self.names.len() - 1
+            }
+        }
+    }
+}
+
+/// What [`Cx::liveness`] needs of a statement, worked out once for all its
+/// rounds: the names it reads (`reads`) when it has an effect, and whether
+/// it has one (`always`, or one of `watch` live). Ranges index flat lists.
+struct LiveStmt {
+    always: bool,
+    watch: std::ops::Range<usize>,
+    reads: std::ops::Range<usize>,
 }
 
 impl<'p, 'a> Cx<'p, 'a> {
@@ -587,56 +651,87 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// Liveness fixpoint over `stmts` (every statement of a body); every name
     /// in `must` and every assigned local must end up live.
     fn liveness(&self, stmts: &[&Stmt<'a>], must: &[&'a str], kernel: bool) -> Result<(), Rule> {
-        let mut live: Vec<&'a str> = Vec::new();
         let is_array = |n: &str| kernel && self.is_array(n);
+        // Each statement's reads and effect are the same every round: they
+        // are listed once, as name ids, and the rounds only flip flags (they
+        // walked the expressions and scanned the live list anew each time).
+        let mut ids = Ids::default();
+        let mut flat: Vec<usize> = Vec::new();
+        let mut info: Vec<LiveStmt> = Vec::with_capacity(stmts.len());
         let mut buf = Vec::new();
+        let mut watch = Vec::new();
+        for s in stmts {
+            buf.clear();
+            watch.clear();
+            let always = match &s.kind {
+                StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Assert(e, _) => {
+                    names(e, &mut buf);
+                    true
+                }
+                StmtKind::Assign(ts, v) => {
+                    let mut always = false;
+                    for t in ts.iter() {
+                        always |= target_watch(t, &mut watch, &is_array);
+                    }
+                    names(v, &mut buf);
+                    for t in ts.iter() {
+                        target_reads(t, &mut buf);
+                    }
+                    always
+                }
+                StmtKind::AugAssign(t, _, v) => {
+                    let always = target_watch(t, &mut watch, &is_array);
+                    names(v, &mut buf);
+                    target_reads(t, &mut buf);
+                    always
+                }
+                StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
+                    let always = effect_watch(s, &mut watch, &is_array);
+                    names(c, &mut buf);
+                    always
+                }
+                StmtKind::For(_, it, _, _) => {
+                    let always = effect_watch(s, &mut watch, &is_array);
+                    names(it, &mut buf);
+                    always
+                }
+                _ => false,
+            };
+            let w = flat.len();
+            flat.extend(watch.iter().map(|&n| ids.id(n)));
+            let r = flat.len();
+            flat.extend(buf.iter().map(|&n| ids.id(n)));
+            info.push(LiveStmt {
+                always,
+                watch: w..r,
+                reads: r..flat.len(),
+            });
+        }
+        let mut is_live = vec![false; ids.names.len()];
         // Liveness flows backwards, so the statements are visited last to
         // first: the least fixpoint is the same in any order, and this one
         // reaches it in a round or two (first to last took a round per link
         // of a dependency chain).
         loop {
-            let before = live.len();
-            for s in stmts.iter().rev() {
-                buf.clear();
-                match &s.kind {
-                    StmtKind::Expr(e) | StmtKind::Return(Some(e)) => names(e, &mut buf),
-                    StmtKind::Assert(e, _) => names(e, &mut buf),
-                    StmtKind::Assign(ts, v) => {
-                        if ts.iter().any(|t| target_effect(t, &live, &is_array)) {
-                            names(v, &mut buf);
-                            for t in ts.iter() {
-                                target_reads(t, &mut buf);
-                            }
-                        }
-                    }
-                    StmtKind::AugAssign(t, _, v) => {
-                        if target_effect(t, &live, &is_array) {
-                            names(v, &mut buf);
-                            target_reads(t, &mut buf);
-                        }
-                    }
-                    StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
-                        if effect(s, &live, &is_array) {
-                            names(c, &mut buf);
-                        }
-                    }
-                    StmtKind::For(_, it, _, _) => {
-                        if effect(s, &live, &is_array) {
-                            names(it, &mut buf);
-                        }
-                    }
-                    _ => {}
-                }
-                for n in buf.drain(..) {
-                    if !has(&live, n) {
-                        live.push(n);
+            let mut changed = false;
+            for st in info.iter().rev() {
+                if st.always || flat[st.watch.clone()].iter().any(|&i| is_live[i]) {
+                    for &i in &flat[st.reads.clone()] {
+                        changed |= !is_live[i];
+                        is_live[i] = true;
                     }
                 }
             }
-            if live.len() == before {
+            if !changed {
                 break;
             }
         }
+        let live: Vec<&str> = ids
+            .names
+            .iter()
+            .zip(&is_live)
+            .filter_map(|(&n, &l)| l.then_some(n))
+            .collect();
         for n in must {
             if !live.contains(n) {
                 return Err(Rule::Dead);
