@@ -153,9 +153,13 @@ fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
 /// Appends the renamed form of `tokens` to `out`; returns its number spans.
 fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> {
     let mut numbers = Vec::new();
-    // Kernels have a few dozen identifiers: a linear scan beats hashing,
-    // comparing packed words (see `word`) before texts.
-    let mut names: Vec<(u64, &str)> = Vec::with_capacity(32);
+    // Ids of the names seen, by packed word (see `word`; a multiply and a
+    // probe, where a scan of a few dozen names was the renaming's largest
+    // cost); the few longer names by text.
+    let mut short: rustc_hash::FxHashMap<u64, usize> = Default::default();
+    short.reserve(64);
+    let mut long: Vec<&str> = Vec::new();
+    let mut long_ids: Vec<usize> = Vec::new();
     const DOT: u64 = word(".");
     const EQUALS: u64 = word("=");
     const DEF: u64 = word("def");
@@ -178,13 +182,17 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 if attribute || kwarg || is_reserved(t) {
                     out.put(t.text);
                 } else {
-                    // A word of u64::MAX stands for every long name: compare those texts.
-                    let same =
-                        |&(w, n): &(u64, &str)| w == t.word && (w != u64::MAX || n == t.text);
-                    let id = names.iter().position(same).unwrap_or_else(|| {
-                        names.push((t.word, t.text));
-                        names.len() - 1
-                    });
+                    // Numbered in order of first sight, short and long alike.
+                    let next = short.len() + long.len();
+                    let id = if t.word != u64::MAX {
+                        *short.entry(t.word).or_insert(next)
+                    } else if let Some(k) = long.iter().position(|n| *n == t.text) {
+                        long_ids[k]
+                    } else {
+                        long.push(t.text);
+                        long_ids.push(next);
+                        next
+                    };
                     let mut digits = [0u8; 21];
                     out.put(id_text(id, &mut digits));
                 }
@@ -199,10 +207,13 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 });
             }
             TokenKind::Op => {
-                match t.text {
-                    "(" | "[" | "{" => depth += 1,
-                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                    _ => {}
+                // By packed word: two integer compares, not a text compare each.
+                const OPEN: [u64; 3] = [word("("), word("["), word("{")];
+                const CLOSE: [u64; 3] = [word(")"), word("]"), word("}")];
+                if OPEN.contains(&t.word) {
+                    depth += 1;
+                } else if CLOSE.contains(&t.word) {
+                    depth = depth.saturating_sub(1);
                 }
                 out.put(t.text);
             }
@@ -276,7 +287,9 @@ fn id_text(id: usize, digits: &mut [u8; 21]) -> &str {
     }
     i -= 1;
     digits[i] = b'v';
-    std::str::from_utf8(&digits[i..]).unwrap_or("v?")
+    // SAFETY: `digits[i..]` is `v` and ASCII digits (checking it was a
+    // tenth of the renaming's cost).
+    unsafe { std::str::from_utf8_unchecked(&digits[i..]) }
 }
 
 /// `<int>` or `<float>` for a number literal.

@@ -8,7 +8,7 @@
 //! parses whatever it holds around its kernels.
 
 use super::ast::*;
-use super::lexer::{Token, TokenKind, tokenize, word};
+use super::lexer::{NameSet, Token, TokenKind, tokenize, word};
 use crate::lower::LowerError;
 use bumpalo::Bump;
 use bumpalo::collections::{String as BString, Vec as BVec};
@@ -1011,7 +1011,16 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn or_test(&mut self) -> PResult<Expr<'a>> {
-        self.bool_chain("or", false)
+        // Unless it starts with `not`, the first operand of every level from
+        // `or` down to the comparison is one `or_expr`: parsed here and handed
+        // up, not passed up through a call per level (most tests are that).
+        if self.is_kw("not") {
+            return self.bool_chain("or", false);
+        }
+        let first = self.or_expr()?;
+        let first = self.comparison_from(first)?;
+        let first = self.bool_chain_from("and", true, first)?;
+        self.bool_chain_from("or", false, first)
     }
 
     fn bool_chain(&mut self, kw: &str, is_and: bool) -> PResult<Expr<'a>> {
@@ -1020,6 +1029,12 @@ impl<'a> Parser<'_, 'a> {
         } else {
             self.bool_chain("and", true)?
         };
+        self.bool_chain_from(kw, is_and, first)
+    }
+
+    /// [`Parser::bool_chain`] once its first operand is parsed.
+    #[inline(always)]
+    fn bool_chain_from(&mut self, kw: &str, is_and: bool, first: Expr<'a>) -> PResult<Expr<'a>> {
         if !self.is_kw(kw) {
             return Ok(first);
         }
@@ -1092,6 +1107,12 @@ impl<'a> Parser<'_, 'a> {
 
     fn comparison(&mut self) -> PResult<Expr<'a>> {
         let left = self.or_expr()?;
+        self.comparison_from(left)
+    }
+
+    /// [`Parser::comparison`] once its left operand is parsed.
+    #[inline(always)]
+    fn comparison_from(&mut self, left: Expr<'a>) -> PResult<Expr<'a>> {
         let mut comps = self.vec();
         while let Some(op) = self.comp_op() {
             comps.push((op, self.or_expr()?));
@@ -1494,24 +1515,12 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-/// [`KEYWORDS`] as [`word`]s (every keyword is at most 8 bytes).
-const KEYWORD_WORDS: [u64; KEYWORDS.len()] = {
-    let mut words = [0; KEYWORDS.len()];
-    let mut i = 0;
-    while i < KEYWORDS.len() {
-        words[i] = word(KEYWORDS[i]);
-        i += 1;
-    }
-    words
-};
-
-/// Python's hard keywords (soft keywords like `match` are ordinary names).
-pub fn is_keyword(s: &str) -> bool {
-    is_keyword_word(word(s))
-}
-
+/// Asked of nearly every name token: by hash, not a scan of the list.
 fn is_keyword_word(w: u64) -> bool {
-    KEYWORD_WORDS.contains(&w)
+    const SET: NameSet<{ KEYWORDS.len() }> = NameSet::new(KEYWORDS);
+    // Every keyword is at most 8 bytes: a longer name (no word) is none;
+    // 0 (NUL bytes) marks an empty slot of the table.
+    w != u64::MAX && w != 0 && SET.contains_word(w, "")
 }
 
 /// A number literal's value, as Python reads it.

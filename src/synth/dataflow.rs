@@ -231,6 +231,7 @@ pub fn check_module<'a>(
             checking: false,
             err: None,
             depth: 0,
+            returns: Vec::new(),
         };
         let mut kernel = None;
         for s in module.body {
@@ -293,7 +294,40 @@ struct Cx<'p, 'a> {
     checking: bool,
     err: Option<Rule>,
     depth: u32,
+    /// Return ranges of helper funcs worked out outside the checking pass,
+    /// by (func, call depth, argument ranges bit for bit): the range
+    /// fixpoint evaluates each call once per round, and each evaluation
+    /// ran the func's own fixpoint again. Nothing else a call reads changes
+    /// during a check, and outside the checking pass it has no effect.
+    returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
 }
+
+/// `a == b` for names, in line: the range and liveness passes compare names
+/// of one to a few bytes (`i`, `acc`) many times a statement, and `==` on
+/// `str` calls libc's `memcmp` for each pair of equal length.
+#[inline(always)]
+fn eq(a: &str, b: &str) -> bool {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let n = x.len();
+    if n != y.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        // The first, middle and last byte: every byte of a short name.
+        1..=3 => x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1],
+        _ => crate::text::same(a, b),
+    }
+}
+
+/// `list.contains(&n)` by [`eq`].
+#[inline]
+fn has(list: &[&str], n: &str) -> bool {
+    list.iter().any(|m| eq(m, n))
+}
+
+/// A call's argument ranges as bits (so `-0.0` and `0.0` differ).
+type ArgBits = smallvec::SmallVec<[u64; 8]>;
 
 /// Structural equality of two expressions (positions ignored).
 fn same(a: &Expr, b: &Expr) -> bool {
@@ -459,36 +493,100 @@ fn reaching<'a, 'b>(
         .collect()
 }
 
-/// Whether a statement (block) has an effect: a store, a call statement, a
-/// return/break/continue, or an assignment to a live name.
-fn effect(s: &Stmt, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
+/// Whether a statement (block) has an effect — a store, a call statement,
+/// a return/break/continue, or an assignment to a live name — as what
+/// decides it: `true` if it always has one, else the roots it assigns
+/// (pushed to `watch`), of which a live one gives it one.
+fn effect_watch<'a>(
+    s: &Stmt<'a>,
+    watch: &mut Vec<&'a str>,
+    is_array: &dyn Fn(&str) -> bool,
+) -> bool {
     match &s.kind {
         StmtKind::Expr(_)
         | StmtKind::Return(_)
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Assert(..) => true,
-        StmtKind::Assign(ts, _) => ts.iter().any(|t| target_effect(t, live, is_array)),
+        StmtKind::Assign(ts, _) => {
+            let mut always = false;
+            for t in ts.iter() {
+                always |= target_watch(t, watch, is_array);
+            }
+            always
+        }
         StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => {
-            target_effect(t, live, is_array)
+            target_watch(t, watch, is_array)
         }
         StmtKind::If(_, b, e) | StmtKind::While(_, b, e) | StmtKind::For(_, _, b, e) => {
-            b.iter().chain(e.iter()).any(|s| effect(s, live, is_array))
+            let mut always = false;
+            for s in b.iter().chain(e.iter()) {
+                always |= effect_watch(s, watch, is_array);
+            }
+            always
         }
         _ => false,
     }
 }
 
-fn target_effect(t: &Expr, live: &[&str], is_array: &dyn Fn(&str) -> bool) -> bool {
+/// [`effect_watch`] of an assignment target: `true` if it stores to an
+/// array, else its roots into `watch` (an assignment to a live one counts).
+fn target_watch<'a>(
+    t: &Expr<'a>,
+    watch: &mut Vec<&'a str>,
+    is_array: &dyn Fn(&str) -> bool,
+) -> bool {
     match &t.kind {
-        ExprKind::Tuple(xs) => xs.iter().any(|x| target_effect(x, live, is_array)),
-        _ => root(t).is_some_and(|r| is_array(r) || live.contains(&r)),
+        ExprKind::Tuple(xs) => {
+            let mut always = false;
+            for x in xs.iter() {
+                always |= target_watch(x, watch, is_array);
+            }
+            always
+        }
+        _ => match root(t) {
+            Some(r) if is_array(r) => true,
+            Some(r) => {
+                watch.push(r);
+                false
+            }
+            None => false,
+        },
     }
+}
+
+/// Names numbered in order of first sight, so that sets of them are flags.
+/// A list, not a hash map: a kernel has a few dozen names, and hashing
+/// each read cost more than the scan.
+#[derive(Default)]
+struct Ids<'a> {
+    names: Vec<&'a str>,
+}
+
+impl<'a> Ids<'a> {
+    fn id(&mut self, n: &'a str) -> usize {
+        match self.names.iter().position(|m| eq(m, n)) {
+            Some(i) => i,
+            None => {
+                self.names.push(n);
+                self.names.len() - 1
+            }
+        }
+    }
+}
+
+/// What [`Cx::liveness`] needs of a statement, worked out once for all its
+/// rounds: the names it reads (`reads`) when it has an effect, and whether
+/// it has one (`always`, or one of `watch` live). Ranges index flat lists.
+struct LiveStmt {
+    always: bool,
+    watch: std::ops::Range<usize>,
+    reads: std::ops::Range<usize>,
 }
 
 impl<'p, 'a> Cx<'p, 'a> {
     fn param(&self, name: &str) -> Option<&'p Param> {
-        self.params.iter().find(|p| p.name == name)
+        self.params.iter().find(|p| eq(&p.name, name))
     }
 
     fn is_array(&self, name: &str) -> bool {
@@ -553,56 +651,87 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// Liveness fixpoint over `stmts` (every statement of a body); every name
     /// in `must` and every assigned local must end up live.
     fn liveness(&self, stmts: &[&Stmt<'a>], must: &[&'a str], kernel: bool) -> Result<(), Rule> {
-        let mut live: Vec<&'a str> = Vec::new();
         let is_array = |n: &str| kernel && self.is_array(n);
+        // Each statement's reads and effect are the same every round: they
+        // are listed once, as name ids, and the rounds only flip flags (they
+        // walked the expressions and scanned the live list anew each time).
+        let mut ids = Ids::default();
+        let mut flat: Vec<usize> = Vec::new();
+        let mut info: Vec<LiveStmt> = Vec::with_capacity(stmts.len());
         let mut buf = Vec::new();
+        let mut watch = Vec::new();
+        for s in stmts {
+            buf.clear();
+            watch.clear();
+            let always = match &s.kind {
+                StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Assert(e, _) => {
+                    names(e, &mut buf);
+                    true
+                }
+                StmtKind::Assign(ts, v) => {
+                    let mut always = false;
+                    for t in ts.iter() {
+                        always |= target_watch(t, &mut watch, &is_array);
+                    }
+                    names(v, &mut buf);
+                    for t in ts.iter() {
+                        target_reads(t, &mut buf);
+                    }
+                    always
+                }
+                StmtKind::AugAssign(t, _, v) => {
+                    let always = target_watch(t, &mut watch, &is_array);
+                    names(v, &mut buf);
+                    target_reads(t, &mut buf);
+                    always
+                }
+                StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
+                    let always = effect_watch(s, &mut watch, &is_array);
+                    names(c, &mut buf);
+                    always
+                }
+                StmtKind::For(_, it, _, _) => {
+                    let always = effect_watch(s, &mut watch, &is_array);
+                    names(it, &mut buf);
+                    always
+                }
+                _ => false,
+            };
+            let w = flat.len();
+            flat.extend(watch.iter().map(|&n| ids.id(n)));
+            let r = flat.len();
+            flat.extend(buf.iter().map(|&n| ids.id(n)));
+            info.push(LiveStmt {
+                always,
+                watch: w..r,
+                reads: r..flat.len(),
+            });
+        }
+        let mut is_live = vec![false; ids.names.len()];
         // Liveness flows backwards, so the statements are visited last to
         // first: the least fixpoint is the same in any order, and this one
         // reaches it in a round or two (first to last took a round per link
         // of a dependency chain).
         loop {
-            let before = live.len();
-            for s in stmts.iter().rev() {
-                buf.clear();
-                match &s.kind {
-                    StmtKind::Expr(e) | StmtKind::Return(Some(e)) => names(e, &mut buf),
-                    StmtKind::Assert(e, _) => names(e, &mut buf),
-                    StmtKind::Assign(ts, v) => {
-                        if ts.iter().any(|t| target_effect(t, &live, &is_array)) {
-                            names(v, &mut buf);
-                            for t in ts.iter() {
-                                target_reads(t, &mut buf);
-                            }
-                        }
-                    }
-                    StmtKind::AugAssign(t, _, v) => {
-                        if target_effect(t, &live, &is_array) {
-                            names(v, &mut buf);
-                            target_reads(t, &mut buf);
-                        }
-                    }
-                    StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
-                        if effect(s, &live, &is_array) {
-                            names(c, &mut buf);
-                        }
-                    }
-                    StmtKind::For(_, it, _, _) => {
-                        if effect(s, &live, &is_array) {
-                            names(it, &mut buf);
-                        }
-                    }
-                    _ => {}
-                }
-                for n in buf.drain(..) {
-                    if !live.contains(&n) {
-                        live.push(n);
+            let mut changed = false;
+            for st in info.iter().rev() {
+                if st.always || flat[st.watch.clone()].iter().any(|&i| is_live[i]) {
+                    for &i in &flat[st.reads.clone()] {
+                        changed |= !is_live[i];
+                        is_live[i] = true;
                     }
                 }
             }
-            if live.len() == before {
+            if !changed {
                 break;
             }
         }
+        let live: Vec<&str> = ids
+            .names
+            .iter()
+            .zip(&is_live)
+            .filter_map(|(&n, &l)| l.then_some(n))
+            .collect();
         for n in must {
             if !live.contains(n) {
                 return Err(Rule::Dead);
@@ -615,8 +744,11 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
             }
         }
+        // Two buffers for every statement, not two allocations each.
+        let mut targets: Vec<&Expr> = Vec::new();
+        let mut ns = Vec::new();
         for s in stmts {
-            let mut targets: Vec<&Expr> = Vec::new();
+            targets.clear();
             match &s.kind {
                 StmtKind::Assign(ts, v) => {
                     // The tid line is checked above.
@@ -629,14 +761,14 @@ impl<'p, 'a> Cx<'p, 'a> {
                 StmtKind::AugAssign(t, _, _) => targets.push(t),
                 _ => {}
             }
-            for t in targets {
-                let mut ns = Vec::new();
+            for t in &targets {
+                ns.clear();
                 match &t.kind {
                     ExprKind::Tuple(xs) => xs.iter().for_each(|x| ns.extend(root(x))),
                     _ => ns.extend(root(t)),
                 }
-                for n in ns {
-                    if !is_array(n) && !live.contains(&n) {
+                for &n in &ns {
+                    if !is_array(n) && !has(&live, n) {
                         return Err(Rule::Dead);
                     }
                 }
@@ -862,7 +994,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     // ---------------------------------------------------------------- ranges
 
     fn get(&self, n: &str) -> Option<Iv> {
-        self.env.iter().rev().find(|e| e.0 == n).map(|e| e.1)
+        self.env.iter().rev().find(|e| eq(e.0, n)).map(|e| e.1)
     }
 
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
@@ -875,7 +1007,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                 assigned.clear();
                 self.assigns(s, &mut assigned);
                 for &(n, iv) in &assigned {
-                    match self.env.iter_mut().rev().find(|e| e.0 == n) {
+                    match self.env.iter_mut().rev().find(|e| eq(e.0, n)) {
                         Some(e) => {
                             let u = e.1.union(iv);
                             if u != e.1 {
@@ -917,7 +1049,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                         ExprKind::Tuple(xs) => {
                             for x in xs.iter() {
                                 if let ExprKind::Name(n) = x.kind
-                                    && !self.tid.contains(&n)
+                                    && !has(&self.tid, n)
                                 {
                                     out.push((n, TOP));
                                 }
@@ -962,7 +1094,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         if let ExprKind::Call(f, args, _) = &it.kind
             && call_name(f) == Some(("range", false))
         {
-            let a: Vec<Iv> = args.iter().map(|a| self.eval(a)).collect();
+            let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|a| self.eval(a)).collect();
             return match a.len() {
                 1 => Iv::new(0.0, (a[0].hi - 1.0).max(0.0)),
                 2 => Iv::new(a[0].lo, (a[1].hi - 1.0).max(a[0].lo)),
@@ -1036,7 +1168,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn condition(&mut self, c: &Expr<'a>) {
         let mut ns = Vec::new();
         names(c, &mut ns);
-        if !ns.iter().any(|n| !self.consts.iter().any(|c| c.0 == *n)) {
+        if !ns.iter().any(|n| !self.consts.iter().any(|c| eq(c.0, n))) {
             self.fail(Rule::Known);
         }
         let iv = self.eval(c);
@@ -1055,7 +1187,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             K::Name(n) => {
                 if let Some(iv) = self.get(n) {
                     iv
-                } else if let Some(c) = self.consts.iter().find(|c| c.0 == *n) {
+                } else if let Some(c) = self.consts.iter().find(|c| eq(c.0, n)) {
                     Iv::c(c.1)
                 } else {
                     TOP
@@ -1226,7 +1358,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         args: &'a [Expr<'a>],
         kws: &'a [crate::lang::ast::Keyword<'a>],
     ) -> Iv {
-        let a: Vec<Iv> = args.iter().map(|x| self.eval(x)).collect();
+        // On the stack: a call has a few arguments, and one is evaluated per call
+        // per round of the range fixpoint.
+        let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|x| self.eval(x)).collect();
         for k in kws.iter() {
             self.eval(&k.value);
         }
@@ -1356,12 +1490,26 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// A helper func's return range with parameters bound to `args`
     /// (checked on the way when checking).
     fn user_func(&mut self, name: &str, args: &[Iv]) -> Iv {
-        let Some(f) = self.funcs.iter().copied().find(|f| f.name == name) else {
+        let Some(f) = self.funcs.iter().copied().find(|f| eq(f.name, name)) else {
             return TOP;
         };
         if self.depth > 4 {
             return TOP;
         }
+        let key = (!self.checking).then(|| {
+            args.iter()
+                .flat_map(|a| [a.lo.to_bits(), a.hi.to_bits()])
+                .collect::<ArgBits>()
+        });
+        if let Some(key) = &key
+            && let Some(r) = self
+                .returns
+                .iter()
+                .find(|r| std::ptr::eq(r.0, f) && r.1 == self.depth && r.2 == *key)
+        {
+            return r.3;
+        }
+        let depth = self.depth;
         self.depth += 1;
         let mark = self.env.len();
         // Hide the caller's names: push the parameters, then locals.
@@ -1390,7 +1538,11 @@ impl<'p, 'a> Cx<'p, 'a> {
         self.env = saved;
         let _ = mark;
         self.depth -= 1;
-        ret.unwrap_or(TOP)
+        let ret = ret.unwrap_or(TOP);
+        if let Some(key) = key {
+            self.returns.push((f, depth, key, ret));
+        }
+        ret
     }
 }
 

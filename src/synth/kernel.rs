@@ -17,6 +17,9 @@
 //! See /work/notes/synth_api.md (how to write a motif).
 
 use super::knobs::Knobs;
+use crate::lang::NameSet;
+use crate::text::same;
+use compact_str::CompactString;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::fmt::Write;
@@ -88,8 +91,11 @@ pub(crate) fn lit(x: f64) -> String {
     } else {
         x
     };
-    let s = format!("{x}");
-    if s.contains('.') { s } else { format!("{s}.0") }
+    let mut s = format!("{x}");
+    if !s.contains('.') {
+        s.push_str(".0");
+    }
+    s
 }
 
 /// `+ 2.5` or `- 2.5`: a literal term appended to an expression.
@@ -314,7 +320,10 @@ pub struct Kernel<'k> {
     loops: usize,
     /// Deepest loop nesting written.
     pub max_loops: usize,
-    names: Vec<String>,
+    /// Names in use. Inline strings (names are short): a kernel near its
+    /// caps is cloned before each motif, and a heap string per name made
+    /// that clone and its drop cost more than the motif.
+    names: Vec<CompactString>,
     offers: Vec<Offer>,
     pub motifs: Vec<&'static str>,
     /// Chance that [`Kernel::input`] consumes an offered value.
@@ -372,7 +381,7 @@ impl<'k> Kernel<'k> {
         body.push_str("    ");
         body.push_str(&tid.join(", "));
         body.push_str(" = wp.tid()\n");
-        let names = tid.iter().map(|s| s.to_string()).collect();
+        let names = tid.iter().map(|&s| CompactString::from(s)).collect();
         Kernel {
             knobs,
             category,
@@ -431,7 +440,7 @@ impl<'k> Kernel<'k> {
         for n in 0..pool.len() {
             let cand = pool[(start + n) % pool.len()];
             if self.free(cand) {
-                self.names.push(cand.to_string());
+                self.names.push(cand.into());
                 return cand.to_string();
             }
         }
@@ -439,7 +448,7 @@ impl<'k> Kernel<'k> {
         for s in 2.. {
             let cand = format!("{base}_{s}");
             if self.free(&cand) {
-                self.names.push(cand.clone());
+                self.names.push(cand.as_str().into());
                 return cand;
             }
         }
@@ -447,17 +456,20 @@ impl<'k> Kernel<'k> {
     }
 
     fn free(&self, name: &str) -> bool {
-        !RESERVED.contains(&name)
-            && !self.names.iter().any(|n| n == name)
-            && !self.helpers.iter().any(|h| h.0 == name)
-            && !self.consts.iter().any(|c| c.0 == name)
+        // Asked for every candidate name: the reserved words by hash, not
+        // one `memcmp` each, and the names in use compared in line.
+        const SET: NameSet<{ RESERVED.len() }> = NameSet::new(RESERVED);
+        !SET.contains(name)
+            && !self.names.iter().any(|n| same(n, name))
+            && !self.helpers.iter().any(|h| same(&h.0, name))
+            && !self.consts.iter().any(|c| same(&c.0, name))
     }
 
     /// Reserve `name` (e.g. a helper's parameter or a loop variable you
     /// spell yourself) so `fresh` never returns it; false if already taken.
     pub fn claim(&mut self, name: &str) -> bool {
         if self.free(name) {
-            self.names.push(name.to_string());
+            self.names.push(name.into());
             true
         } else {
             false
@@ -529,7 +541,17 @@ impl<'k> Kernel<'k> {
     pub fn load(&mut self, rng: &mut Gen, pool: &[&str], ty: Ty, lo: f64, hi: f64) -> Val {
         let shape = self.shape();
         let name = self.array(rng, pool, ty, shape, Role::In, lo, hi);
-        let expr = format!("{name}[{}]", self.own());
+        // `name[i, j]` in place of `format!` of `own()`'s joined string.
+        let mut expr = String::with_capacity(name.len() + 16);
+        expr.push_str(&name);
+        expr.push('[');
+        for (d, t) in self.launch.tid.iter().enumerate() {
+            if d > 0 {
+                expr.push_str(", ");
+            }
+            expr.push_str(t);
+        }
+        expr.push(']');
         Val { expr, ty, lo, hi }
     }
 
@@ -624,10 +646,18 @@ impl<'k> Kernel<'k> {
 
     /// Appends one body line at the current indentation.
     pub fn line(&mut self, text: &str) {
+        self.line_of(&[text]);
+    }
+
+    /// [`Kernel::line`] of `parts` joined, written in place (no `format!`
+    /// of the line first).
+    fn line_of(&mut self, parts: &[&str]) {
         for _ in 0..self.indent {
             self.body.push_str("    ");
         }
-        self.body.push_str(text);
+        for p in parts {
+            self.body.push_str(p);
+        }
         self.body.push('\n');
         self.lines += 1;
     }
@@ -666,7 +696,7 @@ impl<'k> Kernel<'k> {
         hi: f64,
     ) -> Val {
         let name = self.fresh(rng, pool);
-        self.line(&format!("{name} = {expr}"));
+        self.line_of(&[&name, " = ", expr]);
         Val {
             expr: name,
             ty,
@@ -791,14 +821,17 @@ impl<'k> Kernel<'k> {
         for o in offers.into_iter().filter(|o| !o.consumed) {
             let out = self.output(rng, o.out_names, o.val.ty);
             let own = self.own();
-            self.line(&format!("{out}[{own}] = {}", o.val.expr));
+            self.line_of(&[&out, "[", &own, "] = ", &o.val.expr]);
         }
         let mut src = String::with_capacity(self.body.len() + 512);
         src.push_str("import warp as wp\n");
         if !self.consts.is_empty() {
             src.push('\n');
             for (name, value) in &self.consts {
-                let _ = writeln!(src, "{name} = wp.constant({value})");
+                src.push_str(name);
+                src.push_str(" = wp.constant(");
+                src.push_str(value);
+                src.push_str(")\n");
             }
         }
         for (_, text) in &self.helpers {
@@ -822,13 +855,15 @@ impl<'k> Kernel<'k> {
                         other => other.py(),
                     };
                     match shape.len() {
-                        1 => {
-                            let _ = write!(src, "wp.array(dtype={dt})");
-                        }
+                        1 => src.push_str("wp.array(dtype="),
                         n => {
-                            let _ = write!(src, "wp.array{n}d(dtype={dt})");
+                            src.push_str("wp.array");
+                            src.push_str(itoa::Buffer::new().format(n));
+                            src.push_str("d(dtype=");
                         }
                     }
+                    src.push_str(dt);
+                    src.push(')');
                 }
                 ParamKind::Scalar { ty } => src.push_str(ty.py()),
                 ParamKind::Struct { name, .. } => src.push_str(name),
@@ -845,16 +880,23 @@ impl<'k> Kernel<'k> {
         let mut s = String::with_capacity(256 + 96 * self.params.len());
         s.push_str("{\"dim\": ");
         push_dims(&mut s, &self.launch.dim);
-        let _ = write!(s, ", \"tiled\": {}", self.launch.tiled);
+        s.push_str(if self.launch.tiled {
+            ", \"tiled\": true"
+        } else {
+            ", \"tiled\": false"
+        });
         if self.launch.tiled {
-            let _ = write!(s, ", \"block_dim\": {}", self.launch.block_dim);
+            s.push_str(", \"block_dim\": ");
+            s.push_str(itoa::Buffer::new().format(self.launch.block_dim));
         }
         s.push_str(", \"params\": [");
         for (n, p) in self.params.iter().enumerate() {
             if n > 0 {
                 s.push_str(", ");
             }
-            let _ = write!(s, "{{\"name\": \"{}\", ", p.name);
+            s.push_str("{\"name\": \"");
+            s.push_str(&p.name);
+            s.push_str("\", ");
             match &p.kind {
                 ParamKind::Array {
                     ty,
@@ -863,13 +905,13 @@ impl<'k> Kernel<'k> {
                     init,
                     unit,
                 } => {
-                    let _ = write!(
-                        s,
-                        "\"kind\": \"array\", \"dtype\": \"{}\", \"shape\": ",
-                        ty.spec()
-                    );
+                    s.push_str("\"kind\": \"array\", \"dtype\": \"");
+                    s.push_str(ty.spec());
+                    s.push_str("\", \"shape\": ");
                     push_dims(&mut s, shape);
-                    let _ = write!(s, ", \"role\": \"{}\"", role.spec());
+                    s.push_str(", \"role\": \"");
+                    s.push_str(role.spec());
+                    s.push('"');
                     if matches!(role, Role::In | Role::InOut) {
                         s.push_str(", \"range\": ");
                         push_range(&mut s, *ty, p.lo, p.hi);
@@ -878,41 +920,39 @@ impl<'k> Kernel<'k> {
                         s.push_str(", \"unit\": true");
                     }
                     if let Some(v) = init {
-                        let _ = write!(s, ", \"init\": {}", json_num(*v));
+                        s.push_str(", \"init\": ");
+                        push_json_num(&mut s, *v);
                     }
                 }
                 ParamKind::Scalar { ty } => {
-                    let _ = write!(
-                        s,
-                        "\"kind\": \"scalar\", \"dtype\": \"{}\", \"range\": ",
-                        ty.spec()
-                    );
+                    s.push_str("\"kind\": \"scalar\", \"dtype\": \"");
+                    s.push_str(ty.spec());
+                    s.push_str("\", \"range\": ");
                     push_range(&mut s, *ty, p.lo, p.hi);
                 }
                 ParamKind::Struct { name, fields } => {
-                    let _ = write!(
-                        s,
-                        "\"kind\": \"struct\", \"struct\": \"{name}\", \"fields\": ["
-                    );
+                    s.push_str("\"kind\": \"struct\", \"struct\": \"");
+                    s.push_str(name);
+                    s.push_str("\", \"fields\": [");
                     for (m, (f, ty, lo, hi)) in fields.iter().enumerate() {
                         if m > 0 {
                             s.push_str(", ");
                         }
-                        let _ = write!(
-                            s,
-                            "{{\"name\": \"{f}\", \"kind\": \"scalar\", \"dtype\": \"{}\", \"range\": ",
-                            ty.spec()
-                        );
+                        s.push_str("{\"name\": \"");
+                        s.push_str(f);
+                        s.push_str("\", \"kind\": \"scalar\", \"dtype\": \"");
+                        s.push_str(ty.spec());
+                        s.push_str("\", \"range\": ");
                         push_range(&mut s, *ty, *lo, *hi);
                         s.push('}');
                     }
                     s.push(']');
                 }
                 ParamKind::Mesh { points, triangles } => {
-                    let _ = write!(
-                        s,
-                        "\"kind\": \"mesh\", \"points\": {points}, \"triangles\": {triangles}"
-                    );
+                    s.push_str("\"kind\": \"mesh\", \"points\": ");
+                    s.push_str(itoa::Buffer::new().format(*points));
+                    s.push_str(", \"triangles\": ");
+                    s.push_str(itoa::Buffer::new().format(*triangles));
                 }
             }
             s.push('}');
@@ -928,25 +968,35 @@ fn push_dims(s: &mut String, dims: &[usize]) {
         if n > 0 {
             s.push_str(", ");
         }
-        let _ = write!(s, "{d}");
+        s.push_str(itoa::Buffer::new().format(*d));
     }
     s.push(']');
 }
 
-fn json_num(x: f64) -> String {
+/// `x` as JSON: an integral value without a fraction.
+fn push_json_num(s: &mut String, x: f64) {
     if x == x.trunc() && x.abs() < 1.0e15 {
-        format!("{}", x as i64)
+        s.push_str(itoa::Buffer::new().format(x as i64));
     } else {
-        format!("{x}")
+        let _ = write!(s, "{x}");
     }
 }
 
+// Written piece by piece: `write!` with its formatting machinery and a
+// `String` per number cost more than the digits (a few per parameter, on
+// every draw).
 fn push_range(s: &mut String, ty: Ty, lo: f64, hi: f64) {
+    s.push('[');
     if ty == Ty::I {
-        let _ = write!(s, "[{}, {}]", lo as i64, hi as i64);
+        s.push_str(itoa::Buffer::new().format(lo as i64));
+        s.push_str(", ");
+        s.push_str(itoa::Buffer::new().format(hi as i64));
     } else {
-        let _ = write!(s, "[{}, {}]", json_num(lo), json_num(hi));
+        push_json_num(s, lo);
+        s.push_str(", ");
+        push_json_num(s, hi);
     }
+    s.push(']');
 }
 
 #[cfg(test)]
