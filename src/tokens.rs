@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use anyhow::{Context, Result};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// `[tokens] tokenizer = ...`, as written in the config.
@@ -363,195 +364,75 @@ const LINE_CACHE_BYTES: usize = 8 << 20;
 const WORD_CACHE_BYTES: usize = 2 << 20;
 const PIECE_CACHE_BYTES: usize = 1 << 20;
 
-/// Text → token count, for chunks of texts seen before, in two generations
-/// of at most `cap` bytes of keys each: new keys go into the young one; when
-/// it is full the old one is dropped and the young one becomes old; a key
-/// found in the old one is copied into the young one. So the chunks that keep
-/// coming back (the template lines of the generated code) survive each
-/// turnover, where a cache emptied when full counted them all again, and
-/// memory stays bounded however long the run (~2 × `cap` and the slots).
+/// Text → token count, for chunks of texts seen before; cleared when its
+/// keys pass `cap` bytes. Keys of at most 16 bytes (most words and pieces)
+/// are kept inline, as [`ShortKey`]s: no allocation, no comparison of bytes.
 struct Cache {
-    young: Table,
-    old: Table,
+    short: FxHashMap<ShortKey, u32>,
+    map: FxHashMap<Box<[u8]>, u32>,
+    bytes: usize,
     cap: usize,
+}
+
+/// A text of at most 16 bytes as three integers that determine it: its
+/// length and two (possibly overlapping) loads of its first and last bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ShortKey(u64, u64, u32);
+
+impl ShortKey {
+    #[inline(always)]
+    fn of(key: &[u8]) -> Option<ShortKey> {
+        let n = key.len();
+        let word = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("8 bytes"));
+        let half = |i: usize| u32::from_le_bytes(key[i..i + 4].try_into().expect("4 bytes")) as u64;
+        Some(match n {
+            // Bytes 0..8 and n-8..n cover the text; with n they give it back.
+            8..=16 => ShortKey(word(0), word(n - 8), n as u32),
+            4..=7 => ShortKey(half(0), half(n - 4), n as u32),
+            1..=3 => ShortKey(
+                key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
+                0,
+                n as u32,
+            ),
+            0 => ShortKey(0, 0, 0),
+            _ => return None,
+        })
+    }
 }
 
 impl Cache {
     fn new(cap: usize) -> Cache {
         Cache {
-            young: Table::new(),
-            old: Table::new(),
-            // Offsets are u32.
-            cap: cap.min(u32::MAX as usize / 2),
+            short: FxHashMap::default(),
+            map: FxHashMap::default(),
+            bytes: 0,
+            cap,
         }
     }
 
     #[inline(always)]
-    fn get(&mut self, key: &[u8]) -> Option<u32> {
-        self.get_hashed(key, Table::hash(key))
-    }
-
-    /// Asks for the slots where a key of hash `h` would be.
-    #[inline(always)]
-    fn prefetch(&self, h: u64) {
-        self.young.prefetch(h);
-        self.old.prefetch(h);
-    }
-
-    #[inline(always)]
-    fn get_hashed(&mut self, key: &[u8], h: u64) -> Option<u32> {
-        if let Some(n) = self.young.get(key, h) {
-            return Some(n);
+    fn get(&self, key: &[u8]) -> Option<u32> {
+        match ShortKey::of(key) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.map.get(key).copied(),
         }
-        let n = self.old.get(key, h)?;
-        self.insert_hashed(key, n, h);
-        Some(n)
     }
 
-    /// Adds `key` (not in the cache) with its count.
     fn insert(&mut self, key: &[u8], count: u32) {
-        self.insert_hashed(key, count, Table::hash(key));
-    }
-
-    fn insert_hashed(&mut self, key: &[u8], count: u32, h: u64) {
-        if self.young.arena.len() + key.len() > self.cap {
-            std::mem::swap(&mut self.young, &mut self.old);
-            self.young.clear();
+        if self.bytes > self.cap {
+            self.short.clear();
+            self.map.clear();
+            self.bytes = 0;
         }
-        self.young.insert(key, count, h);
-    }
-}
-
-/// One generation: open addressing over 16-byte slots, the keys' bytes in
-/// one arena. A lookup reads one slot (tag and length first) and then the
-/// key's bytes to confirm; a map of boxed keys read a control group, a
-/// bucket and a separate allocation.
-struct Table {
-    slots: Vec<Slot>,
-    arena: Vec<u8>,
-    used: usize,
-}
-
-/// One entry: 32 bits of the key's hash (the other bits chose the slot),
-/// its length (`EMPTY` for a free slot), where its bytes start in the arena,
-/// and its token count.
-#[derive(Clone, Copy)]
-struct Slot {
-    tag: u32,
-    len: u32,
-    at: u32,
-    count: u32,
-}
-
-const EMPTY: u32 = u32::MAX;
-const FREE: Slot = Slot {
-    tag: 0,
-    len: EMPTY,
-    at: 0,
-    count: 0,
-};
-/// Chunks looked up together (see [`Counter::sum_chunks`]).
-const BATCH: usize = 16;
-
-/// The two levels of chunks above pieces: lines ([`line_chunks`]) and
-/// their words ([`word_chunks`]).
-#[derive(Clone, Copy)]
-enum Level {
-    Line,
-    Word,
-}
-/// Slots a table starts with (doubling at half full).
-const FIRST_SLOTS: usize = 1 << 12;
-
-impl Table {
-    fn new() -> Table {
-        Table {
-            slots: vec![FREE; FIRST_SLOTS],
-            arena: Vec::new(),
-            used: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn hash(key: &[u8]) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(key)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, h: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let slot = &self.slots[h as usize & (self.slots.len() - 1)];
-            // SAFETY: a hint only, on the address of a live slot; it reads
-            // nothing into the program and cannot fault.
-            unsafe {
-                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast());
+        self.bytes += key.len();
+        match ShortKey::of(key) {
+            Some(k) => {
+                self.short.insert(k, count);
+            }
+            None => {
+                self.map.insert(key.into(), count);
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = h;
-    }
-
-    #[inline(always)]
-    fn get(&self, key: &[u8], h: u64) -> Option<u32> {
-        let tag = (h >> 32) as u32;
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s.len == EMPTY {
-                return None;
-            }
-            if s.tag == tag
-                && s.len as usize == key.len()
-                && self.arena[s.at as usize..s.at as usize + key.len()] == *key
-            {
-                return Some(s.count);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn insert(&mut self, key: &[u8], count: u32, h: u64) {
-        if (self.used + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        let at = self.arena.len() as u32;
-        self.arena.extend_from_slice(key);
-        let slot = Slot {
-            tag: (h >> 32) as u32,
-            len: key.len() as u32,
-            at,
-            count,
-        };
-        self.place(slot, h);
-        self.used += 1;
-    }
-
-    fn place(&mut self, slot: Slot, h: u64) {
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        while self.slots[i].len != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = slot;
-    }
-
-    fn grow(&mut self) {
-        let doubled = vec![FREE; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        for s in old.into_iter().filter(|s| s.len != EMPTY) {
-            let key = &self.arena[s.at as usize..(s.at + s.len) as usize];
-            let h = Self::hash(key);
-            self.place(s, h);
-        }
-    }
-
-    fn clear(&mut self) {
-        self.slots.fill(FREE);
-        self.arena.clear();
-        self.used = 0;
     }
 }
 
@@ -612,60 +493,35 @@ impl Counter {
         };
         let mut newlines = std::mem::take(&mut self.newlines);
         newline_bits(bytes, &mut newlines);
-        let lines = LineChunks::new(bytes, &newlines, ranks.builtin);
-        let total = self.sum_chunks(ranks, Level::Line, lines);
+        let mut total = 0;
+        for line in LineChunks::new(bytes, &newlines, ranks.builtin) {
+            total += match self.lines.get(line) {
+                Some(n) => n,
+                None => {
+                    let n = self.count_line(ranks, line);
+                    self.lines.insert(line, n);
+                    n
+                }
+            };
+        }
         self.canonical = canonical;
         self.newlines = newlines;
         total
     }
 
-    /// The sum of the counts of `chunks` (lines or words), each from the
-    /// level's cache or counted by the level below. A batch at a time: first
-    /// every chunk's hash, its slots asked from memory ahead of use, then the
-    /// lookups. The caches are mostly out of the core's caches by the time a
-    /// row's text comes (its lowering came in between), so lookups one after
-    /// the other waited for memory at every chunk; this way the waits overlap.
-    fn sum_chunks<'t>(
-        &mut self,
-        ranks: &Ranks,
-        level: Level,
-        mut chunks: impl Iterator<Item = &'t [u8]>,
-    ) -> u32 {
-        let mut batch: [(&[u8], u64); BATCH] = [(&[], 0); BATCH];
+    fn count_line(&mut self, ranks: &Ranks, line: &[u8]) -> u32 {
         let mut total = 0;
-        loop {
-            let mut n = 0;
-            for chunk in chunks.by_ref().take(BATCH) {
-                let h = Table::hash(chunk);
-                self.cache(level).prefetch(h);
-                batch[n] = (chunk, h);
-                n += 1;
-            }
-            if n == 0 {
-                return total;
-            }
-            for &(chunk, h) in &batch[..n] {
-                total += match self.cache(level).get_hashed(chunk, h) {
-                    Some(c) => c,
-                    None => {
-                        let c = match level {
-                            Level::Line => self.sum_chunks(ranks, Level::Word, word_chunks(chunk)),
-                            Level::Word => self.count_word(ranks, chunk),
-                        };
-                        self.cache(level).insert_hashed(chunk, c, h);
-                        c
-                    }
-                };
-            }
+        for word in word_chunks(line) {
+            total += match self.words.get(word) {
+                Some(n) => n,
+                None => {
+                    let n = self.count_word(ranks, word);
+                    self.words.insert(word, n);
+                    n
+                }
+            };
         }
-    }
-
-    #[inline(always)]
-    fn cache(&mut self, level: Level) -> &mut Cache {
-        match level {
-            Level::Line => &mut self.lines,
-            Level::Word => &mut self.words,
-        }
+        total
     }
 
     /// Pre-tokenizes a word and merges its pieces (pieces seen before from
@@ -1224,7 +1080,7 @@ mod tests {
         let mut next = xorshift(0x853c49e6748fea9b);
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let map: rustc_hash::FxHashMap<Vec<u8>, tiktoken_rs::Rank> =
+            let map: FxHashMap<Vec<u8>, tiktoken_rs::Rank> =
                 records(ranks.table).map(|(v, k)| (k.to_vec(), v)).collect();
             for round in 0..3000 {
                 let parts = 1 + next() % if round % 10 == 0 { 200 } else { 20 };
@@ -1301,53 +1157,41 @@ mod tests {
     }
 
     #[test]
-    fn cache_gives_back_what_was_put_in() {
-        // Texts that differ in one byte, in length only, or not at all up to
-        // a prefix, through growth of the slots and turnovers of a small cap.
-        let mut next = xorshift(0x1234_5678_9abc_def1);
+    fn short_keys_tell_texts_apart() {
+        // Every text of up to 16 bytes over a small alphabet (to length 6),
+        // and random ones, map to distinct keys.
+        let mut seen = std::collections::HashMap::new();
         let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
-        for _ in 0..30_000 {
-            let len = (next() % 40) as usize;
+        for len in 1..=6 {
+            let prev: Vec<Vec<u8>> = texts
+                .iter()
+                .filter(|t| t.len() == len - 1)
+                .cloned()
+                .collect();
+            for t in prev {
+                for c in [0u8, b'a', b' '] {
+                    let mut t = t.clone();
+                    t.push(c);
+                    texts.push(t);
+                }
+            }
+        }
+        let mut next = xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..50_000 {
+            let len = (next() % 17) as usize;
             texts.push(
                 (0..len)
                     .map(|_| [0u8, b'a', b' ', 0xff][(next() % 4) as usize])
                     .collect(),
             );
         }
-        texts.sort();
-        texts.dedup();
-        let count_of = |t: &[u8]| t.iter().map(|&b| b as u32).sum::<u32>() * 7 + t.len() as u32;
-        for cap in [64 << 10, 64 << 20] {
-            let mut cache = Cache::new(cap);
-            let mut inserted = 0usize;
-            for (k, t) in texts.iter().enumerate() {
-                assert_eq!(cache.get(t), None, "{t:?} before insertion");
-                cache.insert(t, count_of(t));
-                inserted += t.len();
-                assert_eq!(cache.get(t), Some(count_of(t)));
-                // An earlier text is still there unless the cache started over.
-                if k > 0 && inserted < cap {
-                    let old = &texts[k / 2];
-                    assert_eq!(cache.get(old), Some(count_of(old)), "{old:?}");
-                }
-            }
-            if cap > 1 << 20 {
-                for t in &texts {
-                    assert_eq!(cache.get(t), Some(count_of(t)), "{t:?}");
-                }
-            } else {
-                assert!(cache.young.arena.len() <= cap && cache.old.arena.len() <= cap);
-                // The keys of the last turnover are all there, old or young.
-                let mut recent = 0;
-                for t in texts.iter().rev() {
-                    recent += t.len();
-                    if recent > cap {
-                        break;
-                    }
-                    assert_eq!(cache.get(t), Some(count_of(t)), "{t:?}");
-                }
+        for t in texts {
+            let k = ShortKey::of(&t).expect("at most 16 bytes");
+            if let Some(other) = seen.insert(k, t.clone()) {
+                assert_eq!(other, t, "two texts, one key");
             }
         }
+        assert_eq!(ShortKey::of(&[b'a'; 17]), None);
     }
 
     #[test]
