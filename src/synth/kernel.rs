@@ -229,6 +229,10 @@ pub enum ParamKind {
         /// Starting value of an `accum` array (0 when `None`).
         init: Option<f64>,
         unit: bool,
+        /// Written at slots taken with `wp.atomic_add` (a stream
+        /// compaction): which thread gets which slot is not fixed, so on a
+        /// GPU the values land in any order (`"order": "any"` in the spec).
+        any_order: bool,
     },
     Scalar {
         ty: Ty,
@@ -507,8 +511,21 @@ impl<'k> Kernel<'k> {
             role,
             init: None,
             unit: false,
+            any_order: false,
         };
         self.push_param(name, kind, lo, hi)
+    }
+
+    /// Marks array `name` as written in slot order (see `any_order`).
+    pub fn set_any_order(&mut self, name: &str) {
+        if let Some(ParamKind::Array { any_order, .. }) = self
+            .params
+            .iter_mut()
+            .find(|p| p.name == name)
+            .map(|p| &mut p.kind)
+        {
+            *any_order = true;
+        }
     }
 
     /// Marks array `name` as drawn normalized (unit vectors / quaternions).
@@ -904,6 +921,7 @@ impl<'k> Kernel<'k> {
                     role,
                     init,
                     unit,
+                    any_order,
                 } => {
                     s.push_str("\"kind\": \"array\", \"dtype\": \"");
                     s.push_str(ty.spec());
@@ -918,6 +936,9 @@ impl<'k> Kernel<'k> {
                     }
                     if *unit {
                         s.push_str(", \"unit\": true");
+                    }
+                    if *any_order {
+                        s.push_str(", \"order\": \"any\"");
                     }
                     if let Some(v) = init {
                         s.push_str(", \"init\": ");

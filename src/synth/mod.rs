@@ -444,6 +444,45 @@ mod tests {
         }
     }
 
+    /// The spec marks `"order": "any"` exactly the arrays a stream
+    /// compaction stores at a slot taken with `wp.atomic_add` (their order
+    /// differs from GPU launch to launch), and such kernels do come up.
+    #[test]
+    fn compaction_outputs_are_marked_any_order() {
+        let mut compacting = 0;
+        for &category in CATEGORIES {
+            for index in 0..400 {
+                let s = sample(category, 77, index);
+                let lines: Vec<&str> = s.python_source.lines().map(str::trim).collect();
+                let slots: Vec<&str> = lines
+                    .iter()
+                    .filter_map(|l| l.split_once(" = wp.atomic_add("))
+                    .map(|(slot, _)| slot)
+                    .collect();
+                let mut stored: Vec<&str> = lines
+                    .iter()
+                    .filter_map(|l| l.split_once("] = "))
+                    .filter_map(|(lhs, _)| lhs.split_once('['))
+                    .filter(|(_, index)| slots.contains(index))
+                    .map(|(array, _)| array)
+                    .collect();
+                let spec: serde_json::Value = serde_json::from_str(&s.launch_spec).unwrap();
+                let mut marked: Vec<&str> = spec["params"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|p| p["order"] == "any")
+                    .map(|p| p["name"].as_str().unwrap())
+                    .collect();
+                stored.sort();
+                marked.sort();
+                assert_eq!(stored, marked, "{category} {index}\n{}", s.python_source);
+                compacting += usize::from(!marked.is_empty());
+            }
+        }
+        assert!(compacting >= 20, "only {compacting} compacting kernels");
+    }
+
     /// A fingerprint of the first samples of every category: the output
     /// changes only on purpose (update it with the reason in the commit).
     #[test]
@@ -507,6 +546,7 @@ mod tests {
                 role,
                 init: None,
                 unit: false,
+                any_order: false,
             },
             lo,
             hi,

@@ -1562,8 +1562,10 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
     let slot = k.fresh(rng, &["slot", "dst_idx", "pos"]);
     k.line(&format!("{slot} = wp.atomic_add({count}, 0, 1)"));
     k.line(&format!("{kept}[{slot}] = {}", x.expr));
+    k.set_any_order(&kept);
     if let Some(ids) = ids {
         k.line(&format!("{ids}[{slot}] = {t}"));
+        k.set_any_order(&ids);
     }
     k.close(false);
     true
