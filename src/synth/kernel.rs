@@ -516,26 +516,25 @@ impl<'k> Kernel<'k> {
         self.push_param(name, kind, lo, hi)
     }
 
-    /// Marks array `name` as written in slot order (see `any_order`).
-    pub fn set_any_order(&mut self, name: &str) {
-        if let Some(ParamKind::Array { any_order, .. }) = self
-            .params
+    /// The kind of parameter `name`, if it is an array.
+    fn array_kind(&mut self, name: &str) -> Option<&mut ParamKind> {
+        self.params
             .iter_mut()
             .find(|p| p.name == name)
             .map(|p| &mut p.kind)
-        {
+            .filter(|k| matches!(k, ParamKind::Array { .. }))
+    }
+
+    /// Marks array `name` as written in slot order (see `any_order`).
+    pub fn set_any_order(&mut self, name: &str) {
+        if let Some(ParamKind::Array { any_order, .. }) = self.array_kind(name) {
             *any_order = true;
         }
     }
 
     /// Marks array `name` as drawn normalized (unit vectors / quaternions).
     pub fn set_unit(&mut self, name: &str) {
-        if let Some(ParamKind::Array { unit, .. }) = self
-            .params
-            .iter_mut()
-            .find(|p| p.name == name)
-            .map(|p| &mut p.kind)
-        {
+        if let Some(ParamKind::Array { unit, .. }) = self.array_kind(name) {
             *unit = true;
         }
     }
@@ -543,12 +542,7 @@ impl<'k> Kernel<'k> {
     /// Sets the starting value of `accum` array `name` (e.g. a large value
     /// for an `atomic_min`).
     pub fn set_init(&mut self, name: &str, value: f64) {
-        if let Some(ParamKind::Array { init, .. }) = self
-            .params
-            .iter_mut()
-            .find(|p| p.name == name)
-            .map(|p| &mut p.kind)
-        {
+        if let Some(ParamKind::Array { init, .. }) = self.array_kind(name) {
             *init = Some(value);
         }
     }
