@@ -334,6 +334,11 @@ impl<'a> Lexer<'a> {
                 }
                 at_line_start = false;
             }
+            // Spaces between tokens are passed over here rather than by a turn
+            // of the loop of their own: most tokens are followed by one.
+            while self.bytes.get(self.pos) == Some(&b' ') {
+                self.pos += 1;
+            }
             if self.pos >= self.bytes.len() {
                 break;
             }
@@ -412,10 +417,7 @@ impl<'a> Lexer<'a> {
                         ));
                     }
                     // String prefixes: r, b, u, f, rb, br, fr, rf (any case).
-                    if p < self.bytes.len()
-                        && (self.bytes[p] == b'"' || self.bytes[p] == b'\'')
-                        && p - start <= 2
-                    {
+                    if p - start <= 2 && matches!(self.bytes.get(p), Some(b'"' | b'\'')) {
                         let prefix = self.src[start..p].to_ascii_lowercase();
                         if matches!(
                             prefix.as_str(),
@@ -430,16 +432,15 @@ impl<'a> Lexer<'a> {
                     self.pos = p;
                 }
                 _ => {
-                    let rest = &self.src[start..];
-                    let Some(op) = operator_len(rest.as_bytes()).map(|n| &rest[..n]) else {
-                        let ch = rest.chars().next().unwrap_or('?');
+                    let Some(len) = operator_len(&self.bytes[start..]) else {
+                        let ch = self.src[start..].chars().next().unwrap_or('?');
                         return Err(err(
                             line,
                             self.col_of(start),
                             format!("invalid character '{ch}'"),
                         ));
                     };
-                    match op.as_bytes()[0] {
+                    match c {
                         b'(' | b'[' | b'{' => {
                             if self.depth == MAX_BRACKET_DEPTH {
                                 return Err(err(
@@ -455,7 +456,7 @@ impl<'a> Lexer<'a> {
                                 return Err(err(
                                     line,
                                     self.col_of(start),
-                                    format!("unmatched '{op}'"),
+                                    format!("unmatched '{}'", c as char),
                                 ));
                             }
                             self.depth -= 1
@@ -463,8 +464,8 @@ impl<'a> Lexer<'a> {
                         _ => {}
                     }
                     let col = self.col_of(start);
-                    self.push(TokenKind::Op, start, start + op.len(), line, col);
-                    self.pos = start + op.len();
+                    self.push(TokenKind::Op, start, start + len, line, col);
+                    self.pos = start + len;
                 }
             }
         }
