@@ -18,6 +18,9 @@ type PResult<T> = Result<T, LowerError>;
 struct Parser<'t, 'a> {
     toks: &'t [Token<'a>],
     i: usize,
+    /// `toks[i]`, kept at hand: the parser looks at the current token several
+    /// times a token, and a field read needs no index and no bounds check.
+    cur: Token<'a>,
     /// Where the tree's nodes and lists go (see `ast::with_arena`).
     arena: &'a Bump,
     /// Nested constructs the parser is inside of (see [`Parser::enter`]).
@@ -87,7 +90,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn peek(&self) -> &Token<'a> {
-        &self.toks[self.i]
+        &self.cur
     }
 
     fn peek_at(&self, k: usize) -> &Token<'a> {
@@ -95,11 +98,18 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn bump(&mut self) -> Token<'a> {
-        let t = self.toks[self.i];
+        let t = self.cur;
         if self.i + 1 < self.toks.len() {
             self.i += 1;
+            self.cur = self.toks[self.i];
         }
         t
+    }
+
+    /// Goes back to token `i` (after a statement failed to parse).
+    fn seek(&mut self, i: usize) {
+        self.i = i;
+        self.cur = self.toks[i];
     }
 
     // Inlined with a literal argument, `word(op)` folds to a constant and
@@ -216,7 +226,7 @@ impl<'a> Parser<'_, 'a> {
                             // model; only Warp functions have to parse.
                             Err(e) if self.is_warp_definition(start) => return Err(e),
                             Err(_) => {
-                                self.i = start;
+                                self.seek(start);
                                 while self.is_op("@") {
                                     self.skip_statement()?;
                                 }
@@ -233,7 +243,7 @@ impl<'a> Parser<'_, 'a> {
                         let len = body.len();
                         if self.simple_statements(&mut body).is_err() {
                             body.truncate(len);
-                            self.i = start;
+                            self.seek(start);
                             body.push(self.skip_statement()?);
                         }
                     } else {
@@ -274,7 +284,7 @@ impl<'a> Parser<'_, 'a> {
                     return Ok(stmt);
                 }
             }
-            self.i = save;
+            self.seek(save);
         }
         let kind = match start.text {
             "import" => "Import",
@@ -1657,6 +1667,7 @@ fn parse_tokens_here<'a>(toks: &[Token<'a>], arena: &'a Bump) -> Result<Module<'
     let module = Parser {
         toks,
         i: 0,
+        cur: toks[0],
         arena,
         nest: 0,
     }
