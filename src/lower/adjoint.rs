@@ -640,10 +640,10 @@ impl<'a> Adjoint<'a> {
             .last_mut()
             .expect("the function block is never popped");
         block.forward.push_parts(&[indentation, statement]);
-        if !skip_replay {
-            block
-                .replay
-                .push_parts(&[indentation, replay.unwrap_or(statement)]);
+        match replay {
+            _ if skip_replay => {}
+            None => block.replay.push_last_of(&block.forward),
+            Some(r) => block.replay.push_parts(&[indentation, r]),
         }
     }
 
@@ -723,7 +723,7 @@ impl<'a> Adjoint<'a> {
                 ">",
             ];
             block.forward.push_parts(&forward);
-            block.replay.push_parts(&forward);
+            block.replay.push_last_of(&block.forward);
             let reverse = [
                 indentation.as_str(),
                 "// adj: ",
@@ -893,84 +893,88 @@ impl<'a> Adjoint<'a> {
         };
 
         let mut fwd_args = Vars::new();
+        // `load` takes the reference itself; every other builtin takes values.
+        let takes_refs = ov.native == "load";
         for &a in args {
-            // `load` takes the reference itself; every other builtin takes values.
-            fwd_args.push(if ov.native == "load" {
-                a
-            } else {
-                self.load(a)?
-            });
+            fwd_args.push(if takes_refs { a } else { self.load(a)? });
         }
-        // Lines are built in place, indentation first: this is the hottest
-        // path of the lowering, and `format!` + `join` cost more than the text.
-        let mut forward = self.new_line();
-        let call_start = forward.len();
-        if let Some(o) = output {
-            forward.put(self.emit(o));
-            forward.put(" = ");
-        }
-        forward.put(ov.namespace);
-        forward.put(&ov.native);
-        forward.put(if ov.initializer_list { "({" } else { "(" });
-        self.push_names(&mut forward, fwd_args.iter().map(|a| self.emit(*a)));
-        forward.put(if ov.initializer_list { "});" } else { ");" });
+        // The lines are written in place into the blocks' buffers, indentation
+        // first: this is the hottest path of the lowering, and `format!` +
+        // `join` cost more than the text. The replay copies the forward line,
+        // and the adjoint copies its argument list.
+        let Adjoint {
+            blocks,
+            indentation,
+            vars,
+            ..
+        } = self;
+        let (indentation, vars): (&str, &[VarInfo]) = (indentation, vars);
+        let block = blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        let name = |a: VarId| vars[a.0].name();
+        // Where the call starts, and its arguments, in the forward line.
+        let (call_at, args_at) = block.forward.push_with(|line| {
+            let start = line.len();
+            line.put(indentation);
+            let call_at = line.len() - start;
+            if let Some(o) = output {
+                line.put_all(&[name(o), " = "]);
+            }
+            line.put_all(&[
+                ov.namespace,
+                &ov.native,
+                if ov.initializer_list { "({" } else { "(" },
+            ]);
+            let args_start = line.len() - start;
+            for (i, &a) in fwd_args.iter().enumerate() {
+                if i > 0 {
+                    line.put(", ");
+                }
+                line.put(name(a));
+            }
+            let args_at = args_start..line.len() - start;
+            line.put(if ov.initializer_list { "});" } else { ");" });
+            (call_at, args_at)
+        });
+        let forward = block.forward.last().expect("the line just pushed");
         if ov.skip_replay {
-            let Adjoint {
-                blocks,
-                indentation,
-                ..
-            } = self;
-            let block = blocks
-                .last_mut()
-                .expect("the function block is never popped");
-            block.forward.push(&forward);
             block
                 .replay
-                .push_parts(&[indentation, "// ", &forward[call_start..]]);
-            self.line_buf = forward;
+                .push_parts(&[indentation, "// ", &forward[call_at..]]);
         } else {
-            self.push_forward_line(forward);
+            block.replay.push_last_of(&block.forward);
         }
 
         if ov.differentiable && !args.is_empty() {
-            let mut reverse = self.new_line();
-            reverse.put(ov.namespace);
-            reverse.put("adj_");
-            reverse.put(&ov.adj_native);
-            reverse.push('(');
-            let original = match (ov.require_original_output, output) {
-                (true, Some(o)) => Some(o),
-                _ => None,
-            };
-            if ov.initializer_list {
-                // `adj_f({a, b}, {&adj_a, &adj_b}, adj_ret)`
-                reverse.push('{');
-                self.push_names(&mut reverse, fwd_args.iter().map(|a| self.emit(*a)));
-                reverse.put("}, {");
-                let adjs: Vec<String> = args
-                    .iter()
-                    .map(|a| format!("&{}", self.var(*a).adj()))
-                    .collect();
-                self.push_names(&mut reverse, adjs.iter().map(String::as_str));
-                reverse.put("}");
-                if let Some(o) = &output {
-                    reverse.put(", ");
-                    reverse.put(self.var(*o).adj());
+            let fwd_names = &forward[args_at];
+            let adj = |a: VarId| vars[a.0].adj();
+            block.reverse.push_with(|line| {
+                line.put_all(&[indentation, ov.namespace, "adj_", &ov.adj_native, "("]);
+                if ov.initializer_list {
+                    // `adj_f({a, b}, {&adj_a, &adj_b}, adj_ret)`
+                    line.put_all(&["{", fwd_names, "}, {"]);
+                    for (i, &a) in args.iter().enumerate() {
+                        line.put_all(&[if i > 0 { ", &" } else { "&" }, adj(a)]);
+                    }
+                    line.put("}");
+                    if let Some(o) = output {
+                        line.put_all(&[", ", adj(o)]);
+                    }
+                } else {
+                    // Forward arguments, the original output if the adjoint
+                    // needs it, then the adjoints of the original (unloaded)
+                    // arguments and of the output.
+                    line.put(fwd_names);
+                    if let (true, Some(o)) = (ov.require_original_output, output) {
+                        line.put_all(&[", ", name(o)]);
+                    }
+                    for &a in args.iter().chain(&output) {
+                        line.put_all(&[", ", adj(a)]);
+                    }
                 }
-                reverse.put(");");
-                self.push_reverse_line(reverse);
-                return Ok(output);
-            }
-            // Forward arguments, the original output if the adjoint needs it,
-            // then the adjoints of the original (unloaded) arguments and of the output.
-            let names = fwd_args
-                .iter()
-                .chain(&original)
-                .map(|a| self.emit(*a))
-                .chain(args.iter().chain(&output).map(|a| self.var(*a).adj()));
-            self.push_names(&mut reverse, names);
-            reverse.put(");");
-            self.push_reverse_line(reverse);
+                line.put(");");
+            });
         }
         Ok(output)
     }

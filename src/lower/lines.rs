@@ -56,6 +56,27 @@ impl Lines {
         self.end_line();
     }
 
+    /// Pushes one line written in place by `write` (which appends the whole
+    /// line to the buffer it is given, and may return what it measured):
+    /// no line buffer of its own to fill and copy.
+    pub fn push_with<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> R {
+        let r = write(&mut self.text);
+        self.end_line();
+        r
+    }
+
+    /// Pushes a copy of the last line of `other` (the forward pass's line
+    /// again in the replay): one copy instead of assembling it twice.
+    pub fn push_last_of(&mut self, other: &Lines) {
+        let last = other.len().checked_sub(1).expect("no line to copy");
+        self.push(other.line(last));
+    }
+
+    /// The last line pushed.
+    pub fn last(&self) -> Option<&str> {
+        self.len().checked_sub(1).map(|i| self.line(i))
+    }
+
     fn end_line(&mut self) {
         // Kernels are a few KB; a 4 GiB body would fail far earlier.
         self.ends
@@ -147,5 +168,23 @@ mod tests {
         a.push_fmt(format_args!("{}", "b;"));
         a.push("");
         assert_eq!(a.iter().collect::<Vec<_>>(), ["b;", ""]);
+    }
+
+    #[test]
+    fn lines_written_in_place_and_copied() {
+        let mut a = Lines::default();
+        assert_eq!(a.last(), None);
+        let at = a.push_with(|t| {
+            t.push_str("x = f(");
+            let at = t.len();
+            t.push_str("a, b);");
+            at
+        });
+        assert_eq!((a.last(), at), (Some("x = f(a, b);"), 6));
+        let mut b = of(&["p;"]);
+        b.push_last_of(&a);
+        a.push("é;");
+        b.push_last_of(&a);
+        assert_eq!(b.iter().collect::<Vec<_>>(), ["p;", "x = f(a, b);", "é;"]);
     }
 }

@@ -2701,13 +2701,26 @@ fn push_forward_body(
     let grid_stride = kind == Body::CudaKernel;
     for f in adj.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
-        if grid_stride && f.trim_start().starts_with("return;") {
+        if grid_stride && is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
         } else {
             push_line(out, indent, &[f]);
         }
     }
     primal
+}
+
+/// `line.trim_start().starts_with("return;")`, without decoding the
+/// indentation char by char (every forward line of a CUDA kernel is asked).
+fn is_return(line: &str) -> bool {
+    // The ASCII whitespace of `char::is_whitespace`: U+0009 to U+000D and U+0020.
+    let ascii_space = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let rest = &line.as_bytes()[line.bytes().take_while(ascii_space).count()..];
+    match rest.first() {
+        // Other (Unicode) whitespace may follow: the exact test decides.
+        Some(&b) if b >= 0x80 => line.trim_start().starts_with("return;"),
+        _ => rest.starts_with(b"return;"),
+    }
 }
 
 /// Whether the primal-var block reads the same in the forward and the
@@ -2876,4 +2889,32 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         b
     });
     (forward, backward)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_return;
+
+    #[test]
+    fn is_return_is_the_trimmed_prefix_test() {
+        for line in [
+            "return;",
+            "        return;",
+            "\t return; // x",
+            "\u{a0}return;",
+            " \u{2003}return;",
+            "",
+            "    ",
+            "    returns;",
+            "    // return;",
+            "é return;",
+            "\u{a0}x",
+        ] {
+            assert_eq!(
+                is_return(line),
+                line.trim_start().starts_with("return;"),
+                "{line:?}"
+            );
+        }
+    }
 }
