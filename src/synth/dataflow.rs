@@ -476,22 +476,15 @@ fn walk_spans<'a, 'b>(
     }
 }
 
-/// The statements whose assignments can reach statement `p`: those before
-/// it, and those of every loop around it.
-fn reaching<'a, 'b>(
-    stmts: &[&'b Stmt<'a>],
-    spans: &[(usize, usize)],
-    p: usize,
-) -> Vec<&'b Stmt<'a>> {
-    (0..stmts.len())
-        .filter(|&q| {
-            q < p
-                || spans
-                    .iter()
-                    .any(|&(ls, le)| ls <= p && p < le && ls <= q && q < le)
-        })
-        .map(|q| stmts[q])
-        .collect()
+/// The statements whose assignments can reach statement `p` — those before
+/// it, and those of every loop around it — are a prefix of the walk: loop
+/// spans nest, so the loops around `p` cover the outermost one's span, which
+/// starts at or before `p`. Returns the prefix's length.
+fn reaching_end(spans: &[(usize, usize)], p: usize) -> usize {
+    spans
+        .iter()
+        .filter(|&&(ls, le)| ls <= p && p < le)
+        .fold(p, |end, &(_, le)| end.max(le))
 }
 
 /// Whether a statement (block) has an effect — a store, a call statement,
@@ -1115,6 +1108,10 @@ impl<'p, 'a> Cx<'p, 'a> {
         spans: &[(usize, usize)],
         base: &[(&'a str, Iv)],
     ) {
+        // The ranges of the last reaching prefix worked out: (its length,
+        // the env). Conditions in one loop body share their prefix (the
+        // whole loop reaches each), and the prefix only grows along `stmts`.
+        let mut memo: Option<(usize, Vec<(&'a str, Iv)>)> = None;
         for (p, s) in stmts.iter().enumerate() {
             if self.err.is_some() {
                 return;
@@ -1138,12 +1135,29 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
                 StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
                     // The condition with only the assignments that reach it.
-                    let all = std::mem::replace(&mut self.env, base.to_vec());
-                    let checking = std::mem::replace(&mut self.checking, false);
-                    self.ranges(&reaching(stmts, spans, p));
-                    self.checking = checking;
+                    let end = reaching_end(spans, p);
+                    if end == stmts.len() {
+                        // All of them: the fixpoint from `base` over every
+                        // statement is the env already in place.
+                        self.condition(c);
+                        continue;
+                    }
+                    let env = match memo.take() {
+                        Some((e, env)) if e == end => env,
+                        _ => {
+                            // Outside the checking pass the fixpoint has no
+                            // effect but the env (and the helpers' return
+                            // ranges it remembers).
+                            let all = std::mem::replace(&mut self.env, base.to_vec());
+                            let checking = std::mem::replace(&mut self.checking, false);
+                            self.ranges(&stmts[..end]);
+                            self.checking = checking;
+                            std::mem::replace(&mut self.env, all)
+                        }
+                    };
+                    let all = std::mem::replace(&mut self.env, env);
                     self.condition(c);
-                    self.env = all;
+                    memo = Some((end, std::mem::replace(&mut self.env, all)));
                 }
                 StmtKind::For(_, it, _, _) => {
                     self.eval(it);
