@@ -336,14 +336,19 @@ impl Tokenizer {
         matches!(self.kind, Kind::None)
     }
 
+    fn is_builtin(&self) -> bool {
+        matches!(self.kind, Kind::Builtin(_))
+    }
+
     /// A counter for one thread, with its own caches.
     pub fn counter(&self) -> Counter {
         Counter {
             tokenizer: self.clone(),
             canonical: Vec::new(),
             newlines: Vec::new(),
-            lines: HashedCounts::new(16),
-            words: HashedCounts::new(14),
+            // Tables only where they are read: a built-in encoding's counts.
+            lines: HashedCounts::new(if self.is_builtin() { 16 } else { 0 }),
+            words: HashedCounts::new(if self.is_builtin() { 14 } else { 0 }),
             keyed: Vec::new(),
             word_keyed: Vec::new(),
             pieces: Cache::new(PIECE_CACHE_BYTES),
