@@ -349,8 +349,6 @@ impl Tokenizer {
             // Tables only where they are read: a built-in encoding's counts.
             lines: HashedCounts::new(if self.is_builtin() { 16 } else { 0 }),
             words: HashedCounts::new(if self.is_builtin() { 14 } else { 0 }),
-            keyed: Vec::new(),
-            word_keyed: Vec::new(),
             pieces: Cache::new(PIECE_CACHE_BYTES),
         }
     }
@@ -457,6 +455,8 @@ impl Cache {
 struct HashedCounts {
     sets: Vec<CountSet>,
     mask: usize,
+    /// The chunks being summed by [`HashedCounts::sum`]: (start, length, key).
+    keyed: Vec<(usize, usize, ChunkKey)>,
 }
 
 /// A chunk's set in [`HashedCounts`] and the 96 bits of its hash a slot keeps.
@@ -485,7 +485,41 @@ impl HashedCounts {
         HashedCounts {
             sets: vec![CountSet::default(); 1 << bits],
             mask: (1 << bits) - 1,
+            keyed: Vec::new(),
         }
+    }
+
+    /// The sum of the counts of `chunks` (slices of `text`): from the table,
+    /// or from `miss` for a chunk not in it (then kept). Two passes: every
+    /// chunk's set is asked for while the hashes are computed, so the loads
+    /// overlap instead of stalling one by one.
+    fn sum<'t>(
+        &mut self,
+        text: &'t [u8],
+        chunks: impl Iterator<Item = &'t [u8]>,
+        mut miss: impl FnMut(&'t [u8]) -> u32,
+    ) -> u32 {
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        let base = text.as_ptr() as usize;
+        for chunk in chunks {
+            let key = self.key(chunk);
+            self.prefetch(key);
+            keyed.push((chunk.as_ptr() as usize - base, chunk.len(), key));
+        }
+        let mut total = 0;
+        for &(start, len, key) in &keyed {
+            total += match self.get(key) {
+                Some(n) => n,
+                None => {
+                    let n = miss(&text[start..start + len]);
+                    self.insert(key, n);
+                    n
+                }
+            };
+        }
+        self.keyed = keyed;
+        total
     }
 
     #[inline(always)]
@@ -544,10 +578,6 @@ pub struct Counter {
     lines: HashedCounts,
     /// Word chunks' counts, for lines not in `lines` (2^14 sets, 1 MiB).
     words: HashedCounts,
-    /// The line chunks of the text being counted: (start, length, key).
-    keyed: Vec<(usize, usize, ChunkKey)>,
-    /// The word chunks of the line being counted: (start, length, key).
-    word_keyed: Vec<(usize, usize, ChunkKey)>,
     pieces: Cache,
 }
 
@@ -595,103 +625,67 @@ impl Counter {
         };
         let mut newlines = std::mem::take(&mut self.newlines);
         newline_bits(bytes, &mut newlines);
-        // Two passes: every line's set is asked for while the hashes are
-        // computed, so the loads overlap instead of stalling one by one.
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.clear();
-        let base = bytes.as_ptr() as usize;
-        for line in LineChunks::new(bytes, &newlines, ranks.builtin) {
-            let key = self.lines.key(line);
-            self.lines.prefetch(key);
-            keyed.push((line.as_ptr() as usize - base, line.len(), key));
-        }
-        let mut total = 0;
-        for &(start, len, key) in &keyed {
-            total += match self.lines.get(key) {
-                Some(n) => n,
-                None => {
-                    let n = self.count_line(ranks, &bytes[start..start + len]);
-                    self.lines.insert(key, n);
-                    n
-                }
-            };
-        }
-        self.keyed = keyed;
+        // A line not seen before is the sum of its words, a word not seen
+        // before that of its pieces.
+        let (words, pieces) = (&mut self.words, &mut self.pieces);
+        let total = self.lines.sum(
+            bytes,
+            LineChunks::new(bytes, &newlines, ranks.builtin),
+            |line| {
+                words.sum(line, word_chunks(line), |word| {
+                    count_word(pieces, ranks, word)
+                })
+            },
+        );
         self.canonical = canonical;
         self.newlines = newlines;
         total
     }
+}
 
-    /// A line's count: the sum of its words' (looked up as the lines are,
-    /// in two passes).
-    fn count_line(&mut self, ranks: &Ranks, line: &[u8]) -> u32 {
-        let mut keyed = std::mem::take(&mut self.word_keyed);
-        keyed.clear();
-        let base = line.as_ptr() as usize;
-        for word in word_chunks(line) {
-            let key = self.words.key(word);
-            self.words.prefetch(key);
-            keyed.push((word.as_ptr() as usize - base, word.len(), key));
-        }
-        let mut total = 0;
-        for &(start, len, key) in &keyed {
-            total += match self.words.get(key) {
-                Some(n) => n,
-                None => {
-                    let n = self.count_word(ranks, &line[start..start + len]);
-                    self.words.insert(key, n);
-                    n
-                }
-            };
-        }
-        self.word_keyed = keyed;
-        total
-    }
-
-    /// Pre-tokenizes a word and merges its pieces (pieces seen before from
-    /// the cache).
-    fn count_word(&mut self, ranks: &Ranks, word: &[u8]) -> u32 {
-        if word.is_ascii() {
-            let mut n = 0;
-            let mut i = 0;
-            while i < word.len() {
-                let end = ascii_piece(word, i, ranks.builtin);
-                n += self.piece_count(ranks, &word[i..end]);
-                i = end;
-            }
-            return n;
-        }
-        // Chunks are cut next to ASCII characters only: whole UTF-8.
-        let Ok(word) = std::str::from_utf8(word) else {
-            unreachable!("a chunk of a str cut at ASCII characters is UTF-8")
-        };
+/// Pre-tokenizes a word and merges its pieces (pieces seen before from
+/// the cache).
+fn count_word(pieces: &mut Cache, ranks: &Ranks, word: &[u8]) -> u32 {
+    if word.is_ascii() {
         let mut n = 0;
-        for piece in ranks.pattern().find_iter(word) {
-            // The pattern matches every text (its last branch takes any
-            // whitespace, the others the rest); a regex error (backtrack
-            // limit) cannot happen on these patterns, which only look one
-            // character ahead.
-            let Ok(piece) = piece else {
-                n += ranks.piece(word.as_bytes());
-                break;
-            };
-            n += self.piece_count(ranks, piece.as_str().as_bytes());
+        let mut i = 0;
+        while i < word.len() {
+            let end = ascii_piece(word, i, ranks.builtin);
+            n += piece_count(pieces, ranks, &word[i..end]);
+            i = end;
         }
-        n
+        return n;
     }
+    // Chunks are cut next to ASCII characters only: whole UTF-8.
+    let Ok(word) = std::str::from_utf8(word) else {
+        unreachable!("a chunk of a str cut at ASCII characters is UTF-8")
+    };
+    let mut n = 0;
+    for piece in ranks.pattern().find_iter(word) {
+        // The pattern matches every text (its last branch takes any
+        // whitespace, the others the rest); a regex error (backtrack
+        // limit) cannot happen on these patterns, which only look one
+        // character ahead.
+        let Ok(piece) = piece else {
+            n += ranks.piece(word.as_bytes());
+            break;
+        };
+        n += piece_count(pieces, ranks, piece.as_str().as_bytes());
+    }
+    n
+}
 
-    #[inline]
-    fn piece_count(&mut self, ranks: &Ranks, bytes: &[u8]) -> u32 {
-        if bytes.len() == 1 {
-            return 1;
-        }
-        match self.pieces.get(bytes) {
-            Some(c) => c,
-            None => {
-                let c = ranks.piece(bytes);
-                self.pieces.insert(bytes, c);
-                c
-            }
+#[inline]
+fn piece_count(pieces: &mut Cache, ranks: &Ranks, bytes: &[u8]) -> u32 {
+    if bytes.len() == 1 {
+        return 1;
+    }
+    match pieces.get(bytes) {
+        Some(c) => c,
+        None => {
+            let c = ranks.piece(bytes);
+            pieces.insert(bytes, c);
+            c
         }
     }
 }

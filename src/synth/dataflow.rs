@@ -24,9 +24,13 @@
 //! the domain rule; a helper func is evaluated with its call's argument ranges.
 
 use super::kernel::{Param, ParamKind, Role};
+// `a == b` for names, without a call of `memcmp`: the range and liveness
+// passes compare names of one to a few bytes (`i`, `acc`) many times a
+// statement.
 use crate::lang::ast::{
     BinOp, CmpOp, Constant, Expr, ExprKind, FunctionDef, Stmt, StmtKind, UnaryOp,
 };
+use crate::text::same as eq;
 
 /// Number of rules.
 pub const RULES: usize = 5;
@@ -301,24 +305,6 @@ struct Cx<'p, 'a> {
     /// ran the func's own fixpoint again. Nothing else a call reads changes
     /// during a check, and outside the checking pass it has no effect.
     returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
-}
-
-/// `a == b` for names, in line: the range and liveness passes compare names
-/// of one to a few bytes (`i`, `acc`) many times a statement, and `==` on
-/// `str` calls libc's `memcmp` for each pair of equal length.
-#[inline(always)]
-fn eq(a: &str, b: &str) -> bool {
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let n = x.len();
-    if n != y.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        // The first, middle and last byte: every byte of a short name.
-        1..=3 => x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1],
-        _ => crate::text::same(a, b),
-    }
 }
 
 /// `list.contains(&n)` by [`eq`].
