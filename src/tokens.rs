@@ -14,7 +14,7 @@
 //! Speed. Generated IR is very repetitive line by line, so a tiktoken count
 //! is the sum of the counts of *chunks* of the text, cut where the
 //! pre-tokenizer is known to cut whatever comes next: lines
-//! ([`line_chunks`]), and within a line words ([`word_chunks`]), each
+//! ([`line_chunks`]), and within a line words ([`word_cuts`]), each
 //! chunk's count kept in a per-worker table keyed by a 128-bit hash of the
 //! chunk ([`HashedCounts`]), the text's ASCII digits all made
 //! `0` first so that lines differing only in numbers share an entry (see
@@ -344,8 +344,8 @@ impl Tokenizer {
     pub fn counter(&self) -> Counter {
         Counter {
             tokenizer: self.clone(),
-            canonical: Vec::new(),
-            newlines: Vec::new(),
+            bits: TextBits::default(),
+            word_bits: Vec::new(),
             // Tables only where they are read: a built-in encoding's counts.
             lines: HashedCounts::new(if self.is_builtin() { 16 } else { 0 }),
             words: HashedCounts::new(if self.is_builtin() { 14 } else { 0 }),
@@ -570,10 +570,10 @@ impl HashedCounts {
 /// seen.
 pub struct Counter {
     tokenizer: Tokenizer,
-    /// The text being counted, its ASCII digits made `0`.
-    canonical: Vec<u8>,
-    /// Where the text's `\n`s are: bit `k % 64` of word `k / 64` for byte `k`.
-    newlines: Vec<u64>,
+    /// Where the text's `\n`s and its non-blank bytes are ([`TextBits`]).
+    bits: TextBits,
+    /// Where a line not in `lines` splits into words ([`word_cuts`]).
+    word_bits: Vec<u64>,
     /// Line chunks' counts (2^16 sets, 4 MiB).
     lines: HashedCounts,
     /// Word chunks' counts, for lines not in `lines` (2^14 sets, 1 MiB).
@@ -597,7 +597,7 @@ impl Counter {
 
     /// A built-in encoding's count: the sum of the counts of the text's
     /// lines ([`line_chunks`]), each from the cache or the sum of its words'
-    /// ([`word_chunks`]), each from the cache or the sum of its pieces'.
+    /// ([`word_cuts`]), each from the cache or the sum of its pieces'.
     ///
     /// Digits. The text is counted with every ASCII digit made `0` when
     /// every string of one to three ASCII digits is a single token (so for
@@ -609,37 +609,25 @@ impl Counter {
     /// a piece holding a digit is a run of one to three digits (`\p{N}{1,3}`),
     /// one token either way; the other pieces do not change.
     fn count_builtin(&mut self, ranks: &Ranks, text: &str) -> u32 {
-        let mut canonical = std::mem::take(&mut self.canonical);
+        self.bits.scan(text.as_bytes(), ranks.digits_are_tokens);
         let bytes = if ranks.digits_are_tokens {
-            // Grown (zeroed) only when a text is longer than any before.
-            if canonical.len() < text.len() {
-                canonical.resize(text.len(), 0);
-            }
-            let canonical = &mut canonical[..text.len()];
-            for (to, &from) in canonical.iter_mut().zip(text.as_bytes()) {
-                *to = if from.is_ascii_digit() { b'0' } else { from };
-            }
-            &*canonical
+            &self.bits.canonical[..text.len()]
         } else {
             text.as_bytes()
         };
-        let mut newlines = std::mem::take(&mut self.newlines);
-        newline_bits(bytes, &mut newlines);
         // A line not seen before is the sum of its words, a word not seen
         // before that of its pieces.
-        let (words, pieces) = (&mut self.words, &mut self.pieces);
-        let total = self.lines.sum(
+        let (words, pieces, word_bits) = (&mut self.words, &mut self.pieces, &mut self.word_bits);
+        self.lines.sum(
             bytes,
-            LineChunks::new(bytes, &newlines, ranks.builtin),
+            LineChunks::new(bytes, &self.bits, ranks.builtin),
             |line| {
-                words.sum(line, word_chunks(line), |word| {
+                word_cuts(line, word_bits);
+                words.sum(line, BitChunks::new(line, word_bits), |word| {
                     count_word(pieces, ranks, word)
                 })
             },
-        );
-        self.canonical = canonical;
-        self.newlines = newlines;
-        total
+        )
     }
 }
 
@@ -799,31 +787,148 @@ fn ascii_piece(b: &[u8], i: usize, builtin: Builtin) -> usize {
 /// from the characters these rules are about.
 #[cfg(test)]
 fn line_chunks(b: &[u8], builtin: Builtin) -> Vec<&[u8]> {
-    let mut bits = Vec::new();
-    newline_bits(b, &mut bits);
+    let mut bits = TextBits::default();
+    bits.scan(b, false);
     LineChunks::new(b, &bits, builtin).collect()
 }
 
-/// [`line_chunks`] of a text whose newlines [`newline_bits`] has found.
+/// Where a text's `\n`s and its non-blank bytes (not a space or tab) are:
+/// bit `k % 64` of word `k / 64` for byte `k`, none past the end; and the
+/// text with its ASCII digits made `0` when that is asked for. All found in
+/// one pass over the text, so that cutting it into lines reads bits, not
+/// bytes.
+#[derive(Default)]
+struct TextBits {
+    canonical: Vec<u8>,
+    newlines: Vec<u64>,
+    nonblank: Vec<u64>,
+}
+
+impl TextBits {
+    fn scan(&mut self, b: &[u8], zero_digits: bool) {
+        let words = b.len().div_ceil(64);
+        self.newlines.resize(words, 0);
+        self.nonblank.resize(words, 0);
+        if zero_digits && self.canonical.len() < b.len() {
+            // Grown (zeroed) only when a text is longer than any before.
+            self.canonical.resize(b.len(), 0);
+        }
+        let full = b.len() / 64;
+        for w in 0..full {
+            let block: &[u8; 64] = b[w * 64..w * 64 + 64].try_into().expect("64 bytes");
+            let (newline, blank) = if zero_digits {
+                let out: &mut [u8; 64] = (&mut self.canonical[w * 64..w * 64 + 64])
+                    .try_into()
+                    .expect("64 bytes");
+                block_masks_zeroing_digits(block, out)
+            } else {
+                block_masks(block)
+            };
+            self.newlines[w] = newline;
+            self.nonblank[w] = !blank;
+        }
+        if full < words {
+            let (mut newline, mut nonblank) = (0u64, 0u64);
+            for (k, &c) in b[full * 64..].iter().enumerate() {
+                newline |= u64::from(c == b'\n') << k;
+                nonblank |= u64::from(c != b' ' && c != b'\t') << k;
+                if zero_digits {
+                    self.canonical[full * 64 + k] = if c.is_ascii_digit() { b'0' } else { c };
+                }
+            }
+            self.newlines[full] = newline;
+            self.nonblank[full] = nonblank;
+        }
+    }
+
+    /// The first non-blank byte at or after `p`, if any.
+    #[inline]
+    fn nonblank_from(&self, p: usize) -> Option<usize> {
+        let mut w = p / 64;
+        let mut m = self.nonblank.get(w)? & (!0u64 << (p % 64));
+        while m == 0 {
+            w += 1;
+            m = *self.nonblank.get(w)?;
+        }
+        Some(w * 64 + m.trailing_zeros() as usize)
+    }
+}
+
+/// The `\n` mask and the blank (space or tab) mask of a 64-byte block.
+#[inline]
+fn block_masks(block: &[u8; 64]) -> (u64, u64) {
+    let (mut newline, mut blank) = (0u64, 0u64);
+    for (k, &c) in block.iter().enumerate() {
+        newline |= u64::from(c == b'\n') << k;
+        blank |= u64::from(c == b' ' || c == b'\t') << k;
+    }
+    (newline, blank)
+}
+
+/// [`block_masks`], and the block with its ASCII digits made `0` in `out`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn block_masks_zeroing_digits(block: &[u8; 64], out: &mut [u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128, _mm_sub_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target; the unaligned loads and
+    // stores touch 16 bytes each inside the two 64-byte blocks.
+    unsafe {
+        let (nl, space, tab, zero, nine) = (
+            _mm_set1_epi8(b'\n' as i8),
+            _mm_set1_epi8(b' ' as i8),
+            _mm_set1_epi8(b'\t' as i8),
+            _mm_set1_epi8(b'0' as i8),
+            _mm_set1_epi8(9),
+        );
+        let (mut newline, mut blank) = (0u64, 0u64);
+        for k in 0..4 {
+            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+            // A digit: `v - '0'` is at most 9 (unsigned).
+            let d = _mm_sub_epi8(v, zero);
+            let digit = _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d);
+            let canonical = _mm_or_si128(_mm_andnot_si128(digit, v), _mm_and_si128(digit, zero));
+            _mm_storeu_si128(out.as_mut_ptr().add(16 * k) as *mut __m128i, canonical);
+            let n = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+            let s = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab));
+            newline |= n << (16 * k);
+            blank |= (_mm_movemask_epi8(s) as u32 as u64) << (16 * k);
+        }
+        (newline, blank)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn block_masks_zeroing_digits(block: &[u8; 64], out: &mut [u8; 64]) -> (u64, u64) {
+    for (to, &from) in out.iter_mut().zip(block) {
+        *to = if from.is_ascii_digit() { b'0' } else { from };
+    }
+    block_masks(block)
+}
+
+/// [`line_chunks`] of a text whose [`TextBits`] are known.
 struct LineChunks<'t, 'm> {
     b: &'t [u8],
-    bits: &'m [u64],
+    bits: &'m TextBits,
     builtin: Builtin,
     start: usize,
-    /// The word of `bits` being read, with the newlines already passed cleared.
+    /// The word of the newline bits being read, with the newlines already passed cleared.
     word: usize,
     rest: u64,
 }
 
 impl<'t, 'm> LineChunks<'t, 'm> {
-    fn new(b: &'t [u8], bits: &'m [u64], builtin: Builtin) -> LineChunks<'t, 'm> {
+    fn new(b: &'t [u8], bits: &'m TextBits, builtin: Builtin) -> LineChunks<'t, 'm> {
         LineChunks {
             b,
             bits,
             builtin,
             start: 0,
             word: 0,
-            rest: bits.first().copied().unwrap_or(0),
+            rest: bits.newlines.first().copied().unwrap_or(0),
         }
     }
 
@@ -832,17 +937,29 @@ impl<'t, 'm> LineChunks<'t, 'm> {
     fn next_newline(&mut self) -> Option<usize> {
         while self.rest == 0 {
             self.word += 1;
-            self.rest = *self.bits.get(self.word)?;
+            self.rest = *self.bits.newlines.get(self.word)?;
         }
         let at = self.word * 64 + self.rest.trailing_zeros() as usize;
         self.rest &= self.rest - 1;
         Some(at)
+    }
+
+    /// [`cut_after_newline`], from the bits.
+    #[inline]
+    fn cut_at(&self, p: usize) -> bool {
+        let Some(i) = self.bits.nonblank_from(p) else {
+            return false;
+        };
+        let c = self.b[i];
+        let slash = c == b'/' && i == p && self.builtin == Builtin::O200k;
+        is_ascii_non_space(c) && !slash
     }
 }
 
 impl<'t> Iterator for LineChunks<'t, '_> {
     type Item = &'t [u8];
 
+    #[inline(always)]
     fn next(&mut self) -> Option<&'t [u8]> {
         let b = self.b;
         if self.start >= b.len() {
@@ -850,7 +967,7 @@ impl<'t> Iterator for LineChunks<'t, '_> {
         }
         while let Some(nl) = self.next_newline() {
             let p = nl + 1;
-            if cut_after_newline(b, p, self.builtin) {
+            if self.cut_at(p) {
                 let chunk = &b[self.start..p];
                 self.start = p;
                 return Some(chunk);
@@ -862,94 +979,14 @@ impl<'t> Iterator for LineChunks<'t, '_> {
     }
 }
 
-/// Marks the `\n`s of `b` in `out` (bit `k % 64` of word `k / 64` for byte
-/// `k`): one pass over the text, 16 bytes a step, instead of a search per line.
-fn newline_bits(b: &[u8], out: &mut Vec<u64>) {
-    out.clear();
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        let block: &[u8; 64] = block.try_into().expect("64 bytes");
-        out.push(newline_mask(block));
-    }
-    let tail = blocks.remainder();
-    if !tail.is_empty() {
-        let mut m = 0u64;
-        for (k, &c) in tail.iter().enumerate() {
-            m |= u64::from(c == b'\n') << k;
-        }
-        out.push(m);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn newline_mask(block: &[u8; 64]) -> u64 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is part of every x86_64 target; the four unaligned loads
-    // read 16 bytes each inside the 64-byte block.
-    unsafe {
-        let nl = _mm_set1_epi8(b'\n' as i8);
-        let mut m = 0u64;
-        for k in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
-            let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
-            m |= eq << (16 * k);
-        }
-        m
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn newline_mask(block: &[u8; 64]) -> u64 {
-    let mut m = 0u64;
-    for (k, &c) in block.iter().enumerate() {
-        m |= u64::from(c == b'\n') << k;
-    }
-    m
-}
-
-/// How many spaces and tabs `b` has from `i` on, 16 bytes a step.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn blanks_from(b: &[u8], mut i: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-    let from = i;
-    while i + 16 <= b.len() {
-        // SAFETY: SSE2 is part of every x86_64 target; `i + 16 <= b.len()`.
-        let blank = unsafe {
-            let v = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
-            let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
-            let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
-            _mm_movemask_epi8(_mm_or_si128(space, tab)) as u32
-        };
-        if blank != 0xffff {
-            return i + blank.trailing_ones() as usize - from;
-        }
-        i += 16;
-    }
-    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-        i += 1;
-    }
-    i - from
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn blanks_from(b: &[u8], from: usize) -> usize {
-    b[from..]
+/// Whether a chunk may end at `p`, right after a `\n` (see [`line_chunks`]);
+/// the byte by byte rule that [`LineChunks::cut_at`] reads from bits.
+#[cfg(test)]
+fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
+    let i = p + b[p.min(b.len())..]
         .iter()
         .take_while(|&&c| c == b' ' || c == b'\t')
-        .count()
-}
-
-/// Whether a chunk may end at `p`, right after a `\n` (see [`line_chunks`]).
-fn cut_after_newline(b: &[u8], p: usize, builtin: Builtin) -> bool {
-    let i = p + blanks_from(b, p);
+        .count();
     let Some(&c) = b.get(i) else {
         return false;
     };
@@ -964,36 +1001,120 @@ fn is_ascii_non_space(c: u8) -> bool {
     c.is_ascii() && !matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
 }
 
-/// Splits a text (a line) into words whose token counts sum to the text's:
-/// cut before each space `text[p]` that follows an ASCII character that is
-/// not whitespace. Why the pieces do not change (see [`line_chunks`] for the
-/// two conditions): (1) no piece spans `p`: a piece holds a space only as
-/// the optional first character of a word or punctuation piece, or within a
-/// whitespace piece, which cannot start before `p` because `text[p-1]` is
-/// not whitespace; (2) the pieces before `p` are those of `text[..p]`: the
-/// only look-ahead, `\s+(?!\S)`, ends at a whitespace run, before `p-1`;
-/// cl100k's `\s++$` needs whitespace at `p-1`; a contraction (`'s`) cannot
-/// end at `p` (a space) nor at the end of `text[..p]`; every other branch
-/// stops at the space as it stops at the end.
-fn word_chunks(b: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= b.len() {
-            return None;
-        }
-        // A plain loop: words are short, and a run of spaces (indentation)
-        // would cost a memchr call a space.
-        for p in start + 1..b.len() {
-            if b[p] == b' ' && is_ascii_non_space(b[p - 1]) {
-                let chunk = &b[start..p];
-                start = p;
-                return Some(chunk);
+/// Where a text (a line) splits into words whose token counts sum to the
+/// text's: before each space `text[p]` that follows an ASCII character that
+/// is not whitespace, marked as bit `p` in `out` (see [`BitChunks`]). Why
+/// the pieces do not change (see [`line_chunks`] for the two conditions):
+/// (1) no piece spans `p`: a piece holds a space only as the optional first
+/// character of a word or punctuation piece, or within a whitespace piece,
+/// which cannot start before `p` because `text[p-1]` is not whitespace;
+/// (2) the pieces before `p` are those of `text[..p]`: the only look-ahead,
+/// `\s+(?!\S)`, ends at a whitespace run, before `p-1`; cl100k's `\s++$`
+/// needs whitespace at `p-1`; a contraction (`'s`) cannot end at `p` (a
+/// space) nor at the end of `text[..p]`; every other branch stops at the
+/// space as it stops at the end.
+fn word_cuts(b: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    out.resize(b.len().div_ceil(64), 0);
+    // Bit p: `b[p]` is a space and `b[p-1]` an ASCII non-space; 16 bytes a
+    // step from p = 1 (each step reads the byte before it too).
+    let mut p = 1;
+    #[cfg(target_arch = "x86_64")]
+    while p + 16 <= b.len() {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8,
+            _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of every x86_64 target; the loads read
+        // `b[p-1..p+15]` and `b[p..p+16]`, inside `b` as `p >= 1` and
+        // `p + 16 <= b.len()`.
+        let m = unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().add(p) as *const __m128i);
+            let prev = _mm_loadu_si128(b.as_ptr().add(p - 1) as *const __m128i);
+            let space = _mm_set1_epi8(b' ' as i8);
+            // `prev` whitespace: a space or `\t`..`\r` (9..13).
+            let ws = _mm_or_si128(
+                _mm_cmpeq_epi8(prev, space),
+                _mm_and_si128(
+                    _mm_cmpgt_epi8(prev, _mm_set1_epi8(8)),
+                    _mm_cmpgt_epi8(_mm_set1_epi8(14), prev),
+                ),
+            );
+            // ASCII: below 0x80, i.e. not negative as a signed byte.
+            let ascii = _mm_cmpgt_epi8(prev, _mm_set1_epi8(-1));
+            let cut = _mm_and_si128(_mm_cmpeq_epi8(v, space), _mm_andnot_si128(ws, ascii));
+            _mm_movemask_epi8(cut) as u32 as u64
+        };
+        if m != 0 {
+            out[p / 64] |= m << (p % 64);
+            if p % 64 > 48 {
+                out[p / 64 + 1] |= m >> (64 - p % 64);
             }
         }
-        let chunk = &b[start..];
-        start = b.len();
+        p += 16;
+    }
+    while p < b.len() {
+        if b[p] == b' ' && is_ascii_non_space(b[p - 1]) {
+            out[p / 64] |= 1 << (p % 64);
+        }
+        p += 1;
+    }
+}
+
+/// The chunks of `b` that a bit set at `p` in `bits` starts (and the chunk
+/// from 0): [`word_cuts`]'s words.
+struct BitChunks<'t, 'm> {
+    b: &'t [u8],
+    bits: &'m [u64],
+    start: usize,
+    word: usize,
+    rest: u64,
+}
+
+impl<'t, 'm> BitChunks<'t, 'm> {
+    fn new(b: &'t [u8], bits: &'m [u64]) -> BitChunks<'t, 'm> {
+        BitChunks {
+            b,
+            bits,
+            start: 0,
+            word: 0,
+            rest: bits.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+impl<'t> Iterator for BitChunks<'t, '_> {
+    type Item = &'t [u8];
+
+    fn next(&mut self) -> Option<&'t [u8]> {
+        if self.start >= self.b.len() {
+            return None;
+        }
+        while self.rest == 0 {
+            self.word += 1;
+            match self.bits.get(self.word) {
+                Some(&m) => self.rest = m,
+                None => {
+                    let chunk = &self.b[self.start..];
+                    self.start = self.b.len();
+                    return Some(chunk);
+                }
+            }
+        }
+        let p = self.word * 64 + self.rest.trailing_zeros() as usize;
+        self.rest &= self.rest - 1;
+        let chunk = &self.b[self.start..p];
+        self.start = p;
         Some(chunk)
-    })
+    }
+}
+
+/// [`word_cuts`]'s words of `b`.
+#[cfg(test)]
+fn word_chunks(b: &[u8]) -> Vec<&[u8]> {
+    let mut bits = Vec::new();
+    word_cuts(b, &mut bits);
+    BitChunks::new(b, &bits).collect()
 }
 
 /// The token counts of one row: per text column (None when the column is
@@ -1315,21 +1436,33 @@ mod tests {
     #[test]
     fn bit_scans_equal_byte_scans() {
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
-        let mut bits = Vec::new();
+        let mut bits = TextBits::default();
+        let mut cuts = Vec::new();
         for _ in 0..20_000 {
             let len = (next() % 150) as usize;
             // Mostly spaces and newlines, and bytes next to them in value.
             let b: Vec<u8> = (0..len)
                 .map(|_| {
-                    [b' ', b' ', b'\n', b'\t', 0x0b, 0x8a, 0xa0, b'/', b'a', 0]
-                        [(next() % 10) as usize]
+                    [
+                        b' ', b' ', b'\n', b'\t', 0x0b, 0x8a, 0xa0, b'/', b'a', 0, 0x0d, 0x0e,
+                        0x08, 0x7f, b'0', b'9', b'5', b':', 0xb0, 0xb9,
+                    ][(next() % 20) as usize]
                 })
                 .collect();
-            newline_bits(&b, &mut bits);
-            assert_eq!(bits.len(), len.div_ceil(64));
+            // The masks without and with the digits made `0` (the same).
+            bits.scan(&b, false);
+            let plain = (bits.newlines.clone(), bits.nonblank.clone());
+            bits.scan(&b, true);
+            assert_eq!((bits.newlines.clone(), bits.nonblank.clone()), plain);
+            let zeroed: Vec<u8> = b
+                .iter()
+                .map(|&c| if c.is_ascii_digit() { b'0' } else { c })
+                .collect();
+            assert_eq!(bits.canonical[..len], zeroed[..]);
+            assert_eq!(bits.newlines.len(), len.div_ceil(64));
             for (k, &c) in b.iter().enumerate() {
                 assert_eq!(
-                    bits[k / 64] >> (k % 64) & 1 == 1,
+                    bits.newlines[k / 64] >> (k % 64) & 1 == 1,
                     c == b'\n',
                     "{b:?} at {k}"
                 );
@@ -1337,9 +1470,16 @@ mod tests {
             for p in 0..=len {
                 let want = b[p..]
                     .iter()
-                    .take_while(|&&c| c == b' ' || c == b'\t')
-                    .count();
-                assert_eq!(blanks_from(&b, p), want, "{b:?} at {p}");
+                    .position(|&c| c != b' ' && c != b'\t')
+                    .map(|i| p + i);
+                assert_eq!(bits.nonblank_from(p), want, "{b:?} at {p}");
+            }
+            // Word cuts: a space after an ASCII non-space, nothing else.
+            word_cuts(&b, &mut cuts);
+            assert_eq!(cuts.len(), len.div_ceil(64));
+            for (p, &c) in b.iter().enumerate() {
+                let want = p > 0 && c == b' ' && is_ascii_non_space(b[p - 1]);
+                assert_eq!(cuts[p / 64] >> (p % 64) & 1 == 1, want, "{b:?} at {p}");
             }
             // Chunks end after a newline only, and cover the text.
             for builtin in [Builtin::O200k, Builtin::Cl100k] {
@@ -1402,7 +1542,7 @@ mod tests {
                 let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin);
                 assert_eq!(lines.concat(), text.as_bytes());
                 for line in lines {
-                    assert_eq!(word_chunks(line).collect::<Vec<_>>().concat(), line);
+                    assert_eq!(word_chunks(line).concat(), line);
                 }
             }
         }
