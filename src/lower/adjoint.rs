@@ -286,8 +286,12 @@ pub struct Adjoint<'a> {
     pub vars: Vec<VarInfo>,
     pub args: Vec<VarId>,
     pub locals: Vec<VarId>,
-    /// Python names bound to variables; `Rc` because branches and loops snapshot them.
-    symbols: Vec<(&'a str, VarId)>,
+    /// Python names bound to variables, in binding order (branches and loops snapshot them).
+    symbols: Vec<Symbol<'a>>,
+    /// [`key_bit`] of every name ever bound in this body: a name whose bit
+    /// is clear is unbound without a scan (`wp` is asked for at each `wp.`
+    /// call). Bindings are only ever dropped, so the bits stay a superset.
+    symbol_bits: u64,
     /// Locals bound to a `@wp.func` (`f = some_func`): the function's name.
     func_aliases: Vec<(&'a str, String)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
@@ -295,7 +299,7 @@ pub struct Adjoint<'a> {
     /// Labels of the enclosing loops' condition blocks (for break/continue).
     loop_blocks: Vec<String>,
     /// Symbols at the start of each enclosing dynamic loop.
-    loop_symbols: Vec<Vec<(&'a str, VarId)>>,
+    loop_symbols: Vec<Vec<Symbol<'a>>>,
     /// Iterator names of unrolled loops (their constants may be redefined).
     loop_const_iter_symbols: Vec<&'a str>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
@@ -361,6 +365,52 @@ pub struct Adjoint<'a> {
     pending_ints: Vec<VarId>,
 }
 
+/// A Python name bound to a variable. `key` fingerprints the name: a lookup
+/// compares one word per binding, and the bytes only where the words agree
+/// (a kernel binds tens of names, looked up for nearly every expression).
+#[derive(Debug, Clone, Copy)]
+struct Symbol<'a> {
+    key: u64,
+    name: &'a str,
+    var: VarId,
+}
+
+/// The length and up to 16 bytes of `name` (all of a name up to 8 bytes), in one word.
+fn name_key(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let bytes = if n >= 8 {
+        word(0) ^ word(n - 8).rotate_left(31)
+    } else if n >= 4 {
+        half(0) | half(n - 4) << 32
+    } else if n > 0 {
+        // The first, middle and last byte are every byte of 1 to 3.
+        b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16
+    } else {
+        0
+    };
+    bytes ^ (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// One of 64 bits for a name's key.
+fn key_bit(key: u64) -> u64 {
+    1 << (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+}
+
+/// The variable `name` is bound to in `symbols`.
+fn find_symbol(symbols: &[Symbol<'_>], name: &str) -> Option<VarId> {
+    find_key(symbols, name_key(name), name)
+}
+
+fn find_key(symbols: &[Symbol<'_>], key: u64, name: &str) -> Option<VarId> {
+    symbols
+        .iter()
+        .find(|s| s.key == key && same(s.name, name))
+        .map(|s| s.var)
+}
+
 /// A step from a variable to the lvalue a struct field reference reads.
 #[derive(Debug, Clone)]
 enum OriginStep {
@@ -408,6 +458,7 @@ impl<'a> Adjoint<'a> {
             args: Vec::new(),
             locals: Vec::with_capacity(256),
             symbols: Vec::new(),
+            symbol_bits: 0,
             func_aliases: Vec::new(),
             blocks: vec![Block::for_lines(
                 def.end_line.saturating_sub(def.first_line),
@@ -537,16 +588,28 @@ impl<'a> Adjoint<'a> {
     }
 
     fn symbol(&self, name: &str) -> Option<VarId> {
-        self.symbols
-            .iter()
-            .find(|(n, _)| same(n, name))
-            .map(|(_, v)| *v)
+        let key = name_key(name);
+        if self.symbol_bits & key_bit(key) == 0 {
+            return None;
+        }
+        find_key(&self.symbols, key, name)
     }
 
     fn set_symbol(&mut self, name: &'a str, id: VarId) {
-        match self.symbols.iter_mut().find(|(n, _)| same(n, name)) {
-            Some(slot) => slot.1 = id,
-            None => self.symbols.push((name, id)),
+        let key = name_key(name);
+        let bit = key_bit(key);
+        let bound = self.symbol_bits & bit != 0;
+        self.symbol_bits |= bit;
+        match bound
+            .then(|| self.symbols.iter_mut().find(|s| s.key == key && same(s.name, name)))
+            .flatten()
+        {
+            Some(slot) => slot.var = id,
+            None => self.symbols.push(Symbol {
+                key,
+                name,
+                var: id,
+            }),
         }
     }
 
@@ -1444,20 +1507,36 @@ impl<'a> Adjoint<'a> {
         let symbols_else = std::mem::take(&mut self.symbols);
 
         // Merge the branch versions of each symbol with a select on `cond` (a phi).
-        let lookup = |syms: &[(&str, VarId)], n: &str| {
-            syms.iter().find(|(k, _)| same(k, n)).map(|(_, v)| *v)
+        // Each branch started from a copy of the bindings before it and only
+        // rebinds or appends: unless a binding was removed, the first `known`
+        // entries of all three name the same symbols, and are read by position.
+        let aligned = |syms: &[Symbol<'a>]| {
+            syms.len() >= symbols_prev.len()
+                && syms
+                    .iter()
+                    .zip(&symbols_prev)
+                    .all(|(a, b)| std::ptr::eq(a.name, b.name))
         };
-        let mut names: Vec<&'a str> = symbols_if.iter().map(|(n, _)| *n).collect();
-        for (n, _) in &symbols_else {
-            if !names.iter().any(|m| same(m, n)) {
-                names.push(n);
+        let known = if aligned(&symbols_if) && aligned(&symbols_else) {
+            symbols_prev.len()
+        } else {
+            0
+        };
+        let mut names: Vec<&'a str> = symbols_if.iter().map(|s| s.name).collect();
+        for s in &symbols_else[known..] {
+            if find_symbol(&symbols_if[known..], s.name).is_none() {
+                names.push(s.name);
             }
         }
         self.symbols = symbols_prev.clone();
-        for name in names {
-            let prev = lookup(&symbols_prev, name);
-            let if_var = lookup(&symbols_if, name).or(prev);
-            let else_var = lookup(&symbols_else, name).or(prev);
+        for (i, name) in names.into_iter().enumerate() {
+            let lookup = |syms: &[Symbol<'a>]| match i < known {
+                true => Some(syms[i].var),
+                false => find_symbol(syms, name),
+            };
+            let prev = lookup(&symbols_prev);
+            let if_var = lookup(&symbols_if).or(prev);
+            let else_var = lookup(&symbols_else).or(prev);
             let merged = match (if_var, else_var) {
                 (a, b) if a == b => a,
                 (None, b) => b,
@@ -1659,7 +1738,7 @@ impl<'a> Adjoint<'a> {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
             names.insert(target);
-            names.extend(self.symbols.iter().map(|(n, _)| *n));
+            names.extend(self.symbols.iter().map(|s| s.name));
             let mut name = format!("_wp_continue_{}", self.label_count);
             while names.contains(name.as_str()) {
                 self.label_count += 1;
@@ -1699,7 +1778,7 @@ impl<'a> Adjoint<'a> {
             }
         }
         if let Some(name) = active {
-            self.symbols.retain(|(n, _)| *n != name);
+            self.symbols.retain(|s| s.name != name);
         }
         Ok(())
     }
@@ -1856,8 +1935,14 @@ impl<'a> Adjoint<'a> {
 
     /// Variables reassigned in a dynamic loop are written back to their
     /// loop-entry variable (warp violates SSA here with `assign`).
-    fn materialize_redefinitions(&mut self, snapshot: &[(&'a str, VarId)]) -> LResult<()> {
-        for &(sym, ref var1) in snapshot {
+    fn materialize_redefinitions(&mut self, snapshot: &[Symbol<'a>]) -> LResult<()> {
+        for Symbol {
+            name: sym,
+            var: var1,
+            ..
+        } in snapshot
+        {
+            let sym = *sym;
             let Some(var2) = self.symbol(sym) else {
                 continue;
             };
@@ -3088,7 +3173,7 @@ impl<'a> Adjoint<'a> {
             let mut steps = steps.clone();
             steps.push(index_vars);
             Some((*root, steps))
-        } else if self.symbols.iter().any(|(_, v)| *v == target) {
+        } else if self.symbols.iter().any(|s| s.var == target) {
             Some((target, vec![index_vars]))
         } else {
             None
@@ -3129,7 +3214,7 @@ impl<'a> Adjoint<'a> {
                 steps.push(OriginStep::Field(attr.to_string()));
                 Some((*root, steps))
             } else if matches!(self.ty(agg), Type::Struct(_))
-                && self.symbols.iter().any(|(_, v)| *v == agg)
+                && self.symbols.iter().any(|s| s.var == agg)
             {
                 Some((agg, vec![OriginStep::Field(attr.to_string())]))
             } else {
@@ -3151,7 +3236,7 @@ impl<'a> Adjoint<'a> {
             steps.push(step);
             Some((*root, steps))
         } else if matches!(self.ty(array), Type::Array { .. })
-            && self.symbols.iter().any(|(_, v)| *v == array)
+            && self.symbols.iter().any(|s| s.var == array)
         {
             Some((array, vec![step]))
         } else {
