@@ -14,7 +14,7 @@ pub trait Put {
     fn put(&mut self, s: &str);
 
     /// [`Put::put`] of each piece in turn.
-    #[inline]
+    #[inline(always)]
     fn put_all(&mut self, pieces: &[&str]) {
         for p in pieces {
             self.put(p);

@@ -163,6 +163,21 @@ impl Block {
     }
 }
 
+/// `line.trim()` and its length in characters: by bytes for an ASCII line
+/// (nearly all source lines), where each byte is a character and the
+/// whitespace `trim` strips is U+0009 to U+000D and the space.
+fn trim_line(line: &str) -> (&str, usize) {
+    if !line.is_ascii() {
+        let t = line.trim();
+        return (t, t.chars().count());
+    }
+    let b = line.as_bytes();
+    let space = |c: &u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let start = b.iter().position(|c| !space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !space(c)).map_or(start, |e| e + 1);
+    (&line[start..end], end - start)
+}
+
 /// Spaces to pad the echoed Python line of a `// ... <L n>` comment to 80 columns.
 const PAD: &str =
     "                                                                                ";
@@ -598,19 +613,15 @@ impl<'a> Adjoint<'a> {
     fn set_symbol(&mut self, name: &'a str, id: VarId) {
         let key = name_key(name);
         let bit = key_bit(key);
-        let bound = self.symbol_bits & bit != 0;
-        self.symbol_bits |= bit;
-        match bound
-            .then(|| self.symbols.iter_mut().find(|s| s.key == key && same(s.name, name)))
-            .flatten()
-        {
-            Some(slot) => slot.var = id,
-            None => self.symbols.push(Symbol {
-                key,
-                name,
-                var: id,
-            }),
+        if self.symbol_bits & bit != 0 {
+            let mut bound = self.symbols.iter_mut();
+            if let Some(slot) = bound.find(|s| s.key == key && same(s.name, name)) {
+                slot.var = id;
+                return;
+            }
         }
+        self.symbol_bits |= bit;
+        self.symbols.push(Symbol { key, name, var: id });
     }
 
     // ------------------------------------------------------------ emission
@@ -762,9 +773,9 @@ impl<'a> Adjoint<'a> {
         let rel = pos.line.saturating_sub(self.fun_lineno);
         if self.lineno != Some(rel) {
             let line = rel + self.fun_lineno;
-            let text = self.scope.lines.get(line - 1).copied().unwrap_or("").trim();
+            let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
             let width = 80usize.saturating_sub(self.indentation.len());
-            let pad = width.saturating_sub(text.chars().count());
+            let pad = width.saturating_sub(chars);
             let mut number = itoa::Buffer::new();
             let number = number.format(line.saturating_sub(self.line_offset));
             let Adjoint {
@@ -4960,6 +4971,42 @@ fn binop_builtin(op: BinOp) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_line_is_trim_and_char_count() {
+        for line in [
+            "",
+            "   ",
+            "    x = a[i] + 1.0  # c",
+            "\t\x0b\x0c y \r",
+            "\u{a0} z\u{2003}",
+            "  é = 1  ",
+        ] {
+            let t = line.trim();
+            assert_eq!(trim_line(line), (t, t.chars().count()), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn symbols_rebind_in_place_and_tell_names_apart() {
+        for (a, b) in [("i", "j"), ("ab", "ba"), ("x_1", "x_2"), ("value", "valve")] {
+            assert_ne!(name_key(a), name_key(b), "{a} {b}");
+        }
+        let mut syms = vec![];
+        for (i, n) in ["tid", "x", "acc", "a_long_name_here", "a_long_name_hers"]
+            .iter()
+            .enumerate()
+        {
+            syms.push(Symbol {
+                key: name_key(n),
+                name: n,
+                var: VarId(i),
+            });
+        }
+        assert_eq!(find_symbol(&syms, "acc"), Some(VarId(2)));
+        assert_eq!(find_symbol(&syms, "a_long_name_hers"), Some(VarId(4)));
+        assert_eq!(find_symbol(&syms, "wp"), None);
+    }
 
     #[test]
     fn variable_names_from_the_table_and_beyond_it() {
