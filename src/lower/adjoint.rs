@@ -148,7 +148,7 @@ impl Block {
     fn for_lines(lines: usize) -> Block {
         let pass = || Lines::with_capacity(400 * lines, 8 * lines);
         Block {
-            vars: Vec::new(),
+            vars: Vec::with_capacity(4 * lines),
             forward: pass(),
             replay: pass(),
             reverse: pass(),
@@ -470,9 +470,10 @@ impl<'a> Adjoint<'a> {
             // Room for a large kernel's variables: growing these by doubling
             // copied them ~8 times each.
             vars: Vec::with_capacity(256),
-            args: Vec::new(),
+            args: Vec::with_capacity(def.args.len()),
             locals: Vec::with_capacity(256),
-            symbols: Vec::new(),
+            // Likewise the bindings, and the origins of variables below.
+            symbols: Vec::with_capacity(32),
             symbol_bits: 0,
             func_aliases: Vec::new(),
             blocks: vec![Block::for_lines(
@@ -519,8 +520,8 @@ impl<'a> Adjoint<'a> {
             slot_augassign_error: None,
             ref_call_error: None,
             fun_name: def.name,
-            origin_index: Vec::new(),
-            origin_pool: Vec::new(),
+            origin_index: Vec::with_capacity(256),
+            origin_pool: Vec::with_capacity(64),
             ref_params: Vec::new(),
             field_origins: Vec::new(),
             pending_ints: Vec::new(),
