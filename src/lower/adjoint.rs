@@ -77,19 +77,22 @@ pub struct VarInfo {
 /// Locals numbered below this have their names in [`LOCAL_NAMES`].
 const NAMED_LOCALS: usize = 4096;
 
-/// `var_{i}adj_{i}` for every local index `i` below [`NAMED_LOCALS`], back
-/// to back, and where each ends: a kernel has ~100 locals, and an allocation
-/// for each one's names was the lowering's most frequent.
-static LOCAL_NAMES: LazyLock<(String, Vec<u32>)> = LazyLock::new(|| {
+/// `var_{i}adj_{i}` for every local index `i` below [`NAMED_LOCALS`]: a
+/// kernel has ~100 locals, and an allocation for each one's names was the
+/// lowering's most frequent. One text, leaked once per process (it lives as
+/// long as the program), sliced up front: taking a name is one index.
+static LOCAL_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut text = String::with_capacity(NAMED_LOCALS * 16);
     let mut ends = Vec::with_capacity(NAMED_LOCALS);
     let mut digits = itoa::Buffer::new();
     for i in 0..NAMED_LOCALS {
         let i = digits.format(i);
         text.put_all(&["var_", i, "adj_", i]);
-        ends.push(text.len() as u32);
+        ends.push(text.len());
     }
-    (text, ends)
+    let text: &'static str = text.leak();
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts.zip(&ends).map(|(s, &e)| &text[s..e]).collect()
 });
 
 impl VarInfo {
@@ -108,10 +111,8 @@ impl VarInfo {
         if index >= NAMED_LOCALS {
             return VarInfo::new(itoa::Buffer::new().format(index), ty, constant);
         }
-        let (text, ends) = &*LOCAL_NAMES;
-        let start = index.checked_sub(1).map_or(0, |p| ends[p] as usize);
         VarInfo {
-            names: Cow::Borrowed(&text[start..ends[index] as usize]),
+            names: Cow::Borrowed(LOCAL_NAMES[index]),
             ty,
             constant,
         }
