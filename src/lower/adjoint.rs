@@ -77,19 +77,22 @@ pub struct VarInfo {
 /// Locals numbered below this have their names in [`LOCAL_NAMES`].
 const NAMED_LOCALS: usize = 4096;
 
-/// `var_{i}adj_{i}` for every local index `i` below [`NAMED_LOCALS`], back
-/// to back, and where each ends: a kernel has ~100 locals, and an allocation
-/// for each one's names was the lowering's most frequent.
-static LOCAL_NAMES: LazyLock<(String, Vec<u32>)> = LazyLock::new(|| {
+/// `var_{i}adj_{i}` for every local index `i` below [`NAMED_LOCALS`]: a
+/// kernel has ~100 locals, and an allocation for each one's names was the
+/// lowering's most frequent. One text, leaked once per process (it lives as
+/// long as the program), sliced up front: taking a name is one index.
+static LOCAL_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut text = String::with_capacity(NAMED_LOCALS * 16);
     let mut ends = Vec::with_capacity(NAMED_LOCALS);
     let mut digits = itoa::Buffer::new();
     for i in 0..NAMED_LOCALS {
         let i = digits.format(i);
         text.put_all(&["var_", i, "adj_", i]);
-        ends.push(text.len() as u32);
+        ends.push(text.len());
     }
-    (text, ends)
+    let text: &'static str = text.leak();
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts.zip(&ends).map(|(s, &e)| &text[s..e]).collect()
 });
 
 impl VarInfo {
@@ -108,10 +111,8 @@ impl VarInfo {
         if index >= NAMED_LOCALS {
             return VarInfo::new(itoa::Buffer::new().format(index), ty, constant);
         }
-        let (text, ends) = &*LOCAL_NAMES;
-        let start = index.checked_sub(1).map_or(0, |p| ends[p] as usize);
         VarInfo {
-            names: Cow::Borrowed(&text[start..ends[index] as usize]),
+            names: Cow::Borrowed(LOCAL_NAMES[index]),
             ty,
             constant,
         }
@@ -148,7 +149,7 @@ impl Block {
     fn for_lines(lines: usize) -> Block {
         let pass = || Lines::with_capacity(400 * lines, 8 * lines);
         Block {
-            vars: Vec::new(),
+            vars: Vec::with_capacity(4 * lines),
             forward: pass(),
             replay: pass(),
             reverse: pass(),
@@ -161,6 +162,21 @@ impl Block {
         self.replay.clear();
         self.reverse.clear();
     }
+}
+
+/// `line.trim()` and its length in characters: by bytes for an ASCII line
+/// (nearly all source lines), where each byte is a character and the
+/// whitespace `trim` strips is U+0009 to U+000D and the space.
+fn trim_line(line: &str) -> (&str, usize) {
+    if !line.is_ascii() {
+        let t = line.trim();
+        return (t, t.chars().count());
+    }
+    let b = line.as_bytes();
+    let space = |c: &u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let start = b.iter().position(|c| !space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !space(c)).map_or(start, |e| e + 1);
+    (&line[start..end], end - start)
 }
 
 /// Spaces to pad the echoed Python line of a `// ... <L n>` comment to 80 columns.
@@ -286,8 +302,12 @@ pub struct Adjoint<'a> {
     pub vars: Vec<VarInfo>,
     pub args: Vec<VarId>,
     pub locals: Vec<VarId>,
-    /// Python names bound to variables; `Rc` because branches and loops snapshot them.
-    symbols: Vec<(&'a str, VarId)>,
+    /// Python names bound to variables, in binding order (branches and loops snapshot them).
+    symbols: Vec<Symbol<'a>>,
+    /// [`key_bit`] of every name ever bound in this body: a name whose bit
+    /// is clear is unbound without a scan (`wp` is asked for at each `wp.`
+    /// call). Bindings are only ever dropped, so the bits stay a superset.
+    symbol_bits: u64,
     /// Locals bound to a `@wp.func` (`f = some_func`): the function's name.
     func_aliases: Vec<(&'a str, String)>,
     /// Statement blocks; loops lower their condition and body into blocks of their own.
@@ -295,7 +315,7 @@ pub struct Adjoint<'a> {
     /// Labels of the enclosing loops' condition blocks (for break/continue).
     loop_blocks: Vec<String>,
     /// Symbols at the start of each enclosing dynamic loop.
-    loop_symbols: Vec<Vec<(&'a str, VarId)>>,
+    loop_symbols: Vec<Vec<Symbol<'a>>>,
     /// Iterator names of unrolled loops (their constants may be redefined).
     loop_const_iter_symbols: Vec<&'a str>,
     /// The `wp.tid()` dimension (warp's `kernel_dim`).
@@ -361,6 +381,52 @@ pub struct Adjoint<'a> {
     pending_ints: Vec<VarId>,
 }
 
+/// A Python name bound to a variable. `key` fingerprints the name: a lookup
+/// compares one word per binding, and the bytes only where the words agree
+/// (a kernel binds tens of names, looked up for nearly every expression).
+#[derive(Debug, Clone, Copy)]
+struct Symbol<'a> {
+    key: u64,
+    name: &'a str,
+    var: VarId,
+}
+
+/// The length and up to 16 bytes of `name` (all of a name up to 8 bytes), in one word.
+fn name_key(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let bytes = if n >= 8 {
+        word(0) ^ word(n - 8).rotate_left(31)
+    } else if n >= 4 {
+        half(0) | half(n - 4) << 32
+    } else if n > 0 {
+        // The first, middle and last byte are every byte of 1 to 3.
+        b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16
+    } else {
+        0
+    };
+    bytes ^ (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// One of 64 bits for a name's key.
+fn key_bit(key: u64) -> u64 {
+    1 << (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+}
+
+/// The variable `name` is bound to in `symbols`.
+fn find_symbol(symbols: &[Symbol<'_>], name: &str) -> Option<VarId> {
+    find_key(symbols, name_key(name), name)
+}
+
+fn find_key(symbols: &[Symbol<'_>], key: u64, name: &str) -> Option<VarId> {
+    symbols
+        .iter()
+        .find(|s| s.key == key && same(s.name, name))
+        .map(|s| s.var)
+}
+
 /// A step from a variable to the lvalue a struct field reference reads.
 #[derive(Debug, Clone)]
 enum OriginStep {
@@ -405,9 +471,11 @@ impl<'a> Adjoint<'a> {
             // Room for a large kernel's variables: growing these by doubling
             // copied them ~8 times each.
             vars: Vec::with_capacity(256),
-            args: Vec::new(),
+            args: Vec::with_capacity(def.args.len()),
             locals: Vec::with_capacity(256),
-            symbols: Vec::new(),
+            // Likewise the bindings, and the origins of variables below.
+            symbols: Vec::with_capacity(32),
+            symbol_bits: 0,
             func_aliases: Vec::new(),
             blocks: vec![Block::for_lines(
                 def.end_line.saturating_sub(def.first_line),
@@ -453,8 +521,8 @@ impl<'a> Adjoint<'a> {
             slot_augassign_error: None,
             ref_call_error: None,
             fun_name: def.name,
-            origin_index: Vec::new(),
-            origin_pool: Vec::new(),
+            origin_index: Vec::with_capacity(256),
+            origin_pool: Vec::with_capacity(64),
             ref_params: Vec::new(),
             field_origins: Vec::new(),
             pending_ints: Vec::new(),
@@ -537,17 +605,25 @@ impl<'a> Adjoint<'a> {
     }
 
     fn symbol(&self, name: &str) -> Option<VarId> {
-        self.symbols
-            .iter()
-            .find(|(n, _)| same(n, name))
-            .map(|(_, v)| *v)
+        let key = name_key(name);
+        if self.symbol_bits & key_bit(key) == 0 {
+            return None;
+        }
+        find_key(&self.symbols, key, name)
     }
 
     fn set_symbol(&mut self, name: &'a str, id: VarId) {
-        match self.symbols.iter_mut().find(|(n, _)| same(n, name)) {
-            Some(slot) => slot.1 = id,
-            None => self.symbols.push((name, id)),
+        let key = name_key(name);
+        let bit = key_bit(key);
+        if self.symbol_bits & bit != 0 {
+            let mut bound = self.symbols.iter_mut();
+            if let Some(slot) = bound.find(|s| s.key == key && same(s.name, name)) {
+                slot.var = id;
+                return;
+            }
         }
+        self.symbol_bits |= bit;
+        self.symbols.push(Symbol { key, name, var: id });
     }
 
     // ------------------------------------------------------------ emission
@@ -699,9 +775,9 @@ impl<'a> Adjoint<'a> {
         let rel = pos.line.saturating_sub(self.fun_lineno);
         if self.lineno != Some(rel) {
             let line = rel + self.fun_lineno;
-            let text = self.scope.lines.get(line - 1).copied().unwrap_or("").trim();
+            let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
             let width = 80usize.saturating_sub(self.indentation.len());
-            let pad = width.saturating_sub(text.chars().count());
+            let pad = width.saturating_sub(chars);
             let mut number = itoa::Buffer::new();
             let number = number.format(line.saturating_sub(self.line_offset));
             let Adjoint {
@@ -1444,20 +1520,36 @@ impl<'a> Adjoint<'a> {
         let symbols_else = std::mem::take(&mut self.symbols);
 
         // Merge the branch versions of each symbol with a select on `cond` (a phi).
-        let lookup = |syms: &[(&str, VarId)], n: &str| {
-            syms.iter().find(|(k, _)| same(k, n)).map(|(_, v)| *v)
+        // Each branch started from a copy of the bindings before it and only
+        // rebinds or appends: unless a binding was removed, the first `known`
+        // entries of all three name the same symbols, and are read by position.
+        let aligned = |syms: &[Symbol<'a>]| {
+            syms.len() >= symbols_prev.len()
+                && syms
+                    .iter()
+                    .zip(&symbols_prev)
+                    .all(|(a, b)| std::ptr::eq(a.name, b.name))
         };
-        let mut names: Vec<&'a str> = symbols_if.iter().map(|(n, _)| *n).collect();
-        for (n, _) in &symbols_else {
-            if !names.iter().any(|m| same(m, n)) {
-                names.push(n);
+        let known = if aligned(&symbols_if) && aligned(&symbols_else) {
+            symbols_prev.len()
+        } else {
+            0
+        };
+        let mut names: Vec<&'a str> = symbols_if.iter().map(|s| s.name).collect();
+        for s in &symbols_else[known..] {
+            if find_symbol(&symbols_if[known..], s.name).is_none() {
+                names.push(s.name);
             }
         }
         self.symbols = symbols_prev.clone();
-        for name in names {
-            let prev = lookup(&symbols_prev, name);
-            let if_var = lookup(&symbols_if, name).or(prev);
-            let else_var = lookup(&symbols_else, name).or(prev);
+        for (i, name) in names.into_iter().enumerate() {
+            let lookup = |syms: &[Symbol<'a>]| match i < known {
+                true => Some(syms[i].var),
+                false => find_symbol(syms, name),
+            };
+            let prev = lookup(&symbols_prev);
+            let if_var = lookup(&symbols_if).or(prev);
+            let else_var = lookup(&symbols_else).or(prev);
             let merged = match (if_var, else_var) {
                 (a, b) if a == b => a,
                 (None, b) => b,
@@ -1659,7 +1751,7 @@ impl<'a> Adjoint<'a> {
             let mut names = BTreeSet::new();
             collect_names_stmts(body, &mut names);
             names.insert(target);
-            names.extend(self.symbols.iter().map(|(n, _)| *n));
+            names.extend(self.symbols.iter().map(|s| s.name));
             let mut name = format!("_wp_continue_{}", self.label_count);
             while names.contains(name.as_str()) {
                 self.label_count += 1;
@@ -1699,7 +1791,7 @@ impl<'a> Adjoint<'a> {
             }
         }
         if let Some(name) = active {
-            self.symbols.retain(|(n, _)| *n != name);
+            self.symbols.retain(|s| s.name != name);
         }
         Ok(())
     }
@@ -1856,8 +1948,14 @@ impl<'a> Adjoint<'a> {
 
     /// Variables reassigned in a dynamic loop are written back to their
     /// loop-entry variable (warp violates SSA here with `assign`).
-    fn materialize_redefinitions(&mut self, snapshot: &[(&'a str, VarId)]) -> LResult<()> {
-        for &(sym, ref var1) in snapshot {
+    fn materialize_redefinitions(&mut self, snapshot: &[Symbol<'a>]) -> LResult<()> {
+        for Symbol {
+            name: sym,
+            var: var1,
+            ..
+        } in snapshot
+        {
+            let sym = *sym;
             let Some(var2) = self.symbol(sym) else {
                 continue;
             };
@@ -3088,7 +3186,7 @@ impl<'a> Adjoint<'a> {
             let mut steps = steps.clone();
             steps.push(index_vars);
             Some((*root, steps))
-        } else if self.symbols.iter().any(|(_, v)| *v == target) {
+        } else if self.symbols.iter().any(|s| s.var == target) {
             Some((target, vec![index_vars]))
         } else {
             None
@@ -3129,7 +3227,7 @@ impl<'a> Adjoint<'a> {
                 steps.push(OriginStep::Field(attr.to_string()));
                 Some((*root, steps))
             } else if matches!(self.ty(agg), Type::Struct(_))
-                && self.symbols.iter().any(|(_, v)| *v == agg)
+                && self.symbols.iter().any(|s| s.var == agg)
             {
                 Some((agg, vec![OriginStep::Field(attr.to_string())]))
             } else {
@@ -3151,7 +3249,7 @@ impl<'a> Adjoint<'a> {
             steps.push(step);
             Some((*root, steps))
         } else if matches!(self.ty(array), Type::Array { .. })
-            && self.symbols.iter().any(|(_, v)| *v == array)
+            && self.symbols.iter().any(|s| s.var == array)
         {
             Some((array, vec![step]))
         } else {
@@ -4875,6 +4973,42 @@ fn binop_builtin(op: BinOp) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_line_is_trim_and_char_count() {
+        for line in [
+            "",
+            "   ",
+            "    x = a[i] + 1.0  # c",
+            "\t\x0b\x0c y \r",
+            "\u{a0} z\u{2003}",
+            "  é = 1  ",
+        ] {
+            let t = line.trim();
+            assert_eq!(trim_line(line), (t, t.chars().count()), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn symbols_rebind_in_place_and_tell_names_apart() {
+        for (a, b) in [("i", "j"), ("ab", "ba"), ("x_1", "x_2"), ("value", "valve")] {
+            assert_ne!(name_key(a), name_key(b), "{a} {b}");
+        }
+        let mut syms = vec![];
+        for (i, n) in ["tid", "x", "acc", "a_long_name_here", "a_long_name_hers"]
+            .iter()
+            .enumerate()
+        {
+            syms.push(Symbol {
+                key: name_key(n),
+                name: n,
+                var: VarId(i),
+            });
+        }
+        assert_eq!(find_symbol(&syms, "acc"), Some(VarId(2)));
+        assert_eq!(find_symbol(&syms, "a_long_name_hers"), Some(VarId(4)));
+        assert_eq!(find_symbol(&syms, "wp"), None);
+    }
 
     #[test]
     fn variable_names_from_the_table_and_beyond_it() {

@@ -2543,9 +2543,7 @@ fn args_struct(k: &KernelBody<'_>) -> String {
 /// Appends body lines under the function's indentation, as warp's `codegen_func_*` joins them.
 fn push_lines<'l>(out: &mut String, indent: &str, lines: impl IntoIterator<Item = &'l str>) {
     for l in lines {
-        out.put(indent);
-        out.put(l);
-        out.push('\n');
+        out.put_all(&[indent, l, "\n"]);
     }
 }
 
@@ -2578,8 +2576,7 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
 fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str) {
     out.put(indent);
     ty.push_ctype(out, value_type);
-    out.push(' ');
-    out.put(name);
+    out.put_all(&[" ", name]);
 }
 
 fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {

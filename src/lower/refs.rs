@@ -94,7 +94,7 @@ impl<'a> Adjoint<'a> {
                 return Some(o.clone());
             }
         }
-        if self.symbols.iter().any(|(_, v)| *v == id) {
+        if self.symbols.iter().any(|s| s.var == id) {
             return Some(Origin::local(id));
         }
         self.raw_origin(id).cloned()

@@ -118,6 +118,14 @@ impl Value {
     pub fn push_ctype(self, out: &mut String) {
         let mut n = itoa::Buffer::new();
         match self {
+            // The types of nearly every composite variable, spelled whole:
+            // one copy instead of five pieces and a number.
+            Value::Vector(2, Scalar::Float32) => out.put("wp::vec_t<2, wp::float32>"),
+            Value::Vector(3, Scalar::Float32) => out.put("wp::vec_t<3, wp::float32>"),
+            Value::Vector(4, Scalar::Float32) => out.put("wp::vec_t<4, wp::float32>"),
+            Value::Matrix(2, 2, Scalar::Float32) => out.put("wp::mat_t<2, 2, wp::float32>"),
+            Value::Matrix(3, 3, Scalar::Float32) => out.put("wp::mat_t<3, 3, wp::float32>"),
+            Value::Matrix(4, 4, Scalar::Float32) => out.put("wp::mat_t<4, 4, wp::float32>"),
             Value::Scalar(s) => out.put(s.ctype()),
             Value::Vector(len, s) => {
                 out.put_all(&["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
@@ -1092,6 +1100,12 @@ pub fn push_python_float_repr(out: &mut String, v: f64) {
         Some(t) => (true, t),
         None => (false, text),
     };
+    // ryu writes positional notation as Python does ("12.5", "3.0", "0.001")
+    // for decimal exponents -5 to 15; Python's repr goes to exponents from -5
+    // (`0.0000x`): the common literals need no rewriting.
+    if !text.starts_with("0.0000") && !text.contains('e') {
+        return out.put_all(&[if negative { "-" } else { "" }, text]);
+    }
     // ryu writes "123.45", "0.001" or "1.2345e-7": take the significant digits
     // and the decimal exponent of the first one.
     let (mantissa, e) = text.split_once('e').unwrap_or((text, "0"));
