@@ -237,6 +237,7 @@ pub fn check_module<'a>(
             err: None,
             depth: 0,
             returns: Vec::new(),
+            reads: None,
         };
         let mut kernel = None;
         for s in module.body {
@@ -305,7 +306,13 @@ struct Cx<'p, 'a> {
     /// ran the func's own fixpoint again. Nothing else a call reads changes
     /// during a check, and outside the checking pass it has no effect.
     returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
+    /// While [`Cx::ranges`] evaluates a statement: the env entries the
+    /// evaluation read, by index ([`MISS`] for a name not in the env).
+    reads: Option<Vec<u32>>,
 }
+
+/// A name [`Cx::get`] did not find (a later entry for it may change the value).
+const MISS: u32 = u32::MAX;
 
 /// `list.contains(&n)` by [`eq`].
 #[inline]
@@ -973,25 +980,63 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     // ---------------------------------------------------------------- ranges
 
-    fn get(&self, n: &str) -> Option<Iv> {
-        self.env.iter().rev().find(|e| eq(e.0, n)).map(|e| e.1)
+    fn get(&mut self, n: &str) -> Option<Iv> {
+        let at = self.env.iter().rposition(|e| eq(e.0, n));
+        if let Some(reads) = &mut self.reads {
+            reads.push(at.map_or(MISS, |i| i as u32));
+        }
+        at.map(|i| self.env[i].1)
     }
 
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
     /// that still moves goes to infinity (widening).
+    ///
+    /// A statement's assignments depend only on the env entries its
+    /// evaluation reads (helper funcs see only their arguments, and nothing
+    /// else an evaluation reads changes here). One whose entries have not
+    /// changed since it was last evaluated would assign the same ranges
+    /// again, which change nothing, so it is skipped: after the first
+    /// round only the statements a change reaches are evaluated, and the
+    /// env of every round is the one evaluating them all gives.
     fn ranges(&mut self, stmts: &[&Stmt<'a>]) {
+        let outer = self.reads.take();
         let mut assigned = Vec::new();
+        // Steps number the evaluations from 1: the step each statement was
+        // last evaluated at (0: never), each entry last changed at, and a
+        // name was last added at (a read that missed may now find it).
+        let mut step = 0u32;
+        let mut seen = vec![0u32; stmts.len()];
+        let mut deps: Vec<Vec<u32>> = vec![Vec::new(); stmts.len()];
+        let mut changed_at = vec![0u32; self.env.len()];
+        let mut added_at = 0u32;
         for round in 0..16 {
             let mut changed = false;
-            for s in stmts {
+            for (k, s) in stmts.iter().enumerate() {
+                let since = seen[k];
+                if since != 0
+                    && !deps[k].iter().any(|&i| match i {
+                        MISS => added_at >= since,
+                        i => changed_at[i as usize] >= since,
+                    })
+                {
+                    continue;
+                }
+                step += 1;
+                seen[k] = step;
+                let mut reads = std::mem::take(&mut deps[k]);
+                reads.clear();
+                self.reads = Some(reads);
                 assigned.clear();
                 self.assigns(s, &mut assigned);
+                deps[k] = self.reads.take().unwrap_or_default();
                 for &(n, iv) in &assigned {
-                    match self.env.iter_mut().rev().find(|e| eq(e.0, n)) {
-                        Some(e) => {
+                    match self.env.iter().rposition(|e| eq(e.0, n)) {
+                        Some(i) => {
+                            let e = &mut self.env[i];
                             let u = e.1.union(iv);
                             if u != e.1 {
                                 changed = true;
+                                changed_at[i] = step;
                                 let mut w = u;
                                 if round >= 3 {
                                     if u.lo < e.1.lo {
@@ -1007,14 +1052,17 @@ impl<'p, 'a> Cx<'p, 'a> {
                         None => {
                             changed = true;
                             self.env.push((n, iv));
+                            changed_at.push(step);
+                            added_at = step;
                         }
                     }
                 }
             }
             if !changed {
-                return;
+                break;
             }
         }
+        self.reads = outer;
     }
 
     /// (name, range) pairs a statement assigns.
@@ -1512,6 +1560,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
         let depth = self.depth;
         self.depth += 1;
+        // The func's own env is not the caller's: its reads are no
+        // dependency of the caller's statement (the arguments are).
+        let caller_reads = self.reads.take();
         let mark = self.env.len();
         // Hide the caller's names: push the parameters, then locals.
         let saved: Vec<(&'a str, Iv)> = self.env.drain(..).collect();
@@ -1537,6 +1588,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             self.final_pass(&stmts, &spans, &base);
         }
         self.env = saved;
+        self.reads = caller_reads;
         let _ = mark;
         self.depth -= 1;
         let ret = ret.unwrap_or(TOP);
