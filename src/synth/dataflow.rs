@@ -543,21 +543,77 @@ fn target_watch<'a>(
 }
 
 /// Names numbered in order of first sight, so that sets of them are flags.
-/// A list, not a hash map: a kernel has a few dozen names, and hashing
-/// each read cost more than the scan.
-#[derive(Default)]
+/// Found through a small open-addressing table hashed on the length and
+/// three bytes of the name: no general string hash, and a compare by
+/// [`eq`], not `memcmp` (a scan of the list cost more than both once a
+/// kernel had a few dozen names).
 struct Ids<'a> {
     names: Vec<&'a str>,
+    /// Id + 1 of the name in each slot, 0 for none; a power of two long,
+    /// at most half full.
+    slots: Vec<u32>,
+}
+
+impl Default for Ids<'_> {
+    fn default() -> Self {
+        Ids {
+            names: Vec::new(),
+            slots: vec![0; 64],
+        }
+    }
 }
 
 impl<'a> Ids<'a> {
-    fn id(&mut self, n: &'a str) -> usize {
-        match self.names.iter().position(|m| eq(m, n)) {
-            Some(i) => i,
-            None => {
-                self.names.push(n);
-                self.names.len() - 1
+    #[inline(always)]
+    fn slot(&self, n: &str) -> usize {
+        let b = n.as_bytes();
+        let h = match b.len() {
+            0 => 0,
+            n => {
+                (n as u32) << 24
+                    ^ u32::from(b[0]) << 16
+                    ^ u32::from(b[n / 2]) << 8
+                    ^ u32::from(b[n - 1])
             }
+        };
+        (h.wrapping_mul(0x9E37_79B9) >> 16) as usize & (self.slots.len() - 1)
+    }
+
+    /// The slot holding `n`, or the empty one where it would go.
+    #[inline(always)]
+    fn probe(&self, n: &str) -> usize {
+        let mut s = self.slot(n);
+        loop {
+            match self.slots[s] {
+                0 => return s,
+                i if eq(self.names[i as usize - 1], n) => return s,
+                _ => s = (s + 1) & (self.slots.len() - 1),
+            }
+        }
+    }
+
+    fn id(&mut self, n: &'a str) -> usize {
+        let s = self.probe(n);
+        if self.slots[s] != 0 {
+            return self.slots[s] as usize - 1;
+        }
+        self.names.push(n);
+        self.slots[s] = self.names.len() as u32;
+        if 2 * self.names.len() > self.slots.len() {
+            self.slots = vec![0; 2 * self.slots.len()];
+            for i in 0..self.names.len() {
+                let s = self.probe(self.names[i]);
+                self.slots[s] = i as u32 + 1;
+            }
+        }
+        self.names.len() - 1
+    }
+
+    /// `n`'s id if it has one.
+    fn find(&self, n: &str) -> Option<usize> {
+        match self.slots[self.probe(n)] {
+            0 => None,
+            i => Some(i as usize - 1),
         }
     }
 }
@@ -713,23 +769,9 @@ impl<'p, 'a> Cx<'p, 'a> {
                 break;
             }
         }
-        let live: Vec<&str> = ids
-            .names
-            .iter()
-            .zip(&is_live)
-            .filter_map(|(&n, &l)| l.then_some(n))
-            .collect();
-        for n in must {
-            if !live.contains(n) {
-                return Err(Rule::Dead);
-            }
-        }
-        if kernel {
-            for t in &self.tid {
-                if !live.contains(t) {
-                    return Err(Rule::Dead);
-                }
-            }
+        let live = |n: &str| ids.find(n).is_some_and(|i| is_live[i]);
+        if !must.iter().all(|n| live(n)) || (kernel && !self.tid.iter().all(|t| live(t))) {
+            return Err(Rule::Dead);
         }
         // Two buffers for every statement, not two allocations each.
         let mut targets: Vec<&Expr> = Vec::new();
@@ -755,7 +797,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => ns.extend(root(t)),
                 }
                 for &n in &ns {
-                    if !is_array(n) && !has(&live, n) {
+                    if !is_array(n) && !live(n) {
                         return Err(Rule::Dead);
                     }
                 }
