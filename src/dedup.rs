@@ -152,7 +152,8 @@ fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
 
 /// Appends the renamed form of `tokens` to `out`; returns its number spans.
 fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> {
-    let mut numbers = Vec::new();
+    // Kernels hold a few dozen number literals: room for them up front.
+    let mut numbers = Vec::with_capacity(32);
     // Ids of the names seen, by packed word (see `word`; a multiply and a
     // probe, where a scan of a few dozen names was the renaming's largest
     // cost); the few longer names by text.

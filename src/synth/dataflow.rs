@@ -308,8 +308,12 @@ struct Cx<'p, 'a> {
     returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
     /// While [`Cx::ranges`] evaluates a statement: the env entries the
     /// evaluation read, by index ([`MISS`] for a name not in the env).
-    reads: Option<Vec<u32>>,
+    reads: Option<Reads>,
 }
+
+/// The env entries one evaluation read: a statement reads a few, kept in
+/// line rather than in an allocation per statement per fixpoint.
+type Reads = smallvec::SmallVec<[u32; 8]>;
 
 /// A name [`Cx::get`] did not find (a later entry for it may change the value).
 const MISS: u32 = u32::MAX;
@@ -699,7 +703,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         // are listed once, as name ids, and the rounds only flip flags (they
         // walked the expressions and scanned the live list anew each time).
         let mut ids = Ids::default();
-        let mut flat: Vec<usize> = Vec::new();
+        // A statement names a few (kernels average under 8): room for them
+        // up front, not a doubling every few statements.
+        let mut flat: Vec<usize> = Vec::with_capacity(8 * stmts.len());
         let mut info: Vec<LiveStmt> = Vec::with_capacity(stmts.len());
         let mut buf = Vec::new();
         let mut watch = Vec::new();
@@ -1048,7 +1054,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         // name was last added at (a read that missed may now find it).
         let mut step = 0u32;
         let mut seen = vec![0u32; stmts.len()];
-        let mut deps: Vec<Vec<u32>> = vec![Vec::new(); stmts.len()];
+        let mut deps: Vec<Reads> = vec![Reads::new(); stmts.len()];
         let mut changed_at = vec![0u32; self.env.len()];
         let mut added_at = 0u32;
         for round in 0..16 {
