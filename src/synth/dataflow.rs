@@ -1118,10 +1118,13 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>) {
         match &s.kind {
             StmtKind::Assign(ts, v) => {
-                let iv = self.eval(v);
+                // The value is evaluated only for a name it is assigned to:
+                // a store to an array (or a tuple target, which takes TOP)
+                // needs none, and evaluating has no other effect here.
+                let mut value = None;
                 for t in ts.iter() {
-                    match &t.kind {
-                        ExprKind::Name(n) => out.push((*n, iv)),
+                    let to = match &t.kind {
+                        ExprKind::Name(n) => *n,
                         ExprKind::Tuple(xs) => {
                             for x in xs.iter() {
                                 if let ExprKind::Name(n) = x.kind
@@ -1130,15 +1133,15 @@ impl<'p, 'a> Cx<'p, 'a> {
                                     out.push((n, TOP));
                                 }
                             }
+                            continue;
                         }
-                        _ => {
-                            if let Some(r) = root(t)
-                                && !self.is_array(r)
-                            {
-                                out.push((r, iv));
-                            }
-                        }
-                    }
+                        _ => match root(t) {
+                            Some(r) if !self.is_array(r) => r,
+                            _ => continue,
+                        },
+                    };
+                    let iv = *value.get_or_insert_with(|| self.eval(v));
+                    out.push((to, iv));
                 }
             }
             StmtKind::AugAssign(t, op, v) => {
