@@ -446,35 +446,25 @@ impl<'k> Kernel<'k> {
         let start = below(rng, pool.len());
         for n in 0..pool.len() {
             let cand = pool[(start + n) % pool.len()];
-            if self.free(cand) {
-                self.take(cand);
+            if self.claim(cand) {
                 return cand.to_string();
             }
         }
         let base = pool[start];
         for s in 2.. {
             let cand = format!("{base}_{s}");
-            if self.free(&cand) {
-                self.take(&cand);
+            if self.claim(&cand) {
                 return cand;
             }
         }
         unreachable!()
     }
 
-    /// Marks `name` in use.
-    fn take(&mut self, name: &str) {
-        match word(name) {
-            u64::MAX => self.long_names.push(name.to_string()),
-            w => self.names.push(w),
-        }
-    }
-
-    fn free(&self, name: &str) -> bool {
+    /// Whether `name`, packed to `w` by [`word`], is free.
+    fn free(&self, name: &str, w: u64) -> bool {
         // Asked for every candidate name: the reserved words by hash, not
         // one `memcmp` each, and the names in use compared in line.
         const SET: NameSet<{ RESERVED.len() }> = NameSet::new(RESERVED);
-        let w = word(name);
         !SET.contains_word(w, name)
             && if w == u64::MAX {
                 !self.long_names.iter().any(|n| same(n, name))
@@ -488,12 +478,15 @@ impl<'k> Kernel<'k> {
     /// Reserve `name` (e.g. a helper's parameter or a loop variable you
     /// spell yourself) so `fresh` never returns it; false if already taken.
     pub fn claim(&mut self, name: &str) -> bool {
-        if self.free(name) {
-            self.take(name);
-            true
-        } else {
-            false
+        let w = word(name);
+        if !self.free(name, w) {
+            return false;
         }
+        match w {
+            u64::MAX => self.long_names.push(name.to_string()),
+            w => self.names.push(w),
+        }
+        true
     }
 
     // ------------------------------------------------------------ params
