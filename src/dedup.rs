@@ -152,7 +152,8 @@ fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
 
 /// Appends the renamed form of `tokens` to `out`; returns its number spans.
 fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> {
-    let mut numbers = Vec::new();
+    // Kernels hold a few dozen number literals: room for them up front.
+    let mut numbers = Vec::with_capacity(32);
     // Ids of the names seen, by packed word (see `word`; a multiply and a
     // probe, where a scan of a few dozen names was the renaming's largest
     // cost); the few longer names by text.
@@ -165,17 +166,22 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
     const DEF: u64 = word("def");
     let mut depth = 0usize;
     let mut in_def_header = false;
+    // Whether the token before is a `.` (carried along, not looked up).
+    let mut after_dot = false;
     for (i, t) in tokens.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|j| &tokens[j]);
-        let next = tokens.get(i + 1);
+        let attribute = std::mem::replace(
+            &mut after_dot,
+            t.kind == TokenKind::Op && t.word == DOT,
+        );
         match t.kind {
             TokenKind::Name => {
-                let attribute = prev.is_some_and(|p| p.kind == TokenKind::Op && p.word == DOT);
                 // `f(dtype=float)`: a keyword argument names the callee's
                 // parameter. In `def f(a=1)` the parameter list itself is
                 // depth 1, and `a` is the user's.
                 let kwarg = depth > usize::from(in_def_header)
-                    && next.is_some_and(|n| n.kind == TokenKind::Op && n.word == EQUALS);
+                    && tokens
+                        .get(i + 1)
+                        .is_some_and(|n| n.kind == TokenKind::Op && n.word == EQUALS);
                 if t.word == DEF {
                     in_def_header = true;
                 }

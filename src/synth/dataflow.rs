@@ -237,6 +237,7 @@ pub fn check_module<'a>(
             err: None,
             depth: 0,
             returns: Vec::new(),
+            reads: None,
         };
         let mut kernel = None;
         for s in module.body {
@@ -305,7 +306,17 @@ struct Cx<'p, 'a> {
     /// ran the func's own fixpoint again. Nothing else a call reads changes
     /// during a check, and outside the checking pass it has no effect.
     returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
+    /// While [`Cx::ranges`] evaluates a statement: the env entries the
+    /// evaluation read, by index ([`MISS`] for a name not in the env).
+    reads: Option<Reads>,
 }
+
+/// The env entries one evaluation read: a statement reads a few, kept in
+/// line rather than in an allocation per statement per fixpoint.
+type Reads = smallvec::SmallVec<[u32; 8]>;
+
+/// A name [`Cx::get`] did not find (a later entry for it may change the value).
+const MISS: u32 = u32::MAX;
 
 /// `list.contains(&n)` by [`eq`].
 #[inline]
@@ -536,21 +547,77 @@ fn target_watch<'a>(
 }
 
 /// Names numbered in order of first sight, so that sets of them are flags.
-/// A list, not a hash map: a kernel has a few dozen names, and hashing
-/// each read cost more than the scan.
-#[derive(Default)]
+/// Found through a small open-addressing table hashed on the length and
+/// three bytes of the name: no general string hash, and a compare by
+/// [`eq`], not `memcmp` (a scan of the list cost more than both once a
+/// kernel had a few dozen names).
 struct Ids<'a> {
     names: Vec<&'a str>,
+    /// Id + 1 of the name in each slot, 0 for none; a power of two long,
+    /// at most half full.
+    slots: Vec<u32>,
+}
+
+impl Default for Ids<'_> {
+    fn default() -> Self {
+        Ids {
+            names: Vec::new(),
+            slots: vec![0; 64],
+        }
+    }
 }
 
 impl<'a> Ids<'a> {
-    fn id(&mut self, n: &'a str) -> usize {
-        match self.names.iter().position(|m| eq(m, n)) {
-            Some(i) => i,
-            None => {
-                self.names.push(n);
-                self.names.len() - 1
+    #[inline(always)]
+    fn slot(&self, n: &str) -> usize {
+        let b = n.as_bytes();
+        let h = match b.len() {
+            0 => 0,
+            n => {
+                (n as u32) << 24
+                    ^ u32::from(b[0]) << 16
+                    ^ u32::from(b[n / 2]) << 8
+                    ^ u32::from(b[n - 1])
             }
+        };
+        (h.wrapping_mul(0x9E37_79B9) >> 16) as usize & (self.slots.len() - 1)
+    }
+
+    /// The slot holding `n`, or the empty one where it would go.
+    #[inline(always)]
+    fn probe(&self, n: &str) -> usize {
+        let mut s = self.slot(n);
+        loop {
+            match self.slots[s] {
+                0 => return s,
+                i if eq(self.names[i as usize - 1], n) => return s,
+                _ => s = (s + 1) & (self.slots.len() - 1),
+            }
+        }
+    }
+
+    fn id(&mut self, n: &'a str) -> usize {
+        let s = self.probe(n);
+        if self.slots[s] != 0 {
+            return self.slots[s] as usize - 1;
+        }
+        self.names.push(n);
+        self.slots[s] = self.names.len() as u32;
+        if 2 * self.names.len() > self.slots.len() {
+            self.slots = vec![0; 2 * self.slots.len()];
+            for i in 0..self.names.len() {
+                let s = self.probe(self.names[i]);
+                self.slots[s] = i as u32 + 1;
+            }
+        }
+        self.names.len() - 1
+    }
+
+    /// `n`'s id if it has one.
+    fn find(&self, n: &str) -> Option<usize> {
+        match self.slots[self.probe(n)] {
+            0 => None,
+            i => Some(i as usize - 1),
         }
     }
 }
@@ -636,7 +703,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         // are listed once, as name ids, and the rounds only flip flags (they
         // walked the expressions and scanned the live list anew each time).
         let mut ids = Ids::default();
-        let mut flat: Vec<usize> = Vec::new();
+        // A statement names a few (kernels average under 8): room for them
+        // up front, not a doubling every few statements.
+        let mut flat: Vec<usize> = Vec::with_capacity(8 * stmts.len());
         let mut info: Vec<LiveStmt> = Vec::with_capacity(stmts.len());
         let mut buf = Vec::new();
         let mut watch = Vec::new();
@@ -706,23 +775,9 @@ impl<'p, 'a> Cx<'p, 'a> {
                 break;
             }
         }
-        let live: Vec<&str> = ids
-            .names
-            .iter()
-            .zip(&is_live)
-            .filter_map(|(&n, &l)| l.then_some(n))
-            .collect();
-        for n in must {
-            if !live.contains(n) {
-                return Err(Rule::Dead);
-            }
-        }
-        if kernel {
-            for t in &self.tid {
-                if !live.contains(t) {
-                    return Err(Rule::Dead);
-                }
-            }
+        let live = |n: &str| ids.find(n).is_some_and(|i| is_live[i]);
+        if !must.iter().all(|n| live(n)) || (kernel && !self.tid.iter().all(|t| live(t))) {
+            return Err(Rule::Dead);
         }
         // Two buffers for every statement, not two allocations each.
         let mut targets: Vec<&Expr> = Vec::new();
@@ -748,7 +803,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => ns.extend(root(t)),
                 }
                 for &n in &ns {
-                    if !is_array(n) && !has(&live, n) {
+                    if !is_array(n) && !live(n) {
                         return Err(Rule::Dead);
                     }
                 }
@@ -973,25 +1028,63 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     // ---------------------------------------------------------------- ranges
 
-    fn get(&self, n: &str) -> Option<Iv> {
-        self.env.iter().rev().find(|e| eq(e.0, n)).map(|e| e.1)
+    fn get(&mut self, n: &str) -> Option<Iv> {
+        let at = self.env.iter().rposition(|e| eq(e.0, n));
+        if let Some(reads) = &mut self.reads {
+            reads.push(at.map_or(MISS, |i| i as u32));
+        }
+        at.map(|i| self.env[i].1)
     }
 
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
     /// that still moves goes to infinity (widening).
+    ///
+    /// A statement's assignments depend only on the env entries its
+    /// evaluation reads (helper funcs see only their arguments, and nothing
+    /// else an evaluation reads changes here). One whose entries have not
+    /// changed since it was last evaluated would assign the same ranges
+    /// again, which change nothing, so it is skipped: after the first
+    /// round only the statements a change reaches are evaluated, and the
+    /// env of every round is the one evaluating them all gives.
     fn ranges(&mut self, stmts: &[&Stmt<'a>]) {
+        let outer = self.reads.take();
         let mut assigned = Vec::new();
+        // Steps number the evaluations from 1: the step each statement was
+        // last evaluated at (0: never), each entry last changed at, and a
+        // name was last added at (a read that missed may now find it).
+        let mut step = 0u32;
+        let mut seen = vec![0u32; stmts.len()];
+        let mut deps: Vec<Reads> = vec![Reads::new(); stmts.len()];
+        let mut changed_at = vec![0u32; self.env.len()];
+        let mut added_at = 0u32;
         for round in 0..16 {
             let mut changed = false;
-            for s in stmts {
+            for (k, s) in stmts.iter().enumerate() {
+                let since = seen[k];
+                if since != 0
+                    && !deps[k].iter().any(|&i| match i {
+                        MISS => added_at >= since,
+                        i => changed_at[i as usize] >= since,
+                    })
+                {
+                    continue;
+                }
+                step += 1;
+                seen[k] = step;
+                let mut reads = std::mem::take(&mut deps[k]);
+                reads.clear();
+                self.reads = Some(reads);
                 assigned.clear();
                 self.assigns(s, &mut assigned);
+                deps[k] = self.reads.take().unwrap_or_default();
                 for &(n, iv) in &assigned {
-                    match self.env.iter_mut().rev().find(|e| eq(e.0, n)) {
-                        Some(e) => {
+                    match self.env.iter().rposition(|e| eq(e.0, n)) {
+                        Some(i) => {
+                            let e = &mut self.env[i];
                             let u = e.1.union(iv);
                             if u != e.1 {
                                 changed = true;
+                                changed_at[i] = step;
                                 let mut w = u;
                                 if round >= 3 {
                                     if u.lo < e.1.lo {
@@ -1007,14 +1100,17 @@ impl<'p, 'a> Cx<'p, 'a> {
                         None => {
                             changed = true;
                             self.env.push((n, iv));
+                            changed_at.push(step);
+                            added_at = step;
                         }
                     }
                 }
             }
             if !changed {
-                return;
+                break;
             }
         }
+        self.reads = outer;
     }
 
     /// (name, range) pairs a statement assigns.
@@ -1022,10 +1118,13 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>) {
         match &s.kind {
             StmtKind::Assign(ts, v) => {
-                let iv = self.eval(v);
+                // The value is evaluated only for a name it is assigned to:
+                // a store to an array (or a tuple target, which takes TOP)
+                // needs none, and evaluating has no other effect here.
+                let mut value = None;
                 for t in ts.iter() {
-                    match &t.kind {
-                        ExprKind::Name(n) => out.push((*n, iv)),
+                    let to = match &t.kind {
+                        ExprKind::Name(n) => *n,
                         ExprKind::Tuple(xs) => {
                             for x in xs.iter() {
                                 if let ExprKind::Name(n) = x.kind
@@ -1034,15 +1133,15 @@ impl<'p, 'a> Cx<'p, 'a> {
                                     out.push((n, TOP));
                                 }
                             }
+                            continue;
                         }
-                        _ => {
-                            if let Some(r) = root(t)
-                                && !self.is_array(r)
-                            {
-                                out.push((r, iv));
-                            }
-                        }
-                    }
+                        _ => match root(t) {
+                            Some(r) if !self.is_array(r) => r,
+                            _ => continue,
+                        },
+                    };
+                    let iv = *value.get_or_insert_with(|| self.eval(v));
+                    out.push((to, iv));
                 }
             }
             StmtKind::AugAssign(t, op, v) => {
@@ -1512,6 +1611,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
         let depth = self.depth;
         self.depth += 1;
+        // The func's own env is not the caller's: its reads are no
+        // dependency of the caller's statement (the arguments are).
+        let caller_reads = self.reads.take();
         let mark = self.env.len();
         // Hide the caller's names: push the parameters, then locals.
         let saved: Vec<(&'a str, Iv)> = self.env.drain(..).collect();
@@ -1537,6 +1639,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             self.final_pass(&stmts, &spans, &base);
         }
         self.env = saved;
+        self.reads = caller_reads;
         let _ = mark;
         self.depth -= 1;
         let ret = ret.unwrap_or(TOP);

@@ -17,9 +17,8 @@
 //! See /work/notes/synth_api.md (how to write a motif).
 
 use super::knobs::Knobs;
-use crate::lang::NameSet;
+use crate::lang::{NameSet, word};
 use crate::text::same;
-use compact_str::CompactString;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::fmt::Write;
@@ -324,10 +323,13 @@ pub struct Kernel<'k> {
     loops: usize,
     /// Deepest loop nesting written.
     pub max_loops: usize,
-    /// Names in use. Inline strings (names are short): a kernel near its
-    /// caps is cloned before each motif, and a heap string per name made
-    /// that clone and its drop cost more than the motif.
-    names: Vec<CompactString>,
+    /// Names in use of up to 8 bytes (nearly all), packed by [`word`]: each
+    /// candidate name is looked for among them, an integer compare per name
+    /// where a string compare was the composer's largest cost, and a kernel
+    /// near its caps is cloned before each motif, names and all.
+    names: Vec<u64>,
+    /// Names in use longer than 8 bytes.
+    long_names: Vec<String>,
     offers: Vec<Offer>,
     pub motifs: Vec<&'static str>,
     /// Chance that [`Kernel::input`] consumes an offered value.
@@ -385,7 +387,7 @@ impl<'k> Kernel<'k> {
         body.push_str("    ");
         body.push_str(&tid.join(", "));
         body.push_str(" = wp.tid()\n");
-        let names = tid.iter().map(|&s| CompactString::from(s)).collect();
+        let names = tid.iter().map(|&s| word(s)).collect();
         Kernel {
             knobs,
             category,
@@ -404,6 +406,7 @@ impl<'k> Kernel<'k> {
             loops: 0,
             max_loops: 0,
             names,
+            long_names: Vec::new(),
             offers: Vec::new(),
             motifs: Vec::new(),
             p_chain: 0.6,
@@ -443,28 +446,31 @@ impl<'k> Kernel<'k> {
         let start = below(rng, pool.len());
         for n in 0..pool.len() {
             let cand = pool[(start + n) % pool.len()];
-            if self.free(cand) {
-                self.names.push(cand.into());
+            if self.claim(cand) {
                 return cand.to_string();
             }
         }
         let base = pool[start];
         for s in 2.. {
             let cand = format!("{base}_{s}");
-            if self.free(&cand) {
-                self.names.push(cand.as_str().into());
+            if self.claim(&cand) {
                 return cand;
             }
         }
         unreachable!()
     }
 
-    fn free(&self, name: &str) -> bool {
+    /// Whether `name`, packed to `w` by [`word`], is free.
+    fn free(&self, name: &str, w: u64) -> bool {
         // Asked for every candidate name: the reserved words by hash, not
         // one `memcmp` each, and the names in use compared in line.
         const SET: NameSet<{ RESERVED.len() }> = NameSet::new(RESERVED);
-        !SET.contains(name)
-            && !self.names.iter().any(|n| same(n, name))
+        !SET.contains_word(w, name)
+            && if w == u64::MAX {
+                !self.long_names.iter().any(|n| same(n, name))
+            } else {
+                !self.names.contains(&w)
+            }
             && !self.helpers.iter().any(|h| same(&h.0, name))
             && !self.consts.iter().any(|c| same(&c.0, name))
     }
@@ -472,12 +478,15 @@ impl<'k> Kernel<'k> {
     /// Reserve `name` (e.g. a helper's parameter or a loop variable you
     /// spell yourself) so `fresh` never returns it; false if already taken.
     pub fn claim(&mut self, name: &str) -> bool {
-        if self.free(name) {
-            self.names.push(name.into());
-            true
-        } else {
-            false
+        let w = word(name);
+        if !self.free(name, w) {
+            return false;
         }
+        match w {
+            u64::MAX => self.long_names.push(name.to_string()),
+            w => self.names.push(w),
+        }
+        true
     }
 
     // ------------------------------------------------------------ params

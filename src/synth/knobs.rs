@@ -152,7 +152,7 @@ fn measure_shape(src: &str) -> (usize, usize, usize) {
     let mut after_decorator = false;
     let mut loops: Vec<usize> = Vec::new();
     let mut loop_depth = 0;
-    for line in src.lines() {
+    for line in lines(src) {
         if line.starts_with("@wp.kernel") {
             after_decorator = true;
             continue;
@@ -165,7 +165,10 @@ fn measure_shape(src: &str) -> (usize, usize, usize) {
             loops.clear();
             continue;
         }
-        let t = line.trim_start();
+        // Indentation is spaces: passed over a byte at a time before the
+        // general (char by char) trim.
+        let spaces = line.bytes().take_while(|&b| b == b' ').count();
+        let t = line[spaces..].trim_start();
         if t.is_empty() || line.starts_with('@') {
             continue;
         }
@@ -178,6 +181,23 @@ fn measure_shape(src: &str) -> (usize, usize, usize) {
         statements += in_kernel as usize;
     }
     (statements, params, loop_depth)
+}
+
+/// `src.lines()`, the line ends found by `memchr`: `str::lines`' searcher
+/// cost more than the rest of the measuring.
+fn lines(src: &str) -> impl Iterator<Item = &str> {
+    let mut rest = src;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) else {
+            return Some(std::mem::take(&mut rest));
+        };
+        let line = &rest[..end];
+        rest = &rest[end + 1..];
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
 }
 
 /// Bit `n` set when `DTYPES[n]` is used; float32 always is.
@@ -201,4 +221,19 @@ fn used_dtypes(src: &str) -> u8 {
         }
     }
     dtypes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_str_lines() {
+        for src in [
+            "", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "a\r", "\r\n\r\n", "x\n\ny\r\rz\n", "é\n ü",
+        ] {
+            let ours: Vec<&str> = lines(src).collect();
+            assert_eq!(ours, src.lines().collect::<Vec<_>>(), "{src:?}");
+        }
+    }
 }
