@@ -82,9 +82,16 @@ impl<'a> Parser<'_, 'a> {
         BVec::new_in(self.arena)
     }
 
+    /// An empty list with room for `n` items: a list growing from empty
+    /// reallocates at 1, 2 and 4 items, each time copying (its items'
+    /// children were allocated after it, so it cannot grow in place).
+    fn vec_for<T>(&self, n: usize) -> BVec<'a, T> {
+        BVec::with_capacity_in(n, self.arena)
+    }
+
     /// A list that starts with `first` (most hold a few items).
     fn vec1<T>(&self, first: T) -> BVec<'a, T> {
-        let mut v = BVec::with_capacity_in(4, self.arena);
+        let mut v = self.vec_for(4);
         v.push(first);
         v
     }
@@ -441,7 +448,7 @@ impl<'a> Parser<'_, 'a> {
         let def = self.bump();
         let name = self.expect_name()?;
         self.expect_op("(")?;
-        let mut args = self.vec();
+        let mut args = self.vec_for(8);
         let mut has_complex_args = false;
         let mut has_defaults = false;
         while !self.is_op(")") {
@@ -516,7 +523,7 @@ impl<'a> Parser<'_, 'a> {
                 return Err(self.error_here("expected an indented block"));
             }
             self.bump();
-            let mut body = self.vec();
+            let mut body = self.vec_for(8);
             while !matches!(self.peek().kind, TokenKind::Dedent | TokenKind::EndMarker) {
                 self.statement(&mut body)?;
             }
@@ -1249,7 +1256,7 @@ impl<'a> Parser<'_, 'a> {
 
     #[allow(clippy::type_complexity)]
     fn call_args(&mut self) -> PResult<(&'a [Expr<'a>], &'a [Keyword<'a>])> {
-        let mut args = self.vec();
+        let mut args = self.vec_for(4);
         let mut keywords = self.vec();
         while !self.is_op(")") {
             if self.eat_op("**") {
