@@ -979,7 +979,29 @@ impl<'a> Parser<'_, 'a> {
                 pos: pos_of(&t),
             });
         }
-        let body = self.or_test()?;
+        const NOT: u64 = word("not");
+        const AWAIT: u64 = word("await");
+        const MINUS: u64 = word("-");
+        const PLUS: u64 = word("+");
+        const TILDE: u64 = word("~");
+        let t = self.peek();
+        let body = match (t.kind, t.word) {
+            (TokenKind::Name, NOT | AWAIT) | (TokenKind::Op, MINUS | PLUS | TILDE) => {
+                self.or_test()?
+            }
+            // Anything else is where `or_test` would come to by way of
+            // `primary`: parse that, and go on from it only if the next
+            // token can continue an expression (most operands end there).
+            _ => {
+                let operand = self.primary()?;
+                if ends_expression(self.peek()) {
+                    return Ok(operand);
+                }
+                let operand = self.power_from(operand)?;
+                let operand = self.binary_level_from(operand, 0)?;
+                self.or_test_from(operand)?
+            }
+        };
         if self.is_kw("if") {
             self.bump();
             let test = self.or_test()?;
@@ -1001,26 +1023,13 @@ impl<'a> Parser<'_, 'a> {
     /// (indices, arguments, assignment targets).
     #[inline]
     fn lone_atom_ahead(&self) -> bool {
-        const COMMA: u64 = word(",");
-        const RPAR: u64 = word(")");
-        const RSQB: u64 = word("]");
-        const RBRACE: u64 = word("}");
-        const COLON: u64 = word(":");
-        const EQUAL: u64 = word("=");
         let t = self.peek();
         let atom = match t.kind {
             TokenKind::Number => true,
             TokenKind::Name => !is_keyword_word(t.word),
             _ => false,
         };
-        atom && {
-            let next = self.peek_at(1);
-            match next.kind {
-                TokenKind::Newline | TokenKind::EndMarker => true,
-                TokenKind::Op => matches!(next.word, COMMA | RPAR | RSQB | RBRACE | COLON | EQUAL),
-                _ => false,
-            }
-        }
+        atom && ends_expression(self.peek_at(1))
     }
 
     fn test_nocond(&mut self) -> PResult<Expr<'a>> {
@@ -1035,6 +1044,12 @@ impl<'a> Parser<'_, 'a> {
             return self.bool_chain("or", false);
         }
         let first = self.or_expr()?;
+        self.or_test_from(first)
+    }
+
+    /// [`Parser::or_test`] once its first `or_expr` is parsed.
+    #[inline(always)]
+    fn or_test_from(&mut self, first: Expr<'a>) -> PResult<Expr<'a>> {
         let first = self.comparison_from(first)?;
         let first = self.bool_chain_from("and", true, first)?;
         self.bool_chain_from("or", false, first)
@@ -1148,7 +1163,13 @@ impl<'a> Parser<'_, 'a> {
     /// climbing: one loop instead of one recursion per level, which is what
     /// every operand of every expression would otherwise pass through.
     fn binary_level(&mut self, min_precedence: u8) -> PResult<Expr<'a>> {
-        let mut left = self.factor()?;
+        let left = self.factor()?;
+        self.binary_level_from(left, min_precedence)
+    }
+
+    /// [`Parser::binary_level`] once its first operand is parsed.
+    #[inline(always)]
+    fn binary_level_from(&mut self, mut left: Expr<'a>, min_precedence: u8) -> PResult<Expr<'a>> {
         loop {
             let t = *self.peek();
             let Some((op, precedence)) = binary_op(&t).filter(|&(_, p)| p >= min_precedence) else {
@@ -1200,6 +1221,12 @@ impl<'a> Parser<'_, 'a> {
             });
         }
         let base = self.primary()?;
+        self.power_from(base)
+    }
+
+    /// [`Parser::power`] once its (non-`await`) base is parsed.
+    #[inline(always)]
+    fn power_from(&mut self, base: Expr<'a>) -> PResult<Expr<'a>> {
         if self.eat_op("**") {
             self.enter()?;
             let exp = self.factor()?;
@@ -1531,6 +1558,23 @@ const KEYWORDS: &[&str] = &[
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
     "with", "yield",
 ];
+
+/// Whether `t` is one no level of an expression continues with (`,` `)`
+/// `]` `}` `:` `=`, end of line): an operand before it is the whole expression.
+#[inline]
+fn ends_expression(t: &Token<'_>) -> bool {
+    const COMMA: u64 = word(",");
+    const RPAR: u64 = word(")");
+    const RSQB: u64 = word("]");
+    const RBRACE: u64 = word("}");
+    const COLON: u64 = word(":");
+    const EQUAL: u64 = word("=");
+    match t.kind {
+        TokenKind::Newline | TokenKind::EndMarker => true,
+        TokenKind::Op => matches!(t.word, COMMA | RPAR | RSQB | RBRACE | COLON | EQUAL),
+        _ => false,
+    }
+}
 
 /// Asked of nearly every name token: by hash, not a scan of the list.
 fn is_keyword_word(w: u64) -> bool {
