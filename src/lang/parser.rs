@@ -944,7 +944,16 @@ impl<'a> Parser<'_, 'a> {
 
     fn test(&mut self) -> PResult<Expr<'a>> {
         if self.lone_atom_ahead() {
-            return self.atom();
+            // A name already known not to be a keyword, or a number: not
+            // asked again by `atom`.
+            let t = self.bump();
+            if t.kind == TokenKind::Name {
+                return Ok(Expr {
+                    kind: ExprKind::Name(t.text),
+                    pos: pos_of(&t),
+                });
+            }
+            return self.number(&t);
         }
         self.enter()?;
         let e = self.test_inner();
@@ -1409,12 +1418,7 @@ impl<'a> Parser<'_, 'a> {
             }
             TokenKind::Number => {
                 self.bump();
-                Ok(Expr {
-                    kind: ExprKind::Constant(
-                        parse_number(t.text).map_err(|m| self.error_at(&t, m))?,
-                    ),
-                    pos,
-                })
+                self.number(&t)
             }
             TokenKind::String => {
                 let mut text = BString::new_in(self.arena);
@@ -1541,6 +1545,14 @@ impl<'a> Parser<'_, 'a> {
             },
             _ => Err(self.unexpected()),
         }
+    }
+
+    /// The number token `t` (already passed) as a constant.
+    fn number(&self, t: &Token<'_>) -> PResult<Expr<'a>> {
+        Ok(Expr {
+            kind: ExprKind::Constant(parse_number(t.text).map_err(|m| self.error_at(t, m))?),
+            pos: pos_of(t),
+        })
     }
 
     fn error_at(&self, t: &Token<'_>, message: String) -> LowerError {
