@@ -1940,11 +1940,18 @@ fn warp_defined_function_count(key: &str) -> usize {
 }
 
 /// Python's `str.splitlines()` for the line terminators that occur in source files.
+/// The line ends are found by memchr's SIMD search, counted first so the list is
+/// allocated once (`str::split` searched a line at a time and grew the list by doubling).
 fn split_lines(source: &str) -> Vec<&str> {
-    source
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
+    let bytes = source.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes).chain([bytes.len()]) {
+        let line = &source[start..end];
+        lines.push(line.strip_suffix('\r').unwrap_or(line));
+        start = end + 1;
+    }
+    lines
 }
 
 /// A kernel found at module level, with its options, or why its decorator
@@ -2770,7 +2777,7 @@ fn push_reverse_body(
 /// Appends `template` with each placeholder replaced by its pieces, in one pass.
 fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
     let mut rest = template;
-    while let Some(at) = rest.find('@') {
+    while let Some(at) = memchr::memchr(b'@', rest.as_bytes()) {
         let hit = fills.iter().find(|(key, _)| rest[at..].starts_with(key));
         let Some((key, pieces)) = hit else {
             out.put(&rest[..=at]);
@@ -2890,7 +2897,25 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_return;
+    use super::{is_return, split_lines};
+
+    #[test]
+    fn split_lines_is_split_at_newlines_without_carriage_returns() {
+        for source in [
+            "",
+            "\n",
+            "a",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\r\n\n x = 1\r\ny\rz\n é\n",
+        ] {
+            let expected: Vec<&str> = source
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .collect();
+            assert_eq!(split_lines(source), expected, "{source:?}");
+        }
+    }
 
     #[test]
     fn is_return_is_the_trimmed_prefix_test() {
