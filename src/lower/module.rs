@@ -2078,7 +2078,7 @@ pub fn lower_parsed<'a>(
     let kernel_defs = scope.kernels.clone();
     let mut bodies = Vec::with_capacity(kernel_defs.len());
     let mut used_builtins = BTreeSet::new();
-    let mut dtypes = BTreeSet::new();
+    let mut dtypes: Vec<Type> = Vec::with_capacity(16);
     let mut skipped = Vec::new();
     let mut features = super::Features::empty();
     for k in &kernel_defs {
@@ -2132,7 +2132,7 @@ pub fn lower_parsed<'a>(
             Err(e) => return Err(e),
         };
         used_builtins.extend(adj.builtins_used.iter().cloned());
-        dtypes.extend(adj.dtypes());
+        adj.dtypes(&mut dtypes);
         features.insert(adj.features());
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
@@ -2188,7 +2188,12 @@ pub fn lower_parsed<'a>(
         cpu: cpu.then(|| generate(Target::Cpu, true)),
         cuda: cuda.then(|| generate(Target::Cuda, cuda_module)),
         builtins: used_builtins.into_iter().collect(),
-        dtypes: dtypes.into_iter().map(String::from).collect(),
+        dtypes: dtypes
+            .iter()
+            .map(Type::to_string)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
         launch_dims: bodies
             .iter()
             .map(|k| k.adj.kernel_dim as u32)
