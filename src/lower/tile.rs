@@ -251,16 +251,24 @@ impl<'a> Adjoint<'a> {
                 }
             }
         }
-        let name = if templates.is_empty() {
-            native.to_string()
-        } else {
-            format!("{native}<{}>", templates.join(", "))
-        };
-        let call = format!("wp::{name}({})", fwd.join(", "));
-        let forward = match output {
-            Some(o) => format!("{} = {call};", self.emit(o)),
-            None => format!("{call};"),
-        };
+        // The line put together in one string: a `format!` and a `join` per
+        // piece cost more than the text.
+        let mut forward = String::with_capacity(64 + 16 * fwd.len());
+        if let Some(o) = output {
+            forward.put_all(&[self.emit(o), " = "]);
+        }
+        forward.put_all(&["wp::", native]);
+        for (i, t) in templates.iter().enumerate() {
+            forward.put_all(&[if i == 0 { "<" } else { ", " }, t]);
+        }
+        if !templates.is_empty() {
+            forward.put(">");
+        }
+        forward.put("(");
+        for (i, a) in fwd.iter().enumerate() {
+            forward.put_all(&[if i == 0 { "" } else { ", " }, a]);
+        }
+        forward.put(");");
         if skip_replay {
             let replay = format!("// {forward}");
             self.add_forward(&forward, Some(&replay), false);
