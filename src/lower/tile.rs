@@ -276,12 +276,17 @@ impl<'a> Adjoint<'a> {
             self.add_forward_plain(&forward);
         }
         if differentiable && !fwd.is_empty() {
-            let mut parts = fwd;
-            parts.extend(adjs);
-            if let Some(o) = output {
-                parts.push(self.emit_adj(o));
+            // `wp::adj_f(args, adj_args, adj_ret);`, written in place.
+            let mut line = self.new_line();
+            line.put_all(&["wp::adj_", native, "("]);
+            for (i, a) in fwd.iter().chain(&adjs).enumerate() {
+                line.put_all(&[if i == 0 { "" } else { ", " }, a]);
             }
-            reverse!(self, "wp::adj_{native}({});", parts.join(", "));
+            if let Some(o) = output {
+                line.put_all(&[", ", self.vars[o.0].adj()]);
+            }
+            line.put(");");
+            self.push_reverse_line(line);
         }
         Ok(output)
     }
