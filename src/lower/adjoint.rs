@@ -4363,11 +4363,11 @@ impl<'a> Adjoint<'a> {
         Ok(out)
     }
 
-    /// Warp type names this function uses (arguments and locals): `float32`, `vec3f`, ...
-    pub fn dtypes(&self) -> BTreeSet<String> {
-        // A kernel has hundreds of variables but a handful of types: the
-        // distinct ones are found first and only those are spelled.
-        let mut distinct: Vec<Type> = Vec::with_capacity(8);
+    /// Adds to `distinct` the types this function uses (arguments and locals)
+    /// that it lacks. A kernel has hundreds of variables but a handful of
+    /// types, and a module's kernels share most: the caller spells the
+    /// module's distinct types once (`float32`, `vec3f`, ...).
+    pub fn dtypes(&self, distinct: &mut Vec<Type>) {
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
@@ -4387,7 +4387,6 @@ impl<'a> Adjoint<'a> {
                 distinct.push(t);
             }
         }
-        distinct.iter().map(|t| t.to_string()).collect()
     }
 }
 

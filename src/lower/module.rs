@@ -1940,11 +1940,18 @@ fn warp_defined_function_count(key: &str) -> usize {
 }
 
 /// Python's `str.splitlines()` for the line terminators that occur in source files.
+/// The line ends are found by memchr's SIMD search, counted first so the list is
+/// allocated once (`str::split` searched a line at a time and grew the list by doubling).
 fn split_lines(source: &str) -> Vec<&str> {
-    source
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
+    let bytes = source.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes).chain([bytes.len()]) {
+        let line = &source[start..end];
+        lines.push(line.strip_suffix('\r').unwrap_or(line));
+        start = end + 1;
+    }
+    lines
 }
 
 /// A kernel found at module level, with its options, or why its decorator
@@ -2071,7 +2078,7 @@ pub fn lower_parsed<'a>(
     let kernel_defs = scope.kernels.clone();
     let mut bodies = Vec::with_capacity(kernel_defs.len());
     let mut used_builtins = BTreeSet::new();
-    let mut dtypes = BTreeSet::new();
+    let mut dtypes: Vec<Type> = Vec::with_capacity(16);
     let mut skipped = Vec::new();
     let mut features = super::Features::empty();
     for k in &kernel_defs {
@@ -2125,7 +2132,7 @@ pub fn lower_parsed<'a>(
             Err(e) => return Err(e),
         };
         used_builtins.extend(adj.builtins_used.iter().cloned());
-        dtypes.extend(adj.dtypes());
+        adj.dtypes(&mut dtypes);
         features.insert(adj.features());
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
@@ -2181,7 +2188,12 @@ pub fn lower_parsed<'a>(
         cpu: cpu.then(|| generate(Target::Cpu, true)),
         cuda: cuda.then(|| generate(Target::Cuda, cuda_module)),
         builtins: used_builtins.into_iter().collect(),
-        dtypes: dtypes.into_iter().map(String::from).collect(),
+        dtypes: dtypes
+            .iter()
+            .map(Type::to_string)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
         launch_dims: bodies
             .iter()
             .map(|k| k.adj.kernel_dim as u32)
@@ -2770,7 +2782,7 @@ fn push_reverse_body(
 /// Appends `template` with each placeholder replaced by its pieces, in one pass.
 fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
     let mut rest = template;
-    while let Some(at) = rest.find('@') {
+    while let Some(at) = memchr::memchr(b'@', rest.as_bytes()) {
         let hit = fills.iter().find(|(key, _)| rest[at..].starts_with(key));
         let Some((key, pieces)) = hit else {
             out.put(&rest[..=at]);
@@ -2890,7 +2902,25 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_return;
+    use super::{is_return, split_lines};
+
+    #[test]
+    fn split_lines_is_split_at_newlines_without_carriage_returns() {
+        for source in [
+            "",
+            "\n",
+            "a",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\r\n\n x = 1\r\ny\rz\n é\n",
+        ] {
+            let expected: Vec<&str> = source
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .collect();
+            assert_eq!(split_lines(source), expected, "{source:?}");
+        }
+    }
 
     #[test]
     fn is_return_is_the_trimmed_prefix_test() {

@@ -251,16 +251,24 @@ impl<'a> Adjoint<'a> {
                 }
             }
         }
-        let name = if templates.is_empty() {
-            native.to_string()
-        } else {
-            format!("{native}<{}>", templates.join(", "))
-        };
-        let call = format!("wp::{name}({})", fwd.join(", "));
-        let forward = match output {
-            Some(o) => format!("{} = {call};", self.emit(o)),
-            None => format!("{call};"),
-        };
+        // The line put together in one string: a `format!` and a `join` per
+        // piece cost more than the text.
+        let mut forward = String::with_capacity(64 + 16 * fwd.len());
+        if let Some(o) = output {
+            forward.put_all(&[self.emit(o), " = "]);
+        }
+        forward.put_all(&["wp::", native]);
+        for (i, t) in templates.iter().enumerate() {
+            forward.put_all(&[if i == 0 { "<" } else { ", " }, t]);
+        }
+        if !templates.is_empty() {
+            forward.put(">");
+        }
+        forward.put("(");
+        for (i, a) in fwd.iter().enumerate() {
+            forward.put_all(&[if i == 0 { "" } else { ", " }, a]);
+        }
+        forward.put(");");
         if skip_replay {
             let replay = format!("// {forward}");
             self.add_forward(&forward, Some(&replay), false);
@@ -268,12 +276,17 @@ impl<'a> Adjoint<'a> {
             self.add_forward_plain(&forward);
         }
         if differentiable && !fwd.is_empty() {
-            let mut parts = fwd;
-            parts.extend(adjs);
-            if let Some(o) = output {
-                parts.push(self.emit_adj(o));
+            // `wp::adj_f(args, adj_args, adj_ret);`, written in place.
+            let mut line = self.new_line();
+            line.put_all(&["wp::adj_", native, "("]);
+            for (i, a) in fwd.iter().chain(&adjs).enumerate() {
+                line.put_all(&[if i == 0 { "" } else { ", " }, a]);
             }
-            reverse!(self, "wp::adj_{native}({});", parts.join(", "));
+            if let Some(o) = output {
+                line.put_all(&[", ", self.vars[o.0].adj()]);
+            }
+            line.put(");");
+            self.push_reverse_line(line);
         }
         Ok(output)
     }

@@ -647,20 +647,32 @@ impl Tile {
 
     /// The C++ type (warp's `tile.ctype()`).
     pub fn ctype(&self) -> String {
+        // Put together in one string sized up front (`format!` grew its own).
         let dt = self.dtype.ctype();
-        let dt = dt.as_str();
         let shape = Tile::joined(self.dims());
+        let mut s = String::with_capacity(128);
         if self.shared {
-            format!(
-                "wp::tile_shared_t<{dt},wp::tile_layout_strided_t<wp::tile_shape_t<{shape}>, wp::tile_stride_t<{}>>, {}>",
-                Tile::joined(&self.strides()),
-                !self.view
-            )
+            s.put_all(&[
+                "wp::tile_shared_t<",
+                &dt,
+                ",wp::tile_layout_strided_t<wp::tile_shape_t<",
+                &shape,
+                ">, wp::tile_stride_t<",
+                &Tile::joined(&self.strides()),
+                ">>, ",
+                if self.view { "false" } else { "true" },
+                ">",
+            ]);
         } else {
-            format!(
-                "wp::tile_register_t<{dt},wp::tile_layout_register_t<wp::tile_shape_t<{shape}>>>"
-            )
+            s.put_all(&[
+                "wp::tile_register_t<",
+                &dt,
+                ",wp::tile_layout_register_t<wp::tile_shape_t<",
+                &shape,
+                ">>>",
+            ]);
         }
+        s
     }
 
     /// The C++ initializer of a declaration (warp's `tile.cinit()`).
