@@ -169,10 +169,7 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
     // Whether the token before is a `.` (carried along, not looked up).
     let mut after_dot = false;
     for (i, t) in tokens.iter().enumerate() {
-        let attribute = std::mem::replace(
-            &mut after_dot,
-            t.kind == TokenKind::Op && t.word == DOT,
-        );
+        let attribute = std::mem::replace(&mut after_dot, t.kind == TokenKind::Op && t.word == DOT);
         match t.kind {
             TokenKind::Name => {
                 // `f(dtype=float)`: a keyword argument names the callee's

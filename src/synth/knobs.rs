@@ -230,7 +230,16 @@ mod tests {
     #[test]
     fn lines_are_str_lines() {
         for src in [
-            "", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "a\r", "\r\n\r\n", "x\n\ny\r\rz\n", "é\n ü",
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "a\r",
+            "\r\n\r\n",
+            "x\n\ny\r\rz\n",
+            "é\n ü",
         ] {
             let ours: Vec<&str> = lines(src).collect();
             assert_eq!(ours, src.lines().collect::<Vec<_>>(), "{src:?}");
