@@ -26,18 +26,14 @@ impl Put for String {
     #[inline(always)]
     fn put(&mut self, s: &str) {
         let n = s.len();
-        if n > 64 {
-            self.push_str(s);
-            return;
-        }
         self.reserve(n);
         // SAFETY: `reserve` made room for `n` more bytes past `len`;
-        // `copy_short` writes exactly the `n` bytes of `s` there, and `s` is
+        // `copy_bytes` writes exactly the `n` bytes of `s` there, and `s` is
         // whole UTF-8, so the string stays valid UTF-8 at its new length.
         unsafe {
             let v = self.as_mut_vec();
             let len = v.len();
-            copy_short(s.as_ptr(), v.as_mut_ptr().add(len), n);
+            copy_bytes(s.as_ptr(), v.as_mut_ptr().add(len), n);
             v.set_len(len + n);
         }
     }
@@ -57,15 +53,27 @@ impl Put for String {
             let len = v.len();
             let mut end = v.as_mut_ptr().add(len);
             for p in pieces {
-                let n = p.len();
-                if n > 64 {
-                    std::ptr::copy_nonoverlapping(p.as_ptr(), end, n);
-                } else {
-                    copy_short(p.as_ptr(), end, n);
-                }
-                end = end.add(n);
+                copy_bytes(p.as_ptr(), end, p.len());
+                end = end.add(p.len());
             }
             v.set_len(len + total);
+        }
+    }
+}
+
+/// Copies `n` bytes from `src` to `dst` (not overlapping): short ones by
+/// [`copy_short`], the rest by `memcpy`.
+///
+/// # Safety
+/// As [`std::ptr::copy_nonoverlapping`].
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: the caller's.
+    unsafe {
+        if n > 64 {
+            std::ptr::copy_nonoverlapping(src, dst, n);
+        } else {
+            copy_short(src, dst, n);
         }
     }
 }

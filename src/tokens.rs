@@ -909,15 +909,47 @@ fn block_masks_zeroing_digits(block: &[u8; 64], out: &mut [u8; 64]) -> (u64, u64
     block_masks(block)
 }
 
+/// The positions of the set bits of `bits` (bit `k % 64` of word `k / 64`
+/// is position `k`), in order.
+struct SetBits<'m> {
+    bits: &'m [u64],
+    /// The word being read, with the bits already passed cleared.
+    word: usize,
+    rest: u64,
+}
+
+impl<'m> SetBits<'m> {
+    fn new(bits: &'m [u64]) -> SetBits<'m> {
+        SetBits {
+            bits,
+            word: 0,
+            rest: bits.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+impl Iterator for SetBits<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.rest == 0 {
+            self.word += 1;
+            self.rest = *self.bits.get(self.word)?;
+        }
+        let at = self.word * 64 + self.rest.trailing_zeros() as usize;
+        self.rest &= self.rest - 1;
+        Some(at)
+    }
+}
+
 /// [`line_chunks`] of a text whose [`TextBits`] are known.
 struct LineChunks<'t, 'm> {
     b: &'t [u8],
     bits: &'m TextBits,
     builtin: Builtin,
     start: usize,
-    /// The word of the newline bits being read, with the newlines already passed cleared.
-    word: usize,
-    rest: u64,
+    newlines: SetBits<'m>,
 }
 
 impl<'t, 'm> LineChunks<'t, 'm> {
@@ -927,21 +959,8 @@ impl<'t, 'm> LineChunks<'t, 'm> {
             bits,
             builtin,
             start: 0,
-            word: 0,
-            rest: bits.newlines.first().copied().unwrap_or(0),
+            newlines: SetBits::new(&bits.newlines),
         }
-    }
-
-    /// The next `\n`'s position.
-    #[inline]
-    fn next_newline(&mut self) -> Option<usize> {
-        while self.rest == 0 {
-            self.word += 1;
-            self.rest = *self.bits.newlines.get(self.word)?;
-        }
-        let at = self.word * 64 + self.rest.trailing_zeros() as usize;
-        self.rest &= self.rest - 1;
-        Some(at)
     }
 
     /// [`cut_after_newline`], from the bits.
@@ -965,7 +984,7 @@ impl<'t> Iterator for LineChunks<'t, '_> {
         if self.start >= b.len() {
             return None;
         }
-        while let Some(nl) = self.next_newline() {
+        while let Some(nl) = self.newlines.next() {
             let p = nl + 1;
             if self.cut_at(p) {
                 let chunk = &b[self.start..p];
@@ -1065,20 +1084,16 @@ fn word_cuts(b: &[u8], out: &mut Vec<u64>) {
 /// from 0): [`word_cuts`]'s words.
 struct BitChunks<'t, 'm> {
     b: &'t [u8],
-    bits: &'m [u64],
+    cuts: SetBits<'m>,
     start: usize,
-    word: usize,
-    rest: u64,
 }
 
 impl<'t, 'm> BitChunks<'t, 'm> {
     fn new(b: &'t [u8], bits: &'m [u64]) -> BitChunks<'t, 'm> {
         BitChunks {
             b,
-            bits,
+            cuts: SetBits::new(bits),
             start: 0,
-            word: 0,
-            rest: bits.first().copied().unwrap_or(0),
         }
     }
 }
@@ -1090,21 +1105,9 @@ impl<'t> Iterator for BitChunks<'t, '_> {
         if self.start >= self.b.len() {
             return None;
         }
-        while self.rest == 0 {
-            self.word += 1;
-            match self.bits.get(self.word) {
-                Some(&m) => self.rest = m,
-                None => {
-                    let chunk = &self.b[self.start..];
-                    self.start = self.b.len();
-                    return Some(chunk);
-                }
-            }
-        }
-        let p = self.word * 64 + self.rest.trailing_zeros() as usize;
-        self.rest &= self.rest - 1;
-        let chunk = &self.b[self.start..p];
-        self.start = p;
+        let end = self.cuts.next().unwrap_or(self.b.len());
+        let chunk = &self.b[self.start..end];
+        self.start = end;
         Some(chunk)
     }
 }
