@@ -29,6 +29,8 @@ use anyhow::{Context, Result};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::memory::HugePageTable;
+
 /// `[tokens] tokenizer = ...`, as written in the config.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum TokenizerSpec {
@@ -453,7 +455,7 @@ impl Cache {
 /// agree: with the ~200,000 distinct lines of the 200 MiB job, a chance of
 /// about 2^-75.
 struct HashedCounts {
-    sets: Vec<CountSet>,
+    sets: HugePageTable<CountSet>,
     mask: usize,
     /// The chunks being summed by [`HashedCounts::sum`]: (start, length, key).
     keyed: Vec<(usize, usize, ChunkKey)>,
@@ -467,12 +469,12 @@ struct ChunkKey {
     check2: u32,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 #[repr(C, align(64))]
 struct CountSet([CountSlot; 4]);
 
 /// `count == 0` marks an empty slot: a chunk is never empty, so never 0 tokens.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
 struct CountSlot {
     check: u64,
     check2: u32,
@@ -483,7 +485,7 @@ impl HashedCounts {
     /// A table of `2^bits` sets (64 bytes each).
     fn new(bits: u32) -> HashedCounts {
         HashedCounts {
-            sets: vec![CountSet::default(); 1 << bits],
+            sets: HugePageTable::zeroed(1 << bits),
             mask: (1 << bits) - 1,
             keyed: Vec::new(),
         }

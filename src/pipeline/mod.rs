@@ -211,6 +211,9 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     let limit = corpus.as_ref().map(|c| c.units.len() as u64);
     ctx.corpus = corpus.clone();
     let ctx = ctx;
+    // Each worker's buffers and token tables, made before any other thread
+    // starts (the tables' huge pages, `memory::HugePageTable`).
+    let scratches: Vec<Scratch> = (0..workers).map(|_| Scratch::new(&ctx)).collect();
     let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
     let (index_tx, index_rx) = bounded::<u64>(in_flight);
@@ -232,11 +235,10 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
         spawn(s, "pairpipe-source".into(), move || {
             source(indices, first, limit, index_tx, credit_rx)
         })?;
-        for w in 0..workers {
+        for (w, mut scratch) in scratches.into_iter().enumerate() {
             let (index_rx, done_tx, ctx) = (index_rx.clone(), done_tx.clone(), &ctx);
             spawn(s, format!("pairpipe-worker-{w}"), move || {
                 lower_thread_priority(WORKER_NICENESS);
-                let mut scratch = Scratch::new(ctx);
                 for (n, index) in index_rx.into_iter().enumerate() {
                     if (n as u64 + 1) % crate::memory::RELEASE_EVERY_SAMPLES == 0 {
                         crate::memory::release_free_memory();
