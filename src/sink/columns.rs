@@ -121,19 +121,18 @@ impl Text {
         }
     }
 
-    /// Whether this is an IR text the lowering made from a plain Python
-    /// source (ASCII, `\n` its only break). The IR is warp's ASCII templates
-    /// plus text taken from the source (names, numbers, the comments that echo
-    /// its lines), so it is then plain too: its chars are its bytes and its
-    /// lines its `\n`s, and the sink need not scan ~30 KB a row five times to
-    /// know. Rows from elsewhere (`Row::ir_from_lowering` false) are counted
-    /// in full.
-    fn derived_from_plain_source(self, row: &Row) -> bool {
-        let plain =
-            matches!(self, Text::Ir(_)) && row.ir_from_lowering && is_plain(&row.python_source);
+    /// Whether this text is plain (ASCII, `\n` its only break), given
+    /// whether the row's Python source is: then its chars are its bytes and
+    /// its lines its `\n`s. An IR text the lowering made from a plain source
+    /// is plain too: it is warp's ASCII templates plus text taken from the
+    /// source (names, numbers, the comments that echo its lines), so the sink
+    /// need not scan ~30 KB a row again to know. Rows from elsewhere
+    /// (`Row::ir_from_lowering` false) have their IR counted in full.
+    fn is_plain_given(self, row: &Row, source_is_plain: bool) -> bool {
+        let plain = source_is_plain && (self == Text::Python || row.ir_from_lowering);
         debug_assert!(
             !plain || self.get(row).is_none_or(is_plain),
-            "an IR text of a plain source is plain"
+            "a plain source and an IR text of it are plain"
         );
         plain
     }
@@ -444,6 +443,13 @@ impl Columns {
         text: impl Fn(Source, &Field) -> Option<ArrayRef>,
     ) -> Result<Vec<Option<ArrayRef>>> {
         let n = rows.len();
+        // Scanned once a row, not once for each of its size columns.
+        let plain_sources: Vec<bool> = rows.iter().map(|r| is_plain(&r.python_source)).collect();
+        let plain = |t: Text| {
+            rows.iter()
+                .zip(&plain_sources)
+                .map(move |(r, &source_is_plain)| (r, t.is_plain_given(r, source_is_plain)))
+        };
         Ok(self
             .sources
             .iter()
@@ -481,27 +487,27 @@ impl Columns {
                     Source::Motifs => string_lists(rows, field, |r| r.motifs.iter()),
                     Source::Features => string_lists(rows, field, |r| r.features.names()),
                     Source::LaunchSpec => strings(rows, |r| r.launch_spec.as_deref()),
-                    Source::Chars(t) => sizes(rows, |r| {
-                        let plain = t.derived_from_plain_source(r);
+                    Source::Chars(t) => sizes(plain(t).map(|(r, plain)| {
                         t.get(r).map(|s| if plain { s.len() } else { chars(s) })
-                    }),
-                    Source::Lines(t) => sizes(rows, |r| {
-                        let plain = t.derived_from_plain_source(r);
+                    })),
+                    Source::Lines(t) => sizes(plain(t).map(|(r, plain)| {
                         t.get(r)
                             .map(|s| if plain { newline_lines(s) } else { lines(s) })
-                    }),
+                    })),
                     Source::TextBytes => Arc::new(Int64Array::from_iter_values(
                         rows.iter()
                             .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
                     )),
-                    Source::Tokens(t) => sizes(rows, |r| {
+                    Source::Tokens(t) => sizes(rows.iter().map(|r| {
                         let n = match t {
                             Text::Python => r.tokens.python,
                             Text::Ir(ir) => r.tokens.ir[ir as usize],
                         };
                         n.map(|n| n as usize)
-                    }),
-                    Source::PairTokens => sizes(rows, |r| r.tokens.pair().map(|n| n as usize)),
+                    })),
+                    Source::PairTokens => {
+                        sizes(rows.iter().map(|r| r.tokens.pair().map(|n| n as usize)))
+                    }
                     Source::Origin => strings(rows, |r| {
                         Some(match r.provenance {
                             Some(_) => "mined",
@@ -599,11 +605,10 @@ where
     Arc::new(b.finish())
 }
 
-fn sizes(rows: &[Row], get: impl Fn(&Row) -> Option<usize>) -> ArrayRef {
+fn sizes(values: impl Iterator<Item = Option<usize>>) -> ArrayRef {
     // Rows are capped far below i32::MAX bytes when pushed, so this never saturates.
     Arc::new(Int32Array::from_iter(
-        rows.iter()
-            .map(|r| get(r).map(|v| i32::try_from(v).unwrap_or(i32::MAX))),
+        values.map(|v| v.map(|v| i32::try_from(v).unwrap_or(i32::MAX))),
     ))
 }
 
