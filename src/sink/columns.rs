@@ -393,7 +393,7 @@ impl Columns {
     /// The tests' reference for what [`Columns::take_batch`] must write.
     #[cfg(test)]
     pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {
-        let arrays = self.arrays(rows, &enabled, |source, _| match source {
+        let arrays = self.arrays(rows, &self.schema, &enabled, |source| match source {
             Source::Text(t) => Some(strings(rows, |r| t.get(r))),
             _ => None,
         })?;
@@ -415,17 +415,10 @@ impl Columns {
         rows: &mut [Row],
         enabled: impl Fn(Ir) -> bool,
     ) -> Result<RecordBatch> {
-        let mut arrays = self.arrays(rows, &enabled, |_, _| None)?;
-        for ((slot, &source), field) in arrays
-            .iter_mut()
-            .zip(&self.sources)
-            .zip(self.view_schema.fields())
-        {
+        let mut arrays = self.arrays(rows, &self.view_schema, &enabled, |_| None)?;
+        for (slot, &source) in arrays.iter_mut().zip(&self.sources) {
             if let (Source::Text(t), None) = (source, &slot) {
                 *slot = Some(string_views(rows, |r| t.take(r)));
-            } else if let (Source::Text(_), Some(nulls)) = (source, &slot) {
-                // An IR column that is off: all-null, of the view type.
-                *slot = Some(new_null_array(field.data_type(), nulls.len()));
             }
         }
         let arrays = arrays
@@ -435,14 +428,27 @@ impl Columns {
         RecordBatch::try_new(self.view_schema.clone(), arrays).context("building a record batch")
     }
 
-    /// Every column's array but those `text` leaves to the caller (`None`).
+    /// Every column's array, of its type in `schema` (the columns that are
+    /// off, all-null), but those `text` leaves to the caller (`None`).
     fn arrays(
         &self,
         rows: &[Row],
+        schema: &Schema,
         enabled: &impl Fn(Ir) -> bool,
-        text: impl Fn(Source, &Field) -> Option<ArrayRef>,
+        text: impl Fn(Source) -> Option<ArrayRef>,
     ) -> Result<Vec<Option<ArrayRef>>> {
         let n = rows.len();
+        // The columns that are off (up to 4 texts and their 12 size columns)
+        // share one all-null array per type.
+        let mut nulls: Vec<ArrayRef> = Vec::new();
+        let mut null_array = |data_type: &DataType| {
+            if let Some(a) = nulls.iter().find(|a| a.data_type() == data_type) {
+                return a.clone();
+            }
+            let a = new_null_array(data_type, n);
+            nulls.push(a.clone());
+            a
+        };
         // Scanned once a row, not once for each of its size columns.
         let plain_sources: Vec<bool> = rows.iter().map(|r| is_plain(&r.python_source)).collect();
         let plain = |t: Text| {
@@ -453,7 +459,7 @@ impl Columns {
         Ok(self
             .sources
             .iter()
-            .zip(self.schema.fields())
+            .zip(schema.fields())
             .map(|(&source, field)| match source {
                 Source::Text(Text::Ir(ir))
                 | Source::Chars(Text::Ir(ir))
@@ -461,9 +467,9 @@ impl Columns {
                 | Source::Tokens(Text::Ir(ir))
                     if !enabled(ir) =>
                 {
-                    Some(new_null_array(field.data_type(), n))
+                    Some(null_array(field.data_type()))
                 }
-                Source::Text(_) => text(source, field),
+                Source::Text(_) => text(source),
                 source => Some(match source {
                     Source::Id => strings(rows, |r| Some(&r.id)),
                     Source::Split => strings(rows, |r| Some(r.split)),
