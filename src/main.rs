@@ -9,7 +9,7 @@
 // the system allocator, for heap profilers that hook malloc (heaptrack).
 #[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: pairpipe::memory::Allocator = pairpipe::memory::Allocator;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -121,19 +121,18 @@ impl Text {
         }
     }
 
-    /// Whether this is an IR text the lowering made from a plain Python
-    /// source (ASCII, `\n` its only break). The IR is warp's ASCII templates
-    /// plus text taken from the source (names, numbers, the comments that echo
-    /// its lines), so it is then plain too: its chars are its bytes and its
-    /// lines its `\n`s, and the sink need not scan ~30 KB a row five times to
-    /// know. Rows from elsewhere (`Row::ir_from_lowering` false) are counted
-    /// in full.
-    fn derived_from_plain_source(self, row: &Row) -> bool {
-        let plain =
-            matches!(self, Text::Ir(_)) && row.ir_from_lowering && is_plain(&row.python_source);
+    /// Whether this text is plain (ASCII, `\n` its only break), given
+    /// whether the row's Python source is: then its chars are its bytes and
+    /// its lines its `\n`s. An IR text the lowering made from a plain source
+    /// is plain too: it is warp's ASCII templates plus text taken from the
+    /// source (names, numbers, the comments that echo its lines), so the sink
+    /// need not scan ~30 KB a row again to know. Rows from elsewhere
+    /// (`Row::ir_from_lowering` false) have their IR counted in full.
+    fn is_plain_given(self, row: &Row, source_is_plain: bool) -> bool {
+        let plain = source_is_plain && (self == Text::Python || row.ir_from_lowering);
         debug_assert!(
             !plain || self.get(row).is_none_or(is_plain),
-            "an IR text of a plain source is plain"
+            "a plain source and an IR text of it are plain"
         );
         plain
     }
@@ -394,7 +393,7 @@ impl Columns {
     /// The tests' reference for what [`Columns::take_batch`] must write.
     #[cfg(test)]
     pub fn batch(&self, rows: &[Row], enabled: impl Fn(Ir) -> bool) -> Result<RecordBatch> {
-        let arrays = self.arrays(rows, &enabled, |source, _| match source {
+        let arrays = self.arrays(rows, &self.schema, &enabled, |source| match source {
             Source::Text(t) => Some(strings(rows, |r| t.get(r))),
             _ => None,
         })?;
@@ -416,17 +415,10 @@ impl Columns {
         rows: &mut [Row],
         enabled: impl Fn(Ir) -> bool,
     ) -> Result<RecordBatch> {
-        let mut arrays = self.arrays(rows, &enabled, |_, _| None)?;
-        for ((slot, &source), field) in arrays
-            .iter_mut()
-            .zip(&self.sources)
-            .zip(self.view_schema.fields())
-        {
+        let mut arrays = self.arrays(rows, &self.view_schema, &enabled, |_| None)?;
+        for (slot, &source) in arrays.iter_mut().zip(&self.sources) {
             if let (Source::Text(t), None) = (source, &slot) {
                 *slot = Some(string_views(rows, |r| t.take(r)));
-            } else if let (Source::Text(_), Some(nulls)) = (source, &slot) {
-                // An IR column that is off: all-null, of the view type.
-                *slot = Some(new_null_array(field.data_type(), nulls.len()));
             }
         }
         let arrays = arrays
@@ -436,18 +428,38 @@ impl Columns {
         RecordBatch::try_new(self.view_schema.clone(), arrays).context("building a record batch")
     }
 
-    /// Every column's array but those `text` leaves to the caller (`None`).
+    /// Every column's array, of its type in `schema` (the columns that are
+    /// off, all-null), but those `text` leaves to the caller (`None`).
     fn arrays(
         &self,
         rows: &[Row],
+        schema: &Schema,
         enabled: &impl Fn(Ir) -> bool,
-        text: impl Fn(Source, &Field) -> Option<ArrayRef>,
+        text: impl Fn(Source) -> Option<ArrayRef>,
     ) -> Result<Vec<Option<ArrayRef>>> {
         let n = rows.len();
+        // The columns that are off (up to 4 texts and their 12 size columns)
+        // share one all-null array per type.
+        let mut nulls: Vec<ArrayRef> = Vec::new();
+        let mut null_array = |data_type: &DataType| {
+            if let Some(a) = nulls.iter().find(|a| a.data_type() == data_type) {
+                return a.clone();
+            }
+            let a = new_null_array(data_type, n);
+            nulls.push(a.clone());
+            a
+        };
+        // Scanned once a row, not once for each of its size columns.
+        let plain_sources: Vec<bool> = rows.iter().map(|r| is_plain(&r.python_source)).collect();
+        let plain = |t: Text| {
+            rows.iter()
+                .zip(&plain_sources)
+                .map(move |(r, &source_is_plain)| (r, t.is_plain_given(r, source_is_plain)))
+        };
         Ok(self
             .sources
             .iter()
-            .zip(self.schema.fields())
+            .zip(schema.fields())
             .map(|(&source, field)| match source {
                 Source::Text(Text::Ir(ir))
                 | Source::Chars(Text::Ir(ir))
@@ -455,9 +467,9 @@ impl Columns {
                 | Source::Tokens(Text::Ir(ir))
                     if !enabled(ir) =>
                 {
-                    Some(new_null_array(field.data_type(), n))
+                    Some(null_array(field.data_type()))
                 }
-                Source::Text(_) => text(source, field),
+                Source::Text(_) => text(source),
                 source => Some(match source {
                     Source::Id => strings(rows, |r| Some(&r.id)),
                     Source::Split => strings(rows, |r| Some(r.split)),
@@ -481,27 +493,27 @@ impl Columns {
                     Source::Motifs => string_lists(rows, field, |r| r.motifs.iter()),
                     Source::Features => string_lists(rows, field, |r| r.features.names()),
                     Source::LaunchSpec => strings(rows, |r| r.launch_spec.as_deref()),
-                    Source::Chars(t) => sizes(rows, |r| {
-                        let plain = t.derived_from_plain_source(r);
+                    Source::Chars(t) => sizes(plain(t).map(|(r, plain)| {
                         t.get(r).map(|s| if plain { s.len() } else { chars(s) })
-                    }),
-                    Source::Lines(t) => sizes(rows, |r| {
-                        let plain = t.derived_from_plain_source(r);
+                    })),
+                    Source::Lines(t) => sizes(plain(t).map(|(r, plain)| {
                         t.get(r)
                             .map(|s| if plain { newline_lines(s) } else { lines(s) })
-                    }),
+                    })),
                     Source::TextBytes => Arc::new(Int64Array::from_iter_values(
                         rows.iter()
                             .map(|r| i64::try_from(r.text_bytes()).unwrap_or(i64::MAX)),
                     )),
-                    Source::Tokens(t) => sizes(rows, |r| {
+                    Source::Tokens(t) => sizes(rows.iter().map(|r| {
                         let n = match t {
                             Text::Python => r.tokens.python,
                             Text::Ir(ir) => r.tokens.ir[ir as usize],
                         };
                         n.map(|n| n as usize)
-                    }),
-                    Source::PairTokens => sizes(rows, |r| r.tokens.pair().map(|n| n as usize)),
+                    })),
+                    Source::PairTokens => {
+                        sizes(rows.iter().map(|r| r.tokens.pair().map(|n| n as usize)))
+                    }
                     Source::Origin => strings(rows, |r| {
                         Some(match r.provenance {
                             Some(_) => "mined",
@@ -599,11 +611,10 @@ where
     Arc::new(b.finish())
 }
 
-fn sizes(rows: &[Row], get: impl Fn(&Row) -> Option<usize>) -> ArrayRef {
+fn sizes(values: impl Iterator<Item = Option<usize>>) -> ArrayRef {
     // Rows are capped far below i32::MAX bytes when pushed, so this never saturates.
     Arc::new(Int32Array::from_iter(
-        rows.iter()
-            .map(|r| get(r).map(|v| i32::try_from(v).unwrap_or(i32::MAX))),
+        values.map(|v| v.map(|v| i32::try_from(v).unwrap_or(i32::MAX))),
     ))
 }
 
