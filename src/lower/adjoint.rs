@@ -421,8 +421,11 @@ fn find_symbol(symbols: &[Symbol<'_>], name: &str) -> Option<VarId> {
 }
 
 fn find_key(symbols: &[Symbol<'_>], key: u64, name: &str) -> Option<VarId> {
+    // Newest first: a statement mostly reads the names bound just before it
+    // (each name is bound once, so the order changes no answer).
     symbols
         .iter()
+        .rev()
         .find(|s| s.key == key && same(s.name, name))
         .map(|s| s.var)
 }
