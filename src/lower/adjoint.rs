@@ -4371,6 +4371,10 @@ impl<'a> Adjoint<'a> {
     /// types, and a module's kernels share most: the caller spells the
     /// module's distinct types once (`float32`, `vec3f`, ...).
     pub fn dtypes(&self, distinct: &mut Vec<Type>) {
+        // Most variables are scalars: one bit per scalar type listed finds
+        // them without a search of `distinct`.
+        let scalar_bit = |t: &Type| t.scalar().map_or(0, |s| 1u32 << s as u32);
+        let mut listed = distinct.iter().fold(0, |bits, t| bits | scalar_bit(t));
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
@@ -4386,6 +4390,11 @@ impl<'a> Adjoint<'a> {
                 Type::Tile(t) => t.dtype.to_type(),
                 t => t,
             };
+            let bit = scalar_bit(&t);
+            if listed & bit != 0 {
+                continue;
+            }
+            listed |= bit;
             if !distinct.contains(&t) {
                 distinct.push(t);
             }

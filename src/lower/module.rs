@@ -1907,9 +1907,12 @@ impl<'a> Scope<'a> {
 
 /// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.
 pub fn native_identifier(name: &str) -> String {
-    name.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect()
+    let kept = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Nearly every name is one already: a copy, not a string grown per character.
+    if name.bytes().all(|b| kept(b as char)) {
+        return name.to_owned();
+    }
+    name.chars().filter(|&c| kept(c)).collect()
 }
 
 /// How many `@wp.func`s of this name warp 1.19.0 itself defines when it is
@@ -2025,9 +2028,12 @@ struct KernelBody<'s> {
 }
 
 fn mangle(source: &str, name: &str) -> String {
+    use std::fmt::Write;
     let h = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), name.len() as u64)
         ^ xxhash_rust::xxh3::xxh3_64(name.as_bytes());
-    format!("{}_{:08x}", native_identifier(name), h as u32)
+    let mut mangled = native_identifier(name);
+    let _ = write!(mangled, "_{:08x}", h as u32);
+    mangled
 }
 
 pub fn lower_module(
@@ -2075,13 +2081,12 @@ pub fn lower_parsed<'a>(
     // Code the module's kernels and functions have generated so far.
     let mut module_bytes = 0usize;
     let funcs = RefCell::new(FuncTable::default());
-    let kernel_defs = scope.kernels.clone();
-    let mut bodies = Vec::with_capacity(kernel_defs.len());
+    let mut bodies = Vec::with_capacity(scope.kernels.len());
     let mut used_builtins = BTreeSet::new();
     let mut dtypes: Vec<Type> = Vec::with_capacity(16);
     let mut skipped = Vec::new();
     let mut features = super::Features::empty();
-    for k in &kernel_defs {
+    for k in &scope.kernels {
         let built_before = funcs.borrow().built.len();
         let structs_before = funcs.borrow().structs.len();
         let lowered = k.options.clone().and_then(|options| {
@@ -2114,7 +2119,7 @@ pub fn lower_parsed<'a>(
             module_bytes += bytes;
             Ok((adj, options))
         });
-        let (adj, options) = match lowered {
+        let (mut adj, options) = match lowered {
             Ok(lowered) => lowered,
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
@@ -2131,9 +2136,10 @@ pub fn lower_parsed<'a>(
             }
             Err(e) => return Err(e),
         };
-        used_builtins.extend(adj.builtins_used.iter().cloned());
-        adj.dtypes(&mut dtypes);
         features.insert(adj.features());
+        adj.dtypes(&mut dtypes);
+        // The names move to the module's set (nothing reads them from the body after).
+        used_builtins.append(&mut adj.builtins_used);
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
             mangled: mangle(source, &name),
