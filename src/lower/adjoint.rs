@@ -773,47 +773,56 @@ impl<'a> Adjoint<'a> {
 
     /// Warp annotates the generated code with the Python line each time the
     /// visited node's line changes.
+    #[inline]
     fn set_lineno(&mut self, pos: Pos) {
         self.pos = pos;
         let rel = pos.line.saturating_sub(self.fun_lineno);
+        // Most nodes are on the line of the one before: that test is in line,
+        // the comments are not.
         if self.lineno != Some(rel) {
-            let line = rel + self.fun_lineno;
-            let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
-            let width = 80usize.saturating_sub(self.indentation.len());
-            let pad = width.saturating_sub(chars);
-            let mut number = itoa::Buffer::new();
-            let number = number.format(line.saturating_sub(self.line_offset));
-            let Adjoint {
-                blocks,
-                indentation,
-                ..
-            } = self;
-            let block = blocks
-                .last_mut()
-                .expect("the function block is never popped");
-            let pad = &PAD[..pad.min(PAD.len())];
-            let forward = [
-                indentation.as_str(),
-                "// ",
-                text,
-                pad,
-                "       <L ",
-                number,
-                ">",
-            ];
-            block.forward.push_parts(&forward);
-            block.replay.push_last_of(&block.forward);
-            let reverse = [
-                indentation.as_str(),
-                "// adj: ",
-                text,
-                pad,
-                "  <L ",
-                number,
-                ">",
-            ];
-            block.reverse.push_parts(&reverse);
+            self.push_line_comments(rel);
         }
+    }
+
+    /// The `// <python line>   <L n>` comments of a new line, in each pass.
+    #[inline(never)]
+    fn push_line_comments(&mut self, rel: usize) {
+        let line = rel + self.fun_lineno;
+        let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
+        let width = 80usize.saturating_sub(self.indentation.len());
+        let pad = width.saturating_sub(chars);
+        let mut number = itoa::Buffer::new();
+        let number = number.format(line.saturating_sub(self.line_offset));
+        let Adjoint {
+            blocks,
+            indentation,
+            ..
+        } = self;
+        let block = blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        let pad = &PAD[..pad.min(PAD.len())];
+        let forward = [
+            indentation.as_str(),
+            "// ",
+            text,
+            pad,
+            "       <L ",
+            number,
+            ">",
+        ];
+        block.forward.push_parts(&forward);
+        block.replay.push_last_of(&block.forward);
+        let reverse = [
+            indentation.as_str(),
+            "// adj: ",
+            text,
+            pad,
+            "  <L ",
+            number,
+            ">",
+        ];
+        block.reverse.push_parts(&reverse);
         self.lineno = Some(rel);
     }
 
