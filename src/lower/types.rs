@@ -1106,6 +1106,12 @@ pub fn push_python_float_repr(out: &mut String, v: f64) {
     if v == 0.0 {
         return out.put(if v.is_sign_negative() { "-0.0" } else { "0.0" });
     }
+    // A whole number below 2^53 is exact, and Python spells it as the integer
+    // and ".0" (`2.0`, `-17.0`): no search for the shortest digits.
+    const EXACT: f64 = (1u64 << 53) as f64;
+    if v.abs() < EXACT && (v as i64) as f64 == v {
+        return out.put_all(&[itoa::Buffer::new().format(v as i64), ".0"]);
+    }
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v);
     let (negative, text) = match text.strip_prefix('-') {
@@ -1191,6 +1197,12 @@ mod tests {
             // Two shortest spellings round-trip here; CPython prints the
             // closer one, and Rust's `{:e}` (1.6582067800885623e15) does not.
             (1.6582067800885623e15, "1658206780088562.2"),
+            // Whole numbers either side of 2^53, where exact ones stop.
+            (9007199254740991.0, "9007199254740991.0"),
+            (-9007199254740991.0, "-9007199254740991.0"),
+            (9007199254740992.0, "9007199254740992.0"),
+            (18014398509481984.0, "1.8014398509481984e+16"),
+            (-17.0, "-17.0"),
         ];
         for (v, want) in cases {
             assert_eq!(python_float_repr(v), want, "{v}");
