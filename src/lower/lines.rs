@@ -38,8 +38,11 @@ impl Lines {
         self.ends.clear();
     }
 
+    /// Pushes one line, in a single copy: most pushes copy a line already
+    /// made (a forward line into the replay, a closed block's into its parent).
     pub fn push(&mut self, line: &str) {
-        self.push_parts(&[line]);
+        self.text.put(line);
+        self.end_line();
     }
 
     /// Pushes one line made of `parts` joined.
@@ -58,7 +61,10 @@ impl Lines {
 
     /// Pushes one line written in place by `write` (which appends the whole
     /// line to the buffer it is given, and may return what it measured):
-    /// no line buffer of its own to fill and copy.
+    /// no line buffer of its own to fill and copy. In line, so that `write`
+    /// (one closure per call site, each called once) is compiled into its
+    /// caller rather than called with its captures.
+    #[inline(always)]
     pub fn push_with<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> R {
         let r = write(&mut self.text);
         self.end_line();
