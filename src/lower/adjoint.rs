@@ -1580,7 +1580,9 @@ impl<'a> Adjoint<'a> {
         // the square of their depth, even within one statement.
         self.check_size(0)?;
         let c = self.load(cond)?;
-        forward!(self, "if ({negate}{}) {{", self.emit(c));
+        let mut line = self.new_line();
+        line.put_all(&["if (", negate, self.emit(c), ") {"]);
+        self.push_forward_line(line);
         self.add_reverse("}");
         self.indent();
         Ok(())
@@ -1590,7 +1592,9 @@ impl<'a> Adjoint<'a> {
         self.dedent();
         self.add_forward_plain("}");
         let c = self.load(cond)?;
-        reverse!(self, "if ({negate}{}) {{", self.emit(c));
+        let mut line = self.new_line();
+        line.put_all(&["if (", negate, self.emit(c), ") {"]);
+        self.push_reverse_line(line);
         Ok(())
     }
 
@@ -1886,10 +1890,11 @@ impl<'a> Adjoint<'a> {
             if let Type::Tile(t) = self.ty(v) {
                 // A view's adjoint aliases storage another tile owns: left alone.
                 if !t.view {
-                    reverse.push_fmt(format_args!("{ind}\t{}.grad_zero();", self.var(v).adj()));
+                    reverse.push_parts(&[&ind, "\t", self.var(v).adj(), ".grad_zero();"]);
                 }
             } else {
-                reverse.push_fmt(format_args!("{ind}\t{} = {{}};", self.var(v).adj()));
+                // One per variable of the body: pieces, not `format_args!`.
+                reverse.push_parts(&[&ind, "\t", self.var(v).adj(), " = {};"]);
             }
         }
         reverse.extend_from(&body.replay);
@@ -1943,10 +1948,10 @@ impl<'a> Adjoint<'a> {
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
-                    reverse.push_fmt(format_args!("{}.grad_zero();", self.var(v).adj()));
+                    reverse.push_parts(&[self.var(v).adj(), ".grad_zero();"]);
                 }
             } else {
-                reverse.push_fmt(format_args!("{} = {{}};", self.var(v).adj()));
+                reverse.push_parts(&[self.var(v).adj(), " = {};"]);
             }
         }
         reverse.extend_from(&body.replay);
