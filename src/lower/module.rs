@@ -2578,23 +2578,29 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in &adj.args {
         let v = adj.var(a);
-        push_typed(out, indent, &v.ty, false, v.name());
-        out.put_all(&[" = _wp_args->", v.label(), ";\n"]);
+        push_typed(out, indent, &v.ty, false, v.name(), " = _wp_args->");
+        out.put_all(&[v.label(), ";\n"]);
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
-            push_typed(out, indent, &v.ty, false, v.adj());
-            out.put_all(&[" = _wp_adj_args->", v.label(), ";\n"]);
+            push_typed(out, indent, &v.ty, false, v.adj(), " = _wp_adj_args->");
+            out.put_all(&[v.label(), ";\n"]);
         }
     }
 }
 
-/// Starts a declaration line: `indent`, the C++ type, a space, the name.
-fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str) {
-    out.put(indent);
-    ty.push_ctype(out, value_type);
-    out.put_all(&[" ", name]);
+/// A declaration line, or its start: `indent`, the C++ type, a space, the
+/// name, then `then`. All in one copy where the type is spelled whole.
+fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str, then: &str) {
+    match ty.spelled_ctype() {
+        Some(ctype) => out.put_all(&[indent, ctype, " ", name, then]),
+        None => {
+            out.put(indent);
+            ty.push_ctype(out, value_type);
+            out.put_all(&[" ", name, then]);
+        }
+    }
 }
 
 fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
@@ -2627,15 +2633,10 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             continue;
         }
         match v.constant {
-            None => {
-                push_typed(out, indent, &v.ty, false, v.name());
-                out.put(";\n");
-            }
+            None => push_typed(out, indent, &v.ty, false, v.name(), ";\n"),
             Some(c) => {
-                out.put(indent);
-                out.put("const ");
-                push_typed(out, "", &v.ty, false, v.name());
-                out.put(" = ");
+                out.put_all(&[indent, "const "]);
+                push_typed(out, "", &v.ty, false, v.name(), " = ");
                 c.push_c_str(out);
                 // warp's `constant_str` suffixes wide and unsigned integers.
                 if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
@@ -2664,10 +2665,7 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
                 &[&t.ctype(), "& ", v.adj(), " = ", v.name(), ";"],
             ),
             Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", v.adj(), "{};"]),
-            _ => {
-                push_typed(out, indent, &v.ty, true, v.adj());
-                out.put(" = {};\n");
-            }
+            _ => push_typed(out, indent, &v.ty, true, v.adj(), " = {};\n"),
         }
     }
 }

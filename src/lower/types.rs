@@ -113,19 +113,30 @@ impl Value {
         out
     }
 
+    /// The C++ type of a scalar, or of a float32 vector or matrix (the types
+    /// of nearly every variable), spelled whole: one piece to copy instead of
+    /// five and a number. None for the other types.
+    pub fn spelled_ctype(self) -> Option<&'static str> {
+        Some(match self {
+            Value::Scalar(s) => s.ctype(),
+            Value::Vector(2, Scalar::Float32) => "wp::vec_t<2, wp::float32>",
+            Value::Vector(3, Scalar::Float32) => "wp::vec_t<3, wp::float32>",
+            Value::Vector(4, Scalar::Float32) => "wp::vec_t<4, wp::float32>",
+            Value::Matrix(2, 2, Scalar::Float32) => "wp::mat_t<2, 2, wp::float32>",
+            Value::Matrix(3, 3, Scalar::Float32) => "wp::mat_t<3, 3, wp::float32>",
+            Value::Matrix(4, 4, Scalar::Float32) => "wp::mat_t<4, 4, wp::float32>",
+            _ => return None,
+        })
+    }
+
     /// Appends the C++ type: code generation spells types on most lines, so
     /// they are written in place rather than formatted into strings of their own.
     pub fn push_ctype(self, out: &mut String) {
+        if let Some(spelled) = self.spelled_ctype() {
+            return out.put(spelled);
+        }
         let mut n = itoa::Buffer::new();
         match self {
-            // The types of nearly every composite variable, spelled whole:
-            // one copy instead of five pieces and a number.
-            Value::Vector(2, Scalar::Float32) => out.put("wp::vec_t<2, wp::float32>"),
-            Value::Vector(3, Scalar::Float32) => out.put("wp::vec_t<3, wp::float32>"),
-            Value::Vector(4, Scalar::Float32) => out.put("wp::vec_t<4, wp::float32>"),
-            Value::Matrix(2, 2, Scalar::Float32) => out.put("wp::mat_t<2, 2, wp::float32>"),
-            Value::Matrix(3, 3, Scalar::Float32) => out.put("wp::mat_t<3, 3, wp::float32>"),
-            Value::Matrix(4, 4, Scalar::Float32) => out.put("wp::mat_t<4, 4, wp::float32>"),
             Value::Scalar(s) => out.put(s.ctype()),
             Value::Vector(len, s) => {
                 out.put_all(&["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
@@ -729,6 +740,9 @@ impl Type {
     /// Appends [`Type::ctype`] to `out` without a string of its own for
     /// scalars, arrays and references, the types of nearly every variable.
     pub fn push_ctype(&self, out: &mut String, value_type: bool) {
+        if let Some(spelled) = self.spelled_ctype() {
+            return out.put(spelled);
+        }
         match *self {
             Type::Scalar(s) => out.put(s.ctype()),
             Type::Array { dtype, kind, .. } => kind.push_ctype(dtype, out),
@@ -752,6 +766,16 @@ impl Type {
                 }
             }
             _ => out.put(&self.ctype(value_type)),
+        }
+    }
+
+    /// [`Value::spelled_ctype`] of a scalar, vector or matrix type; None for
+    /// the others (whose spelling may also depend on `value_type`).
+    pub fn spelled_ctype(&self) -> Option<&'static str> {
+        match *self {
+            Type::Scalar(s) => Some(s.ctype()),
+            Type::Vector(..) | Type::Matrix(..) => self.value()?.spelled_ctype(),
+            _ => None,
         }
     }
 
