@@ -2711,13 +2711,16 @@ fn push_forward_body(
     push_primal_vars(out, adj, indent, false);
     let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
-    let grid_stride = kind == Body::CudaKernel;
+    if kind != Body::CudaKernel {
+        adj.body_forward().write_indented(out, indent, false);
+        return primal;
+    }
     for f in adj.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
-        if grid_stride && is_return(f) {
+        if is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
         } else {
-            push_line(out, indent, &[f]);
+            out.put_all(&[indent, f, "\n"]);
         }
     }
     primal
@@ -2769,9 +2772,9 @@ fn push_reverse_body(
     }
     push_dual_vars(out, adj, indent);
     push_lines(out, indent, ["//---------", "// forward"]);
-    push_lines(out, indent, adj.body_replay().iter());
+    adj.body_replay().write_indented(out, indent, false);
     push_lines(out, indent, ["//---------", "// reverse"]);
-    push_lines(out, indent, adj.body_reverse().iter().rev());
+    adj.body_reverse().write_indented(out, indent, true);
     push_lines(
         out,
         indent,
