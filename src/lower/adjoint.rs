@@ -421,8 +421,11 @@ fn find_symbol(symbols: &[Symbol<'_>], name: &str) -> Option<VarId> {
 }
 
 fn find_key(symbols: &[Symbol<'_>], key: u64, name: &str) -> Option<VarId> {
+    // Newest first: a statement mostly reads the names bound just before it
+    // (each name is bound once, so the order changes no answer).
     symbols
         .iter()
+        .rev()
         .find(|s| s.key == key && same(s.name, name))
         .map(|s| s.var)
 }
@@ -770,47 +773,56 @@ impl<'a> Adjoint<'a> {
 
     /// Warp annotates the generated code with the Python line each time the
     /// visited node's line changes.
+    #[inline]
     fn set_lineno(&mut self, pos: Pos) {
         self.pos = pos;
         let rel = pos.line.saturating_sub(self.fun_lineno);
+        // Most nodes are on the line of the one before: that test is in line,
+        // the comments are not.
         if self.lineno != Some(rel) {
-            let line = rel + self.fun_lineno;
-            let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
-            let width = 80usize.saturating_sub(self.indentation.len());
-            let pad = width.saturating_sub(chars);
-            let mut number = itoa::Buffer::new();
-            let number = number.format(line.saturating_sub(self.line_offset));
-            let Adjoint {
-                blocks,
-                indentation,
-                ..
-            } = self;
-            let block = blocks
-                .last_mut()
-                .expect("the function block is never popped");
-            let pad = &PAD[..pad.min(PAD.len())];
-            let forward = [
-                indentation.as_str(),
-                "// ",
-                text,
-                pad,
-                "       <L ",
-                number,
-                ">",
-            ];
-            block.forward.push_parts(&forward);
-            block.replay.push_last_of(&block.forward);
-            let reverse = [
-                indentation.as_str(),
-                "// adj: ",
-                text,
-                pad,
-                "  <L ",
-                number,
-                ">",
-            ];
-            block.reverse.push_parts(&reverse);
+            self.push_line_comments(rel);
         }
+    }
+
+    /// The `// <python line>   <L n>` comments of a new line, in each pass.
+    #[inline(never)]
+    fn push_line_comments(&mut self, rel: usize) {
+        let line = rel + self.fun_lineno;
+        let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
+        let width = 80usize.saturating_sub(self.indentation.len());
+        let pad = width.saturating_sub(chars);
+        let mut number = itoa::Buffer::new();
+        let number = number.format(line.saturating_sub(self.line_offset));
+        let Adjoint {
+            blocks,
+            indentation,
+            ..
+        } = self;
+        let block = blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        let pad = &PAD[..pad.min(PAD.len())];
+        let forward = [
+            indentation.as_str(),
+            "// ",
+            text,
+            pad,
+            "       <L ",
+            number,
+            ">",
+        ];
+        block.forward.push_parts(&forward);
+        block.replay.push_last_of(&block.forward);
+        let reverse = [
+            indentation.as_str(),
+            "// adj: ",
+            text,
+            pad,
+            "  <L ",
+            number,
+            ">",
+        ];
+        block.reverse.push_parts(&reverse);
         self.lineno = Some(rel);
     }
 
@@ -1568,7 +1580,9 @@ impl<'a> Adjoint<'a> {
         // the square of their depth, even within one statement.
         self.check_size(0)?;
         let c = self.load(cond)?;
-        forward!(self, "if ({negate}{}) {{", self.emit(c));
+        let mut line = self.new_line();
+        line.put_all(&["if (", negate, self.emit(c), ") {"]);
+        self.push_forward_line(line);
         self.add_reverse("}");
         self.indent();
         Ok(())
@@ -1578,7 +1592,9 @@ impl<'a> Adjoint<'a> {
         self.dedent();
         self.add_forward_plain("}");
         let c = self.load(cond)?;
-        reverse!(self, "if ({negate}{}) {{", self.emit(c));
+        let mut line = self.new_line();
+        line.put_all(&["if (", negate, self.emit(c), ") {"]);
+        self.push_reverse_line(line);
         Ok(())
     }
 
@@ -1874,10 +1890,11 @@ impl<'a> Adjoint<'a> {
             if let Type::Tile(t) = self.ty(v) {
                 // A view's adjoint aliases storage another tile owns: left alone.
                 if !t.view {
-                    reverse.push_fmt(format_args!("{ind}\t{}.grad_zero();", self.var(v).adj()));
+                    reverse.push_parts(&[&ind, "\t", self.var(v).adj(), ".grad_zero();"]);
                 }
             } else {
-                reverse.push_fmt(format_args!("{ind}\t{} = {{}};", self.var(v).adj()));
+                // One per variable of the body: pieces, not `format_args!`.
+                reverse.push_parts(&[&ind, "\t", self.var(v).adj(), " = {};"]);
             }
         }
         reverse.extend_from(&body.replay);
@@ -1931,10 +1948,10 @@ impl<'a> Adjoint<'a> {
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
-                    reverse.push_fmt(format_args!("{}.grad_zero();", self.var(v).adj()));
+                    reverse.push_parts(&[self.var(v).adj(), ".grad_zero();"]);
                 }
             } else {
-                reverse.push_fmt(format_args!("{} = {{}};", self.var(v).adj()));
+                reverse.push_parts(&[self.var(v).adj(), " = {};"]);
             }
         }
         reverse.extend_from(&body.replay);
@@ -4368,6 +4385,10 @@ impl<'a> Adjoint<'a> {
     /// types, and a module's kernels share most: the caller spells the
     /// module's distinct types once (`float32`, `vec3f`, ...).
     pub fn dtypes(&self, distinct: &mut Vec<Type>) {
+        // Most variables are scalars: one bit per scalar type listed finds
+        // them without a search of `distinct`.
+        let scalar_bit = |t: &Type| t.scalar().map_or(0, |s| 1u32 << s as u32);
+        let mut listed = distinct.iter().fold(0, |bits, t| bits | scalar_bit(t));
         for v in &self.vars {
             let t = match v.ty {
                 Type::Ref(x) | Type::Array { dtype: x, .. } | Type::ArrayRef { dtype: x, .. } => {
@@ -4383,6 +4404,11 @@ impl<'a> Adjoint<'a> {
                 Type::Tile(t) => t.dtype.to_type(),
                 t => t,
             };
+            let bit = scalar_bit(&t);
+            if listed & bit != 0 {
+                continue;
+            }
+            listed |= bit;
             if !distinct.contains(&t) {
                 distinct.push(t);
             }

@@ -38,8 +38,11 @@ impl Lines {
         self.ends.clear();
     }
 
+    /// Pushes one line, in a single copy: most pushes copy a line already
+    /// made (a forward line into the replay, a closed block's into its parent).
     pub fn push(&mut self, line: &str) {
-        self.push_parts(&[line]);
+        self.text.put(line);
+        self.end_line();
     }
 
     /// Pushes one line made of `parts` joined.
@@ -58,7 +61,10 @@ impl Lines {
 
     /// Pushes one line written in place by `write` (which appends the whole
     /// line to the buffer it is given, and may return what it measured):
-    /// no line buffer of its own to fill and copy.
+    /// no line buffer of its own to fill and copy. In line, so that `write`
+    /// (one closure per call site, each called once) is compiled into its
+    /// caller rather than called with its captures.
+    #[inline(always)]
     pub fn push_with<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> R {
         let r = write(&mut self.text);
         self.end_line();
@@ -91,6 +97,38 @@ impl Lines {
         // a character boundary: the slice is UTF-8. (Slicing the `str` would
         // check both boundaries again for every line of every kernel.)
         unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// Appends every line to `out` (last first with `reversed`), each after
+    /// `indent` and ended by a newline, as a body is rendered: room for all
+    /// of them is reserved once, and each line is cut between its end and the
+    /// one before it, without an index per line.
+    pub fn write_indented(&self, out: &mut String, indent: &str, reversed: bool) {
+        let Some((_, before_last)) = self.ends.split_last() else {
+            return;
+        };
+        out.reserve(self.text.len() + self.len() * (indent.len() + 1));
+        // A function in line at both uses (a closure used twice was called).
+        #[inline(always)]
+        fn put(out: &mut String, indent: &str, text: &str, start: u32, end: u32) {
+            let bytes = &text.as_bytes()[start as usize..end as usize];
+            // SAFETY: as in `line`, every end is a character boundary.
+            let line = unsafe { std::str::from_utf8_unchecked(bytes) };
+            out.put_all(&[indent, line, "\n"]);
+        }
+        // The last end is the text's length; the first line starts at 0.
+        let starts = std::iter::once(&0).chain(before_last);
+        if reversed {
+            let mut end = self.text.len() as u32;
+            for &start in starts.rev() {
+                put(out, indent, &self.text, start, end);
+                end = start;
+            }
+        } else {
+            for (&start, &end) in starts.zip(&self.ends) {
+                put(out, indent, &self.text, start, end);
+            }
+        }
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator + '_ {
@@ -186,5 +224,15 @@ mod tests {
         a.push("é;");
         b.push_last_of(&a);
         assert_eq!(b.iter().collect::<Vec<_>>(), ["p;", "x = f(a, b);", "é;"]);
+    }
+
+    #[test]
+    fn lines_written_indented_in_either_order() {
+        let mut out = String::from("{\n");
+        Lines::default().write_indented(&mut out, "  ", true);
+        let a = of(&["a;", "", "é = 1;"]);
+        a.write_indented(&mut out, "  ", false);
+        a.write_indented(&mut out, "", true);
+        assert_eq!(out, "{\n  a;\n  \n  é = 1;\né = 1;\n\na;\n");
     }
 }

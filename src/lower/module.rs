@@ -1907,9 +1907,12 @@ impl<'a> Scope<'a> {
 
 /// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.
 pub fn native_identifier(name: &str) -> String {
-    name.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect()
+    let kept = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Nearly every name is one already: a copy, not a string grown per character.
+    if name.bytes().all(|b| kept(b as char)) {
+        return name.to_owned();
+    }
+    name.chars().filter(|&c| kept(c)).collect()
 }
 
 /// How many `@wp.func`s of this name warp 1.19.0 itself defines when it is
@@ -2025,9 +2028,12 @@ struct KernelBody<'s> {
 }
 
 fn mangle(source: &str, name: &str) -> String {
+    use std::fmt::Write;
     let h = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), name.len() as u64)
         ^ xxhash_rust::xxh3::xxh3_64(name.as_bytes());
-    format!("{}_{:08x}", native_identifier(name), h as u32)
+    let mut mangled = native_identifier(name);
+    let _ = write!(mangled, "_{:08x}", h as u32);
+    mangled
 }
 
 pub fn lower_module(
@@ -2075,13 +2081,12 @@ pub fn lower_parsed<'a>(
     // Code the module's kernels and functions have generated so far.
     let mut module_bytes = 0usize;
     let funcs = RefCell::new(FuncTable::default());
-    let kernel_defs = scope.kernels.clone();
-    let mut bodies = Vec::with_capacity(kernel_defs.len());
+    let mut bodies = Vec::with_capacity(scope.kernels.len());
     let mut used_builtins = BTreeSet::new();
     let mut dtypes: Vec<Type> = Vec::with_capacity(16);
     let mut skipped = Vec::new();
     let mut features = super::Features::empty();
-    for k in &kernel_defs {
+    for k in &scope.kernels {
         let built_before = funcs.borrow().built.len();
         let structs_before = funcs.borrow().structs.len();
         let lowered = k.options.clone().and_then(|options| {
@@ -2114,7 +2119,7 @@ pub fn lower_parsed<'a>(
             module_bytes += bytes;
             Ok((adj, options))
         });
-        let (adj, options) = match lowered {
+        let (mut adj, options) = match lowered {
             Ok(lowered) => lowered,
             Err(e) if keep_going => {
                 // The functions only this kernel reached go with it.
@@ -2131,9 +2136,10 @@ pub fn lower_parsed<'a>(
             }
             Err(e) => return Err(e),
         };
-        used_builtins.extend(adj.builtins_used.iter().cloned());
-        adj.dtypes(&mut dtypes);
         features.insert(adj.features());
+        adj.dtypes(&mut dtypes);
+        // The names move to the module's set (nothing reads them from the body after).
+        used_builtins.append(&mut adj.builtins_used);
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
             mangled: mangle(source, &name),
@@ -2572,23 +2578,29 @@ fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_ad
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in &adj.args {
         let v = adj.var(a);
-        push_typed(out, indent, &v.ty, false, v.name());
-        out.put_all(&[" = _wp_args->", v.label(), ";\n"]);
+        push_typed(out, indent, &v.ty, false, v.name(), " = _wp_args->");
+        out.put_all(&[v.label(), ";\n"]);
     }
     if with_adjoints {
         for &a in &adj.args {
             let v = adj.var(a);
-            push_typed(out, indent, &v.ty, false, v.adj());
-            out.put_all(&[" = _wp_adj_args->", v.label(), ";\n"]);
+            push_typed(out, indent, &v.ty, false, v.adj(), " = _wp_adj_args->");
+            out.put_all(&[v.label(), ";\n"]);
         }
     }
 }
 
-/// Starts a declaration line: `indent`, the C++ type, a space, the name.
-fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str) {
-    out.put(indent);
-    ty.push_ctype(out, value_type);
-    out.put_all(&[" ", name]);
+/// A declaration line, or its start: `indent`, the C++ type, a space, the
+/// name, then `then`. All in one copy where the type is spelled whole.
+fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str, then: &str) {
+    match ty.spelled_ctype() {
+        Some(ctype) => out.put_all(&[indent, ctype, " ", name, then]),
+        None => {
+            out.put(indent);
+            ty.push_ctype(out, value_type);
+            out.put_all(&[" ", name, then]);
+        }
+    }
 }
 
 fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
@@ -2621,15 +2633,10 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             continue;
         }
         match v.constant {
-            None => {
-                push_typed(out, indent, &v.ty, false, v.name());
-                out.put(";\n");
-            }
+            None => push_typed(out, indent, &v.ty, false, v.name(), ";\n"),
             Some(c) => {
-                out.put(indent);
-                out.put("const ");
-                push_typed(out, "", &v.ty, false, v.name());
-                out.put(" = ");
+                out.put_all(&[indent, "const "]);
+                push_typed(out, "", &v.ty, false, v.name(), " = ");
                 c.push_c_str(out);
                 // warp's `constant_str` suffixes wide and unsigned integers.
                 if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
@@ -2658,10 +2665,7 @@ fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
                 &[&t.ctype(), "& ", v.adj(), " = ", v.name(), ";"],
             ),
             Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", v.adj(), "{};"]),
-            _ => {
-                push_typed(out, indent, &v.ty, true, v.adj());
-                out.put(" = {};\n");
-            }
+            _ => push_typed(out, indent, &v.ty, true, v.adj(), " = {};\n"),
         }
     }
 }
@@ -2707,13 +2711,16 @@ fn push_forward_body(
     push_primal_vars(out, adj, indent, false);
     let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
-    let grid_stride = kind == Body::CudaKernel;
+    if kind != Body::CudaKernel {
+        adj.body_forward().write_indented(out, indent, false);
+        return primal;
+    }
     for f in adj.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
-        if grid_stride && is_return(f) {
+        if is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
         } else {
-            push_line(out, indent, &[f]);
+            out.put_all(&[indent, f, "\n"]);
         }
     }
     primal
@@ -2765,9 +2772,9 @@ fn push_reverse_body(
     }
     push_dual_vars(out, adj, indent);
     push_lines(out, indent, ["//---------", "// forward"]);
-    push_lines(out, indent, adj.body_replay().iter());
+    adj.body_replay().write_indented(out, indent, false);
     push_lines(out, indent, ["//---------", "// reverse"]);
-    push_lines(out, indent, adj.body_reverse().iter().rev());
+    adj.body_reverse().write_indented(out, indent, true);
     push_lines(
         out,
         indent,

@@ -113,19 +113,30 @@ impl Value {
         out
     }
 
+    /// The C++ type of a scalar, or of a float32 vector or matrix (the types
+    /// of nearly every variable), spelled whole: one piece to copy instead of
+    /// five and a number. None for the other types.
+    pub fn spelled_ctype(self) -> Option<&'static str> {
+        Some(match self {
+            Value::Scalar(s) => s.ctype(),
+            Value::Vector(2, Scalar::Float32) => "wp::vec_t<2, wp::float32>",
+            Value::Vector(3, Scalar::Float32) => "wp::vec_t<3, wp::float32>",
+            Value::Vector(4, Scalar::Float32) => "wp::vec_t<4, wp::float32>",
+            Value::Matrix(2, 2, Scalar::Float32) => "wp::mat_t<2, 2, wp::float32>",
+            Value::Matrix(3, 3, Scalar::Float32) => "wp::mat_t<3, 3, wp::float32>",
+            Value::Matrix(4, 4, Scalar::Float32) => "wp::mat_t<4, 4, wp::float32>",
+            _ => return None,
+        })
+    }
+
     /// Appends the C++ type: code generation spells types on most lines, so
     /// they are written in place rather than formatted into strings of their own.
     pub fn push_ctype(self, out: &mut String) {
+        if let Some(spelled) = self.spelled_ctype() {
+            return out.put(spelled);
+        }
         let mut n = itoa::Buffer::new();
         match self {
-            // The types of nearly every composite variable, spelled whole:
-            // one copy instead of five pieces and a number.
-            Value::Vector(2, Scalar::Float32) => out.put("wp::vec_t<2, wp::float32>"),
-            Value::Vector(3, Scalar::Float32) => out.put("wp::vec_t<3, wp::float32>"),
-            Value::Vector(4, Scalar::Float32) => out.put("wp::vec_t<4, wp::float32>"),
-            Value::Matrix(2, 2, Scalar::Float32) => out.put("wp::mat_t<2, 2, wp::float32>"),
-            Value::Matrix(3, 3, Scalar::Float32) => out.put("wp::mat_t<3, 3, wp::float32>"),
-            Value::Matrix(4, 4, Scalar::Float32) => out.put("wp::mat_t<4, 4, wp::float32>"),
             Value::Scalar(s) => out.put(s.ctype()),
             Value::Vector(len, s) => {
                 out.put_all(&["wp::vec_t<", n.format(len), ", ", s.ctype(), ">"]);
@@ -729,6 +740,9 @@ impl Type {
     /// Appends [`Type::ctype`] to `out` without a string of its own for
     /// scalars, arrays and references, the types of nearly every variable.
     pub fn push_ctype(&self, out: &mut String, value_type: bool) {
+        if let Some(spelled) = self.spelled_ctype() {
+            return out.put(spelled);
+        }
         match *self {
             Type::Scalar(s) => out.put(s.ctype()),
             Type::Array { dtype, kind, .. } => kind.push_ctype(dtype, out),
@@ -752,6 +766,16 @@ impl Type {
                 }
             }
             _ => out.put(&self.ctype(value_type)),
+        }
+    }
+
+    /// [`Value::spelled_ctype`] of a scalar, vector or matrix type; None for
+    /// the others (whose spelling may also depend on `value_type`).
+    pub fn spelled_ctype(&self) -> Option<&'static str> {
+        match *self {
+            Type::Scalar(s) => Some(s.ctype()),
+            Type::Vector(..) | Type::Matrix(..) => self.value()?.spelled_ctype(),
+            _ => None,
         }
     }
 
@@ -1106,6 +1130,12 @@ pub fn push_python_float_repr(out: &mut String, v: f64) {
     if v == 0.0 {
         return out.put(if v.is_sign_negative() { "-0.0" } else { "0.0" });
     }
+    // A whole number below 2^53 is exact, and Python spells it as the integer
+    // and ".0" (`2.0`, `-17.0`): no search for the shortest digits.
+    const EXACT: f64 = (1u64 << 53) as f64;
+    if v.abs() < EXACT && (v as i64) as f64 == v {
+        return out.put_all(&[itoa::Buffer::new().format(v as i64), ".0"]);
+    }
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v);
     let (negative, text) = match text.strip_prefix('-') {
@@ -1191,6 +1221,12 @@ mod tests {
             // Two shortest spellings round-trip here; CPython prints the
             // closer one, and Rust's `{:e}` (1.6582067800885623e15) does not.
             (1.6582067800885623e15, "1658206780088562.2"),
+            // Whole numbers either side of 2^53, where exact ones stop.
+            (9007199254740991.0, "9007199254740991.0"),
+            (-9007199254740991.0, "-9007199254740991.0"),
+            (9007199254740992.0, "9007199254740992.0"),
+            (18014398509481984.0, "1.8014398509481984e+16"),
+            (-17.0, "-17.0"),
         ];
         for (v, want) in cases {
             assert_eq!(python_float_repr(v), want, "{v}");
