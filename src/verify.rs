@@ -200,8 +200,7 @@ fn entry_hash<'t>(text: &'t str, head: &Finder<'_>, name: &str, suffix: &str) ->
 fn balanced(code: &str) -> bool {
     let b = code.as_bytes();
     let (mut depth, mut opened, mut i) = (0i64, false, 0);
-    while let Some(off) = memchr::memchr3(b'{', b'}', b'/', &b[i..]) {
-        let j = i + off;
+    while let Some(j) = find_any(b, i, [b'{', b'}', b'/']) {
         i = j + 1;
         match b[j] {
             b'{' => {
@@ -215,12 +214,48 @@ fn balanced(code: &str) -> bool {
                 }
             }
             _ if b.get(j + 1) == Some(&b'/') => {
-                i = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |n| j + n);
+                i = find_any(b, j, [b'\n']).unwrap_or(b.len());
             }
             _ => {}
         }
     }
     opened && depth == 0
+}
+
+/// The first position at or after `from` whose byte is one of `needles`.
+/// In line, 32 bytes a step: `balanced` meets a brace, slash or comment's
+/// end every 60 bytes or so, and memchr's setup per call cost it more than
+/// the scanning.
+#[inline(always)]
+fn find_any<const N: usize>(b: &[u8], mut from: usize, needles: [u8; N]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    while from + 32 <= b.len() {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8, _mm_setzero_si128,
+        };
+        // SAFETY: SSE2 is part of every x86_64 target; the loads read
+        // `b[from..from + 32]`, inside `b`.
+        let bits = unsafe {
+            let lo = _mm_loadu_si128(b.as_ptr().add(from) as *const __m128i);
+            let hi = _mm_loadu_si128(b.as_ptr().add(from + 16) as *const __m128i);
+            let (mut found_lo, mut found_hi) = (_mm_setzero_si128(), _mm_setzero_si128());
+            for n in needles {
+                let n = _mm_set1_epi8(n as i8);
+                found_lo = _mm_or_si128(found_lo, _mm_cmpeq_epi8(lo, n));
+                found_hi = _mm_or_si128(found_hi, _mm_cmpeq_epi8(hi, n));
+            }
+            _mm_movemask_epi8(found_lo) as u32 | (_mm_movemask_epi8(found_hi) as u32) << 16
+        };
+        if bits != 0 {
+            return Some(from + bits.trailing_zeros() as usize);
+        }
+        from += 32;
+    }
+    b[from..]
+        .iter()
+        .position(|c| needles.contains(c))
+        .map(|k| from + k)
 }
 
 #[cfg(test)]
