@@ -469,4 +469,55 @@ mod tests {
             Err("cpu_missing_forward_kernel")
         );
     }
+
+    /// The vector scans agree with a byte-by-byte reading on texts of
+    /// braces, slashes and line breaks at every offset around their 32-byte
+    /// steps.
+    #[test]
+    fn balanced_scans_agree_with_bytewise() {
+        fn bytewise(b: &[u8]) -> bool {
+            let (mut depth, mut opened, mut i) = (0i64, false, 0);
+            while i < b.len() {
+                match b[i] {
+                    b'{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    b'}' => {
+                        depth -= 1;
+                        if depth < 0 {
+                            return false;
+                        }
+                    }
+                    b'/' if b.get(i + 1) == Some(&b'/') => {
+                        while i < b.len() && b[i] != b'\n' {
+                            i += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            opened && depth == 0
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for n in 0..3000 {
+            let len = n % 150;
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    b"{}//\nab {"[(state % 9) as usize]
+                })
+                .collect();
+            let want = bytewise(&text);
+            assert_eq!(balanced_by::<false>(&text), want, "{:?}", text);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (just checked).
+                assert_eq!(unsafe { balanced_avx2(&text) }, want, "{:?}", text);
+            }
+        }
+    }
 }
