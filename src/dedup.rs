@@ -215,7 +215,9 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 if id == RESERVED {
                     put_token(out, t.word, t.text);
                 } else if id_words[id] != u64::MAX {
-                    put_word(out, id_words[id]);
+                    // `v{id}` holds no NUL: it runs up to the highest nonzero byte.
+                    let w = id_words[id];
+                    put_word(out, w, 8 - w.leading_zeros() as usize / 8);
                 } else {
                     let mut digits = [0u8; 21];
                     out.put(id_text(id, &mut digits));
@@ -262,17 +264,16 @@ fn put_token(out: &mut String, w: u64, text: &str) {
         out.put(text);
         out.push(' ');
     } else {
-        put_word(out, w);
+        put_word(out, w, text.len());
     }
 }
 
-/// Appends the text packed in `w` (a [`word`] of 1 to 8 bytes) and a space
-/// by two stores and one length update, where a copy and a push cost the
-/// renaming a third of its time.
+/// Appends the text of `n` bytes packed in `w` (its [`word`], so `n <= 8`)
+/// and a space by two stores and one length update, where a copy and a push
+/// cost the renaming a third of its time.
 #[inline(always)]
-fn put_word(out: &mut String, w: u64) {
-    // The packed bytes run up to the highest nonzero one (texts hold no NUL).
-    let n = 8 - w.leading_zeros() as usize / 8;
+fn put_word(out: &mut String, w: u64, n: usize) {
+    debug_assert!(n <= 8);
     out.reserve(9);
     // SAFETY: `reserve` made room for 9 bytes past `len`. The first `n`
     // bytes stored are the packed text, whole UTF-8 (a token's text or
