@@ -165,6 +165,49 @@ const IDENT_BYTE: [bool; 256] = {
     t
 };
 
+/// What a byte starts, for the lexer's dispatch: one table load and one
+/// jump per token, where range tests, a second table (`IDENT_BYTE`) and the
+/// operators' own dispatch came one after another.
+#[derive(Clone, Copy)]
+enum Starts {
+    Blank,
+    Comment,
+    Newline,
+    Backslash,
+    Digit,
+    Dot,
+    Quote,
+    /// A name: `_`, a letter, or any non-ASCII byte (checked as a character).
+    Name,
+    Open,
+    Close,
+    /// An operator or delimiter other than a bracket or `.`, or a byte that
+    /// starts none (`operator_len` tells).
+    Other,
+}
+
+const STARTS: [Starts; 256] = {
+    let mut t = [Starts::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b' ' | b'\t' | b'\x0c' | b'\r' => Starts::Blank,
+            b'#' => Starts::Comment,
+            b'\n' => Starts::Newline,
+            b'\\' => Starts::Backslash,
+            b'0'..=b'9' => Starts::Digit,
+            b'.' => Starts::Dot,
+            b'"' | b'\'' => Starts::Quote,
+            b'(' | b'[' | b'{' => Starts::Open,
+            b')' | b']' | b'}' => Starts::Close,
+            c if IDENT_BYTE[b] || c >= 0x80 => Starts::Name,
+            _ => Starts::Other,
+        };
+        b += 1;
+    }
+    t
+};
+
 fn err(line: usize, col: usize, message: impl Into<String>) -> LowerError {
     LowerError {
         line,
@@ -196,26 +239,7 @@ impl<'a> Lexer<'a> {
         if self.ascii {
             return pos - self.line_start + 1;
         }
-        self.col_of_unicode(pos)
-    }
-
-    #[cold]
-    fn col_of_unicode(&self, pos: usize) -> usize {
-        let (cached_pos, cached_col) = self.col_cache.get();
-        let (from, col) = if cached_pos >= self.line_start && cached_pos <= pos {
-            (cached_pos, cached_col)
-        } else {
-            (self.line_start, 1)
-        };
-        let seg = &self.bytes[from..pos];
-        let col = col
-            + if seg.is_ascii() {
-                seg.len()
-            } else {
-                self.src[from..pos].chars().count()
-            };
-        self.col_cache.set((pos, col));
-        col
+        column_counting(self.src, self.line_start, pos, &self.col_cache)
     }
 
     #[inline(always)]
@@ -246,12 +270,14 @@ impl<'a> Lexer<'a> {
         });
     }
 
+    #[inline]
     fn newline_at(&mut self, pos: usize) {
         self.line += 1;
         self.line_start = pos + 1;
     }
 
     /// Handles the indentation at the start of a logical line. Returns false at EOF.
+    #[inline]
     fn start_line(&mut self) -> Result<bool, LowerError> {
         loop {
             let mut width = 0usize;
@@ -345,20 +371,20 @@ impl<'a> Lexer<'a> {
             let c = self.bytes[self.pos];
             let start = self.pos;
             let line = self.line;
-            match c {
-                b' ' | b'\t' | b'\x0c' | b'\r' => {
+            match STARTS[c as usize] {
+                Starts::Blank => {
                     let blanks = self.bytes[start..]
                         .iter()
                         .take_while(|b| matches!(b, b' ' | b'\t' | b'\x0c' | b'\r'))
                         .count();
                     self.pos += blanks;
                 }
-                b'#' => {
+                Starts::Comment => {
                     while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
                         self.pos += 1;
                     }
                 }
-                b'\n' => {
+                Starts::Newline => {
                     if self.depth == 0 {
                         let col = self.col_of(start);
                         self.push(TokenKind::Newline, start, start + 1, line, col);
@@ -367,7 +393,7 @@ impl<'a> Lexer<'a> {
                     self.newline_at(start);
                     self.pos += 1;
                 }
-                b'\\' => {
+                Starts::Backslash => {
                     if self.bytes.get(start + 1) == Some(&b'\n') {
                         self.newline_at(start + 1);
                         self.pos += 2;
@@ -384,30 +410,19 @@ impl<'a> Lexer<'a> {
                         ));
                     }
                 }
-                b'0'..=b'9' => self.number(start)?,
-                b'.' if self.bytes.get(start + 1).is_some_and(u8::is_ascii_digit) => {
+                Starts::Digit => self.number(start)?,
+                Starts::Dot if self.bytes.get(start + 1).is_some_and(u8::is_ascii_digit) => {
                     self.number(start)?
                 }
-                b'"' | b'\'' => self.string(start, start)?,
-                // Digits went to `number` above: what is left of the table is
-                // the bytes that start a name.
-                _ if IDENT_BYTE[c as usize] || c >= 0x80 => {
-                    let mut p = start;
-                    while p < self.bytes.len() {
-                        let b = self.bytes[p];
-                        if IDENT_BYTE[b as usize] {
-                            p += 1;
-                        } else if b >= 0x80 {
-                            let ch = self.src[p..].chars().next().unwrap_or(' ');
-                            if ch.is_alphanumeric() {
-                                p += ch.len_utf8();
-                            } else {
-                                break;
-                            }
-                        } else {
-                            break;
-                        }
-                    }
+                Starts::Quote => self.string(start, start)?,
+                Starts::Name => {
+                    let rest = &self.bytes[start..];
+                    let ascii = rest.iter().position(|&b| !IDENT_BYTE[b as usize]);
+                    let p = match ascii {
+                        Some(n) if rest[n] >= 0x80 => name_end_unicode(self.src, start + n),
+                        Some(n) => start + n,
+                        None => self.bytes.len(),
+                    };
                     if p == start {
                         let ch = self.src[p..].chars().next().unwrap_or('?');
                         return Err(err(
@@ -431,7 +446,33 @@ impl<'a> Lexer<'a> {
                     self.push(TokenKind::Name, start, p, line, col);
                     self.pos = p;
                 }
-                _ => {
+                Starts::Open => {
+                    if self.depth == MAX_BRACKET_DEPTH {
+                        return Err(err(
+                            line,
+                            self.col_of(start),
+                            "too many nested parentheses (Python's limit is 200)",
+                        ));
+                    }
+                    self.depth += 1;
+                    let col = self.col_of(start);
+                    self.push(TokenKind::Op, start, start + 1, line, col);
+                    self.pos = start + 1;
+                }
+                Starts::Close => {
+                    if self.depth == 0 {
+                        return Err(err(
+                            line,
+                            self.col_of(start),
+                            format!("unmatched '{}'", c as char),
+                        ));
+                    }
+                    self.depth -= 1;
+                    let col = self.col_of(start);
+                    self.push(TokenKind::Op, start, start + 1, line, col);
+                    self.pos = start + 1;
+                }
+                Starts::Dot | Starts::Other => {
                     let Some(len) = operator_len(&self.bytes[start..]) else {
                         let ch = self.src[start..].chars().next().unwrap_or('?');
                         return Err(err(
@@ -440,29 +481,6 @@ impl<'a> Lexer<'a> {
                             format!("invalid character '{ch}'"),
                         ));
                     };
-                    match c {
-                        b'(' | b'[' | b'{' => {
-                            if self.depth == MAX_BRACKET_DEPTH {
-                                return Err(err(
-                                    line,
-                                    self.col_of(start),
-                                    "too many nested parentheses (Python's limit is 200)",
-                                ));
-                            }
-                            self.depth += 1
-                        }
-                        b')' | b']' | b'}' => {
-                            if self.depth == 0 {
-                                return Err(err(
-                                    line,
-                                    self.col_of(start),
-                                    format!("unmatched '{}'", c as char),
-                                ));
-                            }
-                            self.depth -= 1
-                        }
-                        _ => {}
-                    }
                     let col = self.col_of(start);
                     self.push(TokenKind::Op, start, start + len, line, col);
                     self.pos = start + len;
@@ -490,44 +508,10 @@ impl<'a> Lexer<'a> {
         Ok(self.tokens)
     }
 
+    #[inline]
     fn number(&mut self, start: usize) -> Result<(), LowerError> {
-        let b = self.bytes;
-        let mut p = start;
-        let radix_prefix =
-            b[p] == b'0' && matches!(b.get(p + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'));
-        if radix_prefix {
-            p += 2;
-            while p < b.len() && (b[p].is_ascii_hexdigit() || b[p] == b'_') {
-                p += 1;
-            }
-        } else {
-            let digits = |p: &mut usize| {
-                while *p < b.len() && (b[*p].is_ascii_digit() || b[*p] == b'_') {
-                    *p += 1;
-                }
-            };
-            digits(&mut p);
-            if p < b.len() && b[p] == b'.' {
-                p += 1;
-                digits(&mut p);
-            }
-            if p < b.len() && (b[p] == b'e' || b[p] == b'E') {
-                let mut q = p + 1;
-                if q < b.len() && (b[q] == b'+' || b[q] == b'-') {
-                    q += 1;
-                }
-                if q < b.len() && b[q].is_ascii_digit() {
-                    p = q;
-                    digits(&mut p);
-                }
-            }
-            if p < b.len() && (b[p] == b'j' || b[p] == b'J') {
-                p += 1;
-            }
-        }
-        if p < b.len() && (b[p] == b'_' || b[p].is_ascii_alphabetic()) {
-            return Err(err(self.line, self.col_of(p), "invalid number literal"));
-        }
+        let p = number_end(self.bytes, start)
+            .map_err(|p| err(self.line, self.col_of(p), "invalid number literal"))?;
         let col = self.col_of(start);
         self.push(TokenKind::Number, start, p, self.line, col);
         self.pos = p;
@@ -535,43 +519,16 @@ impl<'a> Lexer<'a> {
     }
 
     /// A string literal whose prefix starts at `start` and whose quote is at `quote`.
+    #[inline]
     fn string(&mut self, start: usize, quote: usize) -> Result<(), LowerError> {
-        let b = self.bytes;
-        let q = b[quote];
-        let triple = b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q);
         let line = self.line;
         let col = self.col_of(start);
-        let mut p = quote + if triple { 3 } else { 1 };
-        loop {
-            if p >= b.len() {
-                return Err(err(line, col, "unterminated string literal"));
-            }
-            match b[p] {
-                b'\\' => {
-                    if b.get(p + 1) == Some(&b'\n') {
-                        self.newline_at(p + 1);
-                    }
-                    p += 2;
-                }
-                b'\n' => {
-                    if !triple {
-                        return Err(err(line, col, "unterminated string literal"));
-                    }
-                    self.newline_at(p);
-                    p += 1;
-                }
-                c if c == q => {
-                    if !triple {
-                        p += 1;
-                        break;
-                    }
-                    if b.get(p + 1) == Some(&q) && b.get(p + 2) == Some(&q) {
-                        p += 3;
-                        break;
-                    }
-                    p += 1;
-                }
-                _ => p += 1,
+        let p = string_end(self.bytes, quote)
+            .ok_or_else(|| err(line, col, "unterminated string literal"))?;
+        // The line breaks inside (a triple-quoted string's, or escaped ones).
+        for (k, &b) in self.bytes[quote..p].iter().enumerate() {
+            if b == b'\n' {
+                self.newline_at(quote + k);
             }
         }
         self.tokens.push(Token::new(
@@ -582,6 +539,126 @@ impl<'a> Lexer<'a> {
         ));
         self.pos = p;
         Ok(())
+    }
+}
+
+/// The column of byte `pos` in a source that is not all ASCII, counting on
+/// from `cache` (the last one computed) where it lies on the same line.
+/// A free function, not a method: the lexer's state stays out of memory.
+#[cold]
+#[inline(never)]
+fn column_counting(
+    src: &str,
+    line_start: usize,
+    pos: usize,
+    cache: &std::cell::Cell<(usize, usize)>,
+) -> usize {
+    let (cached_pos, cached_col) = cache.get();
+    let (from, col) = if cached_pos >= line_start && cached_pos <= pos {
+        (cached_pos, cached_col)
+    } else {
+        (line_start, 1)
+    };
+    let seg = &src.as_bytes()[from..pos];
+    let col = col
+        + if seg.is_ascii() {
+            seg.len()
+        } else {
+            src[from..pos].chars().count()
+        };
+    cache.set((pos, col));
+    col
+}
+
+/// The end of a name whose ASCII bytes run up to `p`, where a non-ASCII
+/// character stands: letters and digits of any script continue it.
+#[cold]
+#[inline(never)]
+fn name_end_unicode(src: &str, mut p: usize) -> usize {
+    let b = src.as_bytes();
+    while p < b.len() {
+        if IDENT_BYTE[b[p] as usize] {
+            p += 1;
+        } else if b[p] >= 0x80 {
+            let ch = src[p..].chars().next().unwrap_or(' ');
+            if ch.is_alphanumeric() {
+                p += ch.len_utf8();
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    p
+}
+
+/// The end of the number literal starting at `start`, or `Err` with where
+/// a letter or `_` runs on from it.
+fn number_end(b: &[u8], start: usize) -> Result<usize, usize> {
+    let mut p = start;
+    let radix_prefix =
+        b[p] == b'0' && matches!(b.get(p + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'));
+    if radix_prefix {
+        p += 2;
+        while p < b.len() && (b[p].is_ascii_hexdigit() || b[p] == b'_') {
+            p += 1;
+        }
+    } else {
+        let digits = |p: &mut usize| {
+            while *p < b.len() && (b[*p].is_ascii_digit() || b[*p] == b'_') {
+                *p += 1;
+            }
+        };
+        digits(&mut p);
+        if p < b.len() && b[p] == b'.' {
+            p += 1;
+            digits(&mut p);
+        }
+        if p < b.len() && (b[p] == b'e' || b[p] == b'E') {
+            let mut q = p + 1;
+            if q < b.len() && (b[q] == b'+' || b[q] == b'-') {
+                q += 1;
+            }
+            if q < b.len() && b[q].is_ascii_digit() {
+                p = q;
+                digits(&mut p);
+            }
+        }
+        if p < b.len() && (b[p] == b'j' || b[p] == b'J') {
+            p += 1;
+        }
+    }
+    if p < b.len() && (b[p] == b'_' || b[p].is_ascii_alphabetic()) {
+        return Err(p);
+    }
+    Ok(p)
+}
+
+/// The end of the string literal whose opening quote is at `quote`, or
+/// `None` if it is not closed (a single-quoted one by the line's end).
+fn string_end(b: &[u8], quote: usize) -> Option<usize> {
+    let q = b[quote];
+    let triple = b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q);
+    let mut p = quote + if triple { 3 } else { 1 };
+    loop {
+        if p >= b.len() {
+            return None;
+        }
+        match b[p] {
+            b'\\' => p += 2,
+            b'\n' if !triple => return None,
+            c if c == q => {
+                if !triple {
+                    return Some(p + 1);
+                }
+                if b.get(p + 1) == Some(&q) && b.get(p + 2) == Some(&q) {
+                    return Some(p + 3);
+                }
+                p += 1;
+            }
+            _ => p += 1,
+        }
     }
 }
 
