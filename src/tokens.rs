@@ -816,18 +816,24 @@ impl TextBits {
             self.canonical.resize(b.len(), 0);
         }
         let full = b.len() / 64;
-        for w in 0..full {
-            let block: &[u8; 64] = b[w * 64..w * 64 + 64].try_into().expect("64 bytes");
-            let (newline, blank) = if zero_digits {
-                let out: &mut [u8; 64] = (&mut self.canonical[w * 64..w * 64 + 64])
-                    .try_into()
-                    .expect("64 bytes");
-                block_masks_zeroing_digits(block, out)
+        let (newlines, nonblank) = (&mut self.newlines[..full], &mut self.nonblank[..full]);
+        if zero_digits {
+            let canonical = &mut self.canonical[..full * 64];
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (just checked).
+                unsafe { blocks_zeroing_digits_avx2(b, canonical, newlines, nonblank) };
             } else {
-                block_masks(block)
-            };
-            self.newlines[w] = newline;
-            self.nonblank[w] = !blank;
+                blocks_zeroing_digits::<false>(b, canonical, newlines, nonblank);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            blocks_zeroing_digits::<false>(b, canonical, newlines, nonblank);
+        } else {
+            for (w, block) in b.chunks_exact(64).enumerate() {
+                let (newline, blank) = block_masks(block.try_into().expect("64 bytes"));
+                newlines[w] = newline;
+                nonblank[w] = !blank;
+            }
         }
         if full < words {
             let (mut newline, mut nonblank) = (0u64, 0u64);
@@ -867,44 +873,116 @@ fn block_masks(block: &[u8; 64]) -> (u64, u64) {
     (newline, blank)
 }
 
-/// [`block_masks`], and the block with its ASCII digits made `0` in `out`.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn block_masks_zeroing_digits(block: &[u8; 64], out: &mut [u8; 64]) -> (u64, u64) {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
-        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128, _mm_sub_epi8,
-    };
-    // SAFETY: SSE2 is part of every x86_64 target; the unaligned loads and
-    // stores touch 16 bytes each inside the two 64-byte blocks.
-    unsafe {
-        let (nl, space, tab, zero, nine) = (
-            _mm_set1_epi8(b'\n' as i8),
-            _mm_set1_epi8(b' ' as i8),
-            _mm_set1_epi8(b'\t' as i8),
-            _mm_set1_epi8(b'0' as i8),
-            _mm_set1_epi8(9),
+/// [`TextBits::scan`] of the whole 64-byte blocks of `b`, with the digits
+/// made `0`: each block's [`block_masks`] (the blank mask inverted) and the
+/// block in `canonical`. By AVX2 if `AVX2` (half the steps of SSE2), only
+/// through [`blocks_zeroing_digits_avx2`].
+#[inline(always)]
+fn blocks_zeroing_digits<const AVX2: bool>(
+    b: &[u8],
+    canonical: &mut [u8],
+    newlines: &mut [u64],
+    nonblank: &mut [u64],
+) {
+    let blocks = b.chunks_exact(64).zip(canonical.chunks_exact_mut(64));
+    for (w, (block, out)) in blocks.enumerate() {
+        let (newline, blank) = block_masks_zeroing_digits::<AVX2>(
+            block.try_into().expect("64 bytes"),
+            out.try_into().expect("64 bytes"),
         );
-        let (mut newline, mut blank) = (0u64, 0u64);
-        for k in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
-            // A digit: `v - '0'` is at most 9 (unsigned).
-            let d = _mm_sub_epi8(v, zero);
-            let digit = _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d);
-            let canonical = _mm_or_si128(_mm_andnot_si128(digit, v), _mm_and_si128(digit, zero));
-            _mm_storeu_si128(out.as_mut_ptr().add(16 * k) as *mut __m128i, canonical);
-            let n = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
-            let s = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab));
-            newline |= n << (16 * k);
-            blank |= (_mm_movemask_epi8(s) as u32 as u64) << (16 * k);
-        }
-        (newline, blank)
+        newlines[w] = newline;
+        nonblank[w] = !blank;
     }
+}
+
+/// [`blocks_zeroing_digits`] by AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn blocks_zeroing_digits_avx2(
+    b: &[u8],
+    canonical: &mut [u8],
+    newlines: &mut [u64],
+    nonblank: &mut [u64],
+) {
+    blocks_zeroing_digits::<true>(b, canonical, newlines, nonblank)
+}
+
+/// [`block_masks`], and the block with its ASCII digits made `0` in `out`;
+/// `AVX2` only where the CPU has it (see [`blocks_zeroing_digits_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_masks_zeroing_digits<const AVX2: bool>(
+    block: &[u8; 64],
+    out: &mut [u8; 64],
+) -> (u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128,
+        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128,
+        _mm_sub_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+        _mm256_storeu_si256, _mm256_sub_epi8,
+    };
+    let (mut newline, mut blank) = (0u64, 0u64);
+    // SAFETY: the unaligned loads and stores touch 16 or 32 bytes each
+    // inside the two 64-byte blocks. SSE2 is part of every x86_64 target;
+    // AVX2 is used only in `blocks_zeroing_digits_avx2`'s instance, which
+    // runs only where the CPU has it.
+    unsafe {
+        if AVX2 {
+            let (nl, space, tab, zero, nine) = (
+                _mm256_set1_epi8(b'\n' as i8),
+                _mm256_set1_epi8(b' ' as i8),
+                _mm256_set1_epi8(b'\t' as i8),
+                _mm256_set1_epi8(b'0' as i8),
+                _mm256_set1_epi8(9),
+            );
+            for k in 0..2 {
+                let v = _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i);
+                // A digit: `v - '0'` is at most 9 (unsigned).
+                let d = _mm256_sub_epi8(v, zero);
+                let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(d, nine), d);
+                let canonical =
+                    _mm256_or_si256(_mm256_andnot_si256(digit, v), _mm256_and_si256(digit, zero));
+                _mm256_storeu_si256(out.as_mut_ptr().add(32 * k) as *mut __m256i, canonical);
+                let n = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)) as u32 as u64;
+                let s = _mm256_or_si256(_mm256_cmpeq_epi8(v, space), _mm256_cmpeq_epi8(v, tab));
+                newline |= n << (32 * k);
+                blank |= (_mm256_movemask_epi8(s) as u32 as u64) << (32 * k);
+            }
+        } else {
+            let (nl, space, tab, zero, nine) = (
+                _mm_set1_epi8(b'\n' as i8),
+                _mm_set1_epi8(b' ' as i8),
+                _mm_set1_epi8(b'\t' as i8),
+                _mm_set1_epi8(b'0' as i8),
+                _mm_set1_epi8(9),
+            );
+            for k in 0..4 {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+                let d = _mm_sub_epi8(v, zero);
+                let digit = _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d);
+                let canonical =
+                    _mm_or_si128(_mm_andnot_si128(digit, v), _mm_and_si128(digit, zero));
+                _mm_storeu_si128(out.as_mut_ptr().add(16 * k) as *mut __m128i, canonical);
+                let n = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+                let s = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab));
+                newline |= n << (16 * k);
+                blank |= (_mm_movemask_epi8(s) as u32 as u64) << (16 * k);
+            }
+        }
+    }
+    (newline, blank)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn block_masks_zeroing_digits(block: &[u8; 64], out: &mut [u8; 64]) -> (u64, u64) {
+fn block_masks_zeroing_digits<const AVX2: bool>(
+    block: &[u8; 64],
+    out: &mut [u8; 64],
+) -> (u64, u64) {
     for (to, &from) in out.iter_mut().zip(block) {
         *to = if from.is_ascii_digit() { b'0' } else { from };
     }
@@ -1464,6 +1542,15 @@ mod tests {
                 .map(|&c| if c.is_ascii_digit() { b'0' } else { c })
                 .collect();
             assert_eq!(bits.canonical[..len], zeroed[..]);
+            // The SSE2 steps as the AVX2 ones (`scan` takes AVX2 where the CPU has it).
+            let full = len / 64;
+            let mut sse2 = (vec![0; full * 64], vec![0; full], vec![0; full]);
+            blocks_zeroing_digits::<false>(&b, &mut sse2.0, &mut sse2.1, &mut sse2.2);
+            assert_eq!(sse2.0, bits.canonical[..full * 64]);
+            assert_eq!(
+                (&sse2.1[..], &sse2.2[..]),
+                (&bits.newlines[..full], &bits.nonblank[..full])
+            );
             assert_eq!(bits.newlines.len(), len.div_ceil(64));
             for (k, &c) in b.iter().enumerate() {
                 assert_eq!(
