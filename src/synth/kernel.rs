@@ -306,7 +306,6 @@ const TILE_1D: &[&[&str]] = &[&["i"], &["block"], &["tile"], &["b"]];
 const TILE_2D: &[&[&str]] = &[&["i", "j"], &["bi", "bj"], &["tile_i", "tile_j"]];
 
 /// A kernel under construction.
-#[derive(Clone)]
 pub struct Kernel<'k> {
     pub knobs: &'k Knobs,
     pub category: &'static str,
@@ -325,8 +324,7 @@ pub struct Kernel<'k> {
     pub max_loops: usize,
     /// Names in use of up to 8 bytes (nearly all), packed by [`word`]: each
     /// candidate name is looked for among them, an integer compare per name
-    /// where a string compare was the composer's largest cost, and a kernel
-    /// near its caps is cloned before each motif, names and all.
+    /// where a string compare was the composer's largest cost.
     names: Vec<u64>,
     /// Names in use longer than 8 bytes.
     long_names: Vec<String>,
@@ -336,6 +334,31 @@ pub struct Kernel<'k> {
     pub p_chain: f64,
     /// Free for tile motifs: the tile size they agreed on.
     pub tile_len: usize,
+}
+
+/// A kernel's state before a motif, for [`Kernel::rollback`]: a motif only
+/// appends (parameters, helpers, constants, lines, names, offers), consumes
+/// offers and sets flags of array parameters, so the lengths, the counters
+/// and those flags are all of it (a clone of the kernel before each motif
+/// near the caps cost as much as some motifs).
+pub struct Mark {
+    params: usize,
+    /// (`init`, `unit`, `any_order`) of each parameter (arrays only).
+    array_flags: smallvec::SmallVec<[(Option<f64>, bool, bool); 16]>,
+    consts: usize,
+    helpers: usize,
+    body: usize,
+    lines: usize,
+    indent: usize,
+    loops: usize,
+    max_loops: usize,
+    names: usize,
+    long_names: usize,
+    offers: usize,
+    consumed: smallvec::SmallVec<[bool; 16]>,
+    motifs: usize,
+    p_chain: f64,
+    tile_len: usize,
 }
 
 impl<'k> Kernel<'k> {
@@ -412,6 +435,72 @@ impl<'k> Kernel<'k> {
             p_chain: 0.6,
             tile_len: 0,
         }
+    }
+
+    /// The state to go back to with [`Kernel::rollback`].
+    pub fn mark(&self) -> Mark {
+        Mark {
+            params: self.params.len(),
+            array_flags: self
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    ParamKind::Array {
+                        init,
+                        unit,
+                        any_order,
+                        ..
+                    } => (init, unit, any_order),
+                    _ => (None, false, false),
+                })
+                .collect(),
+            consts: self.consts.len(),
+            helpers: self.helpers.len(),
+            body: self.body.len(),
+            lines: self.lines,
+            indent: self.indent,
+            loops: self.loops,
+            max_loops: self.max_loops,
+            names: self.names.len(),
+            long_names: self.long_names.len(),
+            offers: self.offers.len(),
+            consumed: self.offers.iter().map(|o| o.consumed).collect(),
+            motifs: self.motifs.len(),
+            p_chain: self.p_chain,
+            tile_len: self.tile_len,
+        }
+    }
+
+    /// Undoes everything done since `m` was taken.
+    pub fn rollback(&mut self, m: Mark) {
+        self.params.truncate(m.params);
+        for (p, flags) in self.params.iter_mut().zip(m.array_flags) {
+            if let ParamKind::Array {
+                init,
+                unit,
+                any_order,
+                ..
+            } = &mut p.kind
+            {
+                (*init, *unit, *any_order) = flags;
+            }
+        }
+        self.consts.truncate(m.consts);
+        self.helpers.truncate(m.helpers);
+        self.body.truncate(m.body);
+        self.lines = m.lines;
+        self.indent = m.indent;
+        self.loops = m.loops;
+        self.max_loops = m.max_loops;
+        self.names.truncate(m.names);
+        self.long_names.truncate(m.long_names);
+        self.offers.truncate(m.offers);
+        for (o, consumed) in self.offers.iter_mut().zip(m.consumed) {
+            o.consumed = consumed;
+        }
+        self.motifs.truncate(m.motifs);
+        self.p_chain = m.p_chain;
+        self.tile_len = m.tile_len;
     }
 
     // ------------------------------------------------------------ launch
