@@ -45,9 +45,9 @@ const VERBS: &[&str] = &["compute", "apply", "eval", "update", "run", "step", "d
 fn kernel_name(rng: &mut Gen, first: &str) -> String {
     // Never the bare motif name: `tile_matmul` would also name a builtin.
     match between(rng, 0, 4) {
-        0 | 1 => format!("{first}_kernel"),
-        2 | 3 => format!("{}_{first}", pick(rng, VERBS)),
-        _ => format!("{first}_{}", between(rng, 0, 9)),
+        0 | 1 => [first, "_kernel"].concat(),
+        2 | 3 => [pick(rng, VERBS), "_", first].concat(),
+        _ => [first, "_", itoa::Buffer::new().format(between(rng, 0, 9))].concat(),
     }
 }
 

@@ -12,6 +12,7 @@ use super::{ANY, D1, D2, D3, Domain, Motif, TILED, TILED2};
 use crate::synth::kernel::{
     Gen, Kernel, Role, Ty, Val, between, chance, lit, nice, pick, weighted,
 };
+use crate::text::Put;
 
 pub const MOTIFS: &[Motif] = &[
     Motif {
@@ -176,7 +177,7 @@ impl Grid {
                 1 => format!("{arr}.shape[{d}]"),
                 _ => {
                     let n = k.fresh(rng, names[d]);
-                    k.line(&format!("{n} = {arr}.shape[{d}]"));
+                    k.line_fmt(format_args!("{n} = {arr}.shape[{d}]"));
                     n
                 }
             })
@@ -188,41 +189,45 @@ impl Grid {
         }
     }
 
-    /// The index along axis `d` offset by `off` cells.
-    fn idx(&self, d: usize, off: i32) -> String {
+    /// Appends the index along axis `d` offset by `off` cells (in place:
+    /// a stencil reads many neighbours, and a `format!` per index and per
+    /// read cost more than the text).
+    fn push_idx(&self, out: &mut String, d: usize, off: i32) {
         let t = self.tid[d];
-        let n = &self.size[d];
+        let n = self.size[d].as_str();
+        let mut num = itoa::Buffer::new();
+        let o = num.format(off.unsigned_abs());
         match (off, self.periodic) {
-            (0, _) => t.to_string(),
-            (o, false) if o < 0 => format!("wp.max({t} - {}, 0)", -o),
-            (o, false) => format!("wp.min({t} + {o}, {n} - 1)"),
-            (o, true) if o < 0 => format!("({t} + {n} - {}) % {n}", -o),
-            (o, true) => format!("({t} + {o}) % {n}"),
+            (0, _) => out.put(t),
+            (_, false) if off < 0 => out.put_all(&["wp.max(", t, " - ", o, ", 0)"]),
+            (_, false) => out.put_all(&["wp.min(", t, " + ", o, ", ", n, " - 1)"]),
+            (_, true) if off < 0 => out.put_all(&["(", t, " + ", n, " - ", o, ") % ", n]),
+            (_, true) => out.put_all(&["(", t, " + ", o, ") % ", n]),
         }
     }
 
     /// `arr[...]` at the neighbour offset by `off` along axis `d`.
     fn at(&self, arr: &str, d: usize, off: i32) -> String {
-        let idx: Vec<String> = (0..self.tid.len())
-            .map(|e| {
-                if e == d {
-                    self.idx(e, off)
-                } else {
-                    self.tid[e].to_string()
-                }
-            })
-            .collect();
-        format!("{arr}[{}]", idx.join(", "))
+        self.at_each(arr, self.tid.len(), |e| if e == d { off } else { 0 })
     }
 
     /// `arr[...]` at offsets (one per axis).
     fn at2(&self, arr: &str, offs: &[i32]) -> String {
-        let idx: Vec<String> = offs
-            .iter()
-            .enumerate()
-            .map(|(e, &o)| self.idx(e, o))
-            .collect();
-        format!("{arr}[{}]", idx.join(", "))
+        self.at_each(arr, offs.len(), |e| offs[e])
+    }
+
+    /// `arr[...]` with `n` indices, offset by `off(e)` along axis `e`.
+    fn at_each(&self, arr: &str, n: usize, off: impl Fn(usize) -> i32) -> String {
+        let mut s = String::with_capacity(arr.len() + 24 * n);
+        s.put_all(&[arr, "["]);
+        for e in 0..n {
+            if e > 0 {
+                s.put(", ");
+            }
+            self.push_idx(&mut s, e, off(e));
+        }
+        s.put("]");
+        s
     }
 }
 
@@ -442,18 +447,18 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (a, b) = (g.tid[0], g.tid[1]);
     let (na, nb) = (g.size[0].clone(), g.size[1].clone());
     let two = {
-        k.open(&format!("for {di} in range(-{r}, {r} + 1):"));
+        k.open_fmt(format_args!("for {di} in range(-{r}, {r} + 1):"));
         if k.can_loop() {
             let dj = k.fresh(rng, &["dj", "dx", "ox"]);
-            k.open(&format!("for {dj} in range(-{r}, {r} + 1):"));
-            k.line(&format!(
+            k.open_fmt(format_args!("for {dj} in range(-{r}, {r} + 1):"));
+            k.line_fmt(format_args!(
                 "{} += {img}[wp.clamp({a} + {di}, 0, {na} - 1), wp.clamp({b} + {dj}, 0, {nb} - 1)]",
                 total.expr
             ));
             k.close(true);
             true
         } else {
-            k.line(&format!(
+            k.line_fmt(format_args!(
                 "{} += {img}[{a}, wp.clamp({b} + {di}, 0, {nb} - 1)]",
                 total.expr
             ));
@@ -515,7 +520,7 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let o = k.fresh(rng, &["o", "tap", "kk"]);
-    k.open(&format!("for {o} in range(-{r}, {r} + 1):"));
+    k.open_fmt(format_args!("for {o} in range(-{r}, {r} + 1):"));
     let w = k.local(
         rng,
         &["w", "wt", "g"],
@@ -528,13 +533,13 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let n = &g.size[last];
     let mut idx: Vec<String> = g.tid.iter().map(|s| s.to_string()).collect();
     idx[last] = format!("wp.clamp({t} + {o}, 0, {n} - 1)");
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} += {img}[{}] * {}",
         acc.expr,
         idx.join(", "),
         w.expr
     ));
-    k.line(&format!("{} += {}", wsum.expr, w.expr));
+    k.line_fmt(format_args!("{} += {}", wsum.expr, w.expr));
     k.close(true);
     let out = k.local(
         rng,
@@ -1048,9 +1053,9 @@ fn image_histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
         (bins - 1) as f64,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({hist}, {}, 1)", b.expr));
+        k.line_fmt(format_args!("wp.atomic_add({hist}, {}, 1)", b.expr));
     } else {
-        k.line(&format!("{hist}[{}] += 1", b.expr));
+        k.line_fmt(format_args!("{hist}[{}] += 1", b.expr));
     }
     true
 }

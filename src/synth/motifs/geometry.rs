@@ -303,7 +303,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_spheres", "sphere_count", "n_spheres"], ns)
     };
-    k.open(&format!("for {s} in range({count}):"));
+    k.open_fmt(format_args!("for {s} in range({count}):"));
     let t = k.local(
         rng,
         &["t", "t_s", "hit"],
@@ -315,10 +315,10 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         7.0,
     );
-    k.open(&format!("if {} < {}:", t.expr, best.expr));
-    k.line(&format!("{} = {}", best.expr, t.expr));
+    k.open_fmt(format_args!("if {} < {}:", t.expr, best.expr));
+    k.line_fmt(format_args!("{} = {}", best.expr, t.expr));
     if let Some(id) = &id {
-        k.line(&format!("{} = {s}", id.expr));
+        k.line_fmt(format_args!("{} = {s}", id.expr));
     }
     k.close(false);
     k.close(true);
@@ -378,18 +378,18 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e5,
     );
     if chance(rng, 0.5) {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if {} > 1.0e-04 and {} > 0.0:",
             cos.expr, dist.expr
         ));
     } else {
-        k.open(&format!("if {} > 1.0e-04:", cos.expr));
+        k.open_fmt(format_args!("if {} > 1.0e-04:", cos.expr));
     }
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} / wp.max({}, 1.0e-04)",
         t.expr, dist.expr, cos.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} + {} * {}",
         hit.expr, o.expr, d.expr, t.expr
     ));
@@ -519,7 +519,7 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e9,
     );
     let f = k.fresh(rng, &["f", "face", "tri"]);
-    k.open(&format!("for {f} in range({ntris}):"));
+    k.open_fmt(format_args!("for {f} in range({ntris}):"));
     let r = k.local(
         rng,
         &["r", "isect", "tuv"],
@@ -531,13 +531,13 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0e9,
         1.0e9,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {r}[0] > 0.0 and {r}[0] < {b}:",
         r = r.expr,
         b = best.expr
     ));
-    k.line(&format!("{} = {}[0]", best.expr, r.expr));
-    k.line(&format!(
+    k.line_fmt(format_args!("{} = {}[0]", best.expr, r.expr));
+    k.line_fmt(format_args!(
         "{} = wp.vec2({r}[1], {r}[2])",
         uv.expr,
         r = r.expr
@@ -625,12 +625,12 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0e7,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {e} <= {x} and {x} >= 0.0:",
         e = enter.expr,
         x = exit.expr
     ));
-    k.line(&format!("{} = wp.max({}, 0.0)", res.expr, enter.expr));
+    k.line_fmt(format_args!("{} = wp.max({}, 0.0)", res.expr, enter.expr));
     k.close(false);
     k.offer(res, &["box_t", "hit_out", "entry_t"]);
     true
@@ -705,9 +705,9 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let flag = k.local(rng, &["flag", "overlaps", "hit"], Ty::I, "int(0)", 0.0, 1.0);
-    k.open(&format!("if not {}:", sep.expr));
-    k.line(&format!("{} = 1", flag.expr));
-    k.line(&format!("wp.atomic_add({count}, 0, 1)"));
+    k.open_fmt(format_args!("if not {}:", sep.expr));
+    k.line_fmt(format_args!("{} = 1", flag.expr));
+    k.line_fmt(format_args!("wp.atomic_add({count}, 0, 1)"));
     k.close(false);
     k.result(flag, &["overlap_flags", "hit_mask"]);
     true
@@ -986,7 +986,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
         200.0,
     );
     for id in &ids {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "wp.atomic_add({normals}, {}, {})",
             id.expr, n.expr
         ));
@@ -1001,7 +1001,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "wp.atomic_add({area}, 0, 0.5 * wp.length({}))",
             n.expr
         ));
@@ -1153,13 +1153,13 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
         -12.0,
         12.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.line_fmt(format_args!(
         "{} = wp.mesh_eval_position({mesh}, {q}.face, {q}.u, {q}.v)",
         cp.expr,
         q = q.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = wp.length({} - {}) * {}.sign",
         sdf.expr, cp.expr, p.expr, q.expr
     ));
@@ -1170,7 +1170,7 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         let out = k.output(rng, &["closest_out", "surface_points"], V3);
         let own = k.own();
-        k.line(&format!("{out}[{own}] = {}", cp.expr));
+        k.line_fmt(format_args!("{out}[{own}] = {}", cp.expr));
     }
     true
 }
@@ -1211,9 +1211,9 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
-    k.line(&format!("{} = {}.t", depth.expr, q.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.line_fmt(format_args!("{} = {}.t", depth.expr, q.expr));
+    k.line_fmt(format_args!(
         "{} = wp.max(-wp.dot({}.normal, {}), 0.0)",
         shade.expr, q.expr, d.expr
     ));
@@ -1259,7 +1259,7 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
+    k.open_fmt(format_args!("if {}.result:", q.expr));
     let cp = k.local(
         rng,
         &["cp", "closest", "contact_p"],
@@ -1295,12 +1295,12 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    k.open(&format!("if {} > 0.0 and {} < 0.0:", pen.expr, vn.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {} > 0.0 and {} < 0.0:", pen.expr, vn.expr));
+    k.line_fmt(format_args!(
         "{} = {} + {} * {}",
         xc.expr, x.expr, n.expr, pen.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} - {} * ((1.0 + {e}) * {})",
         vc.expr, v.expr, n.expr, vn.expr
     ));
@@ -1347,17 +1347,20 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
         2.0,
     );
     let axis = *pick(rng, &[0usize, 1, 2]);
-    k.open(&format!("if {} and {}[{axis}] > {h}:", inside.expr, p.expr));
-    k.line(&format!("{} = 1.0 - {} / {s}.radius", w.expr, d.expr));
+    k.open_fmt(format_args!(
+        "if {} and {}[{axis}] > {h}:",
+        inside.expr, p.expr
+    ));
+    k.line_fmt(format_args!("{} = 1.0 - {} / {s}.radius", w.expr, d.expr));
     k.close(false);
-    k.open(&format!("elif {}:", inside.expr));
-    k.line(&format!("{} = 0.5", w.expr));
+    k.open_fmt(format_args!("elif {}:", inside.expr));
+    k.line_fmt(format_args!("{} = 0.5", w.expr));
     k.close(false);
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "elif {}[{axis}] > {h} or {} < 2.0 * {s}.radius:",
         p.expr, d.expr
     ));
-    k.line(&format!("{} = 2.0", w.expr));
+    k.line_fmt(format_args!("{} = 2.0", w.expr));
     k.close(false);
     k.result(w, &["region_out", "weights", "labels"]);
     true

@@ -142,8 +142,11 @@ fn clamp_magnitude(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    k.open(&format!("if {} > {vmax}:", s.expr));
-    k.line(&format!("{} = wp.normalize({}) * {vmax}", c.expr, v.expr));
+    k.open_fmt(format_args!("if {} > {vmax}:", s.expr));
+    k.line_fmt(format_args!(
+        "{} = wp.normalize({}) * {vmax}",
+        c.expr, v.expr
+    ));
     k.close(false);
     k.offer(c, &["vel_out", "v_out", "clamped"]);
     true
@@ -522,7 +525,7 @@ fn covariance_accum(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({cov}, 0, wp.outer({0}, {0}))",
         d.expr
     ));

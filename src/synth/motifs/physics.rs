@@ -553,11 +553,11 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["body_qd_out", "body_qd_new", "twists_out"],
         Ty::SpatialVector,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{qo}[{own}] = wp.transform({}, {})",
         p1.expr, r1.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{qdo}[{own}] = wp.spatial_vector({}, {})",
         w1.expr, v1.expr
     ));
@@ -625,9 +625,9 @@ fn kinetic_energy_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         750.0,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({e}, 0, {})", ke.expr));
+        k.line_fmt(format_args!("wp.atomic_add({e}, 0, {})", ke.expr));
     } else {
-        k.line(&format!("{e}[0] += {}", ke.expr));
+        k.line_fmt(format_args!("{e}[0] += {}", ke.expr));
     }
     true
 }
@@ -762,11 +762,11 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         20000.0,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_sub({f}, {}, {})", a.expr, fs.expr));
-        k.line(&format!("wp.atomic_add({f}, {}, {})", b.expr, fs.expr));
+        k.line_fmt(format_args!("wp.atomic_sub({f}, {}, {})", a.expr, fs.expr));
+        k.line_fmt(format_args!("wp.atomic_add({f}, {}, {})", b.expr, fs.expr));
     } else {
-        k.line(&format!("{f}[{}] -= {}", a.expr, fs.expr));
-        k.line(&format!("{f}[{}] += {}", b.expr, fs.expr));
+        k.line_fmt(format_args!("{f}[{}] -= {}", a.expr, fs.expr));
+        k.line_fmt(format_args!("{f}[{}] += {}", b.expr, fs.expr));
     }
     if chance(rng, 0.4) {
         let e = k.local(
@@ -914,11 +914,11 @@ fn distance_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         100.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {}, -{} * {} * {})",
         i.expr, wi.expr, lam.expr, nrm.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {}, {} * {} * {})",
         j.expr, wj.expr, lam.expr, nrm.expr
     ));
@@ -1022,17 +1022,17 @@ fn bending_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         -70.0,
         70.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {a}, {c} * (0.5 * {w}[{a}]))",
         a = ids[0].expr,
         c = corr.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_sub({delta}, {b}, {c} * {w}[{b}])",
         b = ids[1].expr,
         c = corr.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {a}, {c} * (0.5 * {w}[{a}]))",
         a = ids[2].expr,
         c = corr.expr
@@ -1097,14 +1097,20 @@ fn ground_contact(k: &mut Kernel, rng: &mut Gen) -> bool {
         -20.0,
         20.0,
     );
-    k.open(&format!("if {} < 0.0:", depth.expr));
-    k.line(&format!("{} = {} - {n} * {}", xc.expr, x.expr, depth.expr));
+    k.open_fmt(format_args!("if {} < 0.0:", depth.expr));
+    k.line_fmt(format_args!(
+        "{} = {} - {n} * {}",
+        xc.expr, x.expr, depth.expr
+    ));
     if chance(rng, 0.5) {
-        k.open(&format!("if {} < 0.0:", vn.expr));
+        k.open_fmt(format_args!("if {} < 0.0:", vn.expr));
     } else {
-        k.open(&format!("if {} < 0.0 and {} < 0.0:", vn.expr, depth.expr));
+        k.open_fmt(format_args!(
+            "if {} < 0.0 and {} < 0.0:",
+            vn.expr, depth.expr
+        ));
     }
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = ({v} - {n} * {vn}) * (1.0 - {mu}) - {n} * ({vn} * {e})",
         vc.expr,
         v = v.expr,
@@ -1202,29 +1208,32 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     if k.can_loop() {
         let ax = k.fresh(rng, &["axis", "d", "c"]);
-        k.open(&format!("for {ax} in range(3):"));
-        k.open(&format!("if {}[{ax}] < {lo}[{ax}]:", xc.expr));
-        k.line(&format!("{}[{ax}] = {lo}[{ax}]", xc.expr));
-        k.line(&format!("{v}[{ax}] = wp.abs({v}[{ax}]) * {e}", v = vc.expr));
+        k.open_fmt(format_args!("for {ax} in range(3):"));
+        k.open_fmt(format_args!("if {}[{ax}] < {lo}[{ax}]:", xc.expr));
+        k.line_fmt(format_args!("{}[{ax}] = {lo}[{ax}]", xc.expr));
+        k.line_fmt(format_args!(
+            "{v}[{ax}] = wp.abs({v}[{ax}]) * {e}",
+            v = vc.expr
+        ));
         k.close(false);
-        k.open(&format!("elif {}[{ax}] > {hi}[{ax}]:", xc.expr));
-        k.line(&format!("{}[{ax}] = {hi}[{ax}]", xc.expr));
-        k.line(&format!(
+        k.open_fmt(format_args!("elif {}[{ax}] > {hi}[{ax}]:", xc.expr));
+        k.line_fmt(format_args!("{}[{ax}] = {hi}[{ax}]", xc.expr));
+        k.line_fmt(format_args!(
             "{v}[{ax}] = -wp.abs({v}[{ax}]) * {e}",
             v = vc.expr
         ));
         k.close(false);
         k.close(true);
     } else {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if wp.min({x} - {lo}) < 0.0 or wp.max({x} - {hi}) > 0.0:",
             x = x.expr
         ));
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} = wp.min(wp.max({}, {lo}), {hi})",
             xc.expr, x.expr
         ));
-        k.line(&format!("{} = -{} * {e}", vc.expr, v.expr));
+        k.line_fmt(format_args!("{} = -{} * {e}", vc.expr, v.expr));
         k.close(false);
     }
     k.offer(xc, &["x_out", "pos_out"]);
@@ -1286,7 +1295,7 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         10000.0,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open(&format!("for {nn} in range({cnt}[{t}]):"));
+    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
     let j = k.local(
         rng,
         &["j", "other", "nbr"],
@@ -1311,7 +1320,7 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         18.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} += {} * ({ks} * ({} - {rest}) / {})",
         force.expr, d.expr, dist.expr, dist.expr
     ));
@@ -1359,7 +1368,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e12,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open(&format!("for {nn} in range({cnt}[{t}]):"));
+    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
     let r2 = k.local(
         rng,
         &["r2", "dist_sq", "rsq"],
@@ -1368,7 +1377,10 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         3.0,
     );
-    k.line(&format!("{} += {mass} * poly6({}, {h})", rho.expr, r2.expr));
+    k.line_fmt(format_args!(
+        "{} += {mass} * poly6({}, {h})",
+        rho.expr, r2.expr
+    ));
     k.close(true);
     if chance(rng, 0.5) {
         let rho0 = k.scalar(rng, &["rest_density", "rho0"], Ty::F, 100.0, 1000.0);
@@ -1439,8 +1451,8 @@ fn nbody_direct(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_bodies", "n_bodies", "count"], nb)
     };
-    k.open(&format!("for {j} in range({count}):"));
-    k.line(&format!(
+    k.open_fmt(format_args!("for {j} in range({count}):"));
+    k.line_fmt(format_args!(
         "{} += gravity_accel({}, {bodies}[{j}], {mass}[{j}], {eps})",
         a.expr, p.expr
     ));
@@ -1482,7 +1494,7 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     let eps = lit(*pick(rng, &[0.01, 0.001, 0.1]));
     let a = k.local(rng, &["accel", "acc", "a"], V3, "wp.vec3()", -1.0e6, 1.0e6);
     let t = k.fresh(rng, &["t", "blk", "tile_index"]);
-    k.open(&format!("for {t} in range({nbody} // TILE_BODIES):"));
+    k.open_fmt(format_args!("for {t} in range({nbody} // TILE_BODIES):"));
     let bt = k.local(
         rng,
         &["body_tile", "x_tile", "src_tile"],
@@ -1501,14 +1513,14 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     if k.can_loop() {
         let j = k.fresh(rng, &["j", "b", "lane"]);
-        k.open(&format!("for {j} in range(TILE_BODIES):"));
-        k.line(&format!(
+        k.open_fmt(format_args!("for {j} in range(TILE_BODIES):"));
+        k.line_fmt(format_args!(
             "{} += gravity_accel({}, {}[{j}], {}[{j}], {eps})",
             a.expr, p.expr, bt.expr, mt.expr
         ));
         k.close(true);
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += gravity_accel({}, {}[0], {}[0], {eps})",
             a.expr, p.expr, bt.expr, mt.expr
         ));
@@ -1593,22 +1605,24 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tx} = wp.tile_load({x}, shape={ts}, offset={off})"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tv} = wp.tile_load({v}, shape={ts}, offset={off})"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{ta} = wp.tile_load({a}, shape={ts}, offset={off})"
     ));
     let tv1 = k.fresh(rng, &["tv_new", "v_next", "vt1"]);
     match c {
-        Some(c) => k.line(&format!("{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}")),
-        None => k.line(&format!("{tv1} = {tv} + {ta} * {dt}")),
+        Some(c) => k.line_fmt(format_args!(
+            "{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}"
+        )),
+        None => k.line_fmt(format_args!("{tv1} = {tv} + {ta} * {dt}")),
     }
     let tx1 = k.fresh(rng, &["tx_new", "x_next", "xt1"]);
-    k.line(&format!("{tx1} = {tx} + {tv1} * {dt}"));
+    k.line_fmt(format_args!("{tx1} = {tx} + {tv1} * {dt}"));
     let xo = k.array(
         rng,
         &["x_out", "pos_out", "x_new"],
@@ -1627,7 +1641,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!("wp.tile_store({xo}, {tx1}, offset={off})"));
-    k.line(&format!("wp.tile_store({vo}, {tv1}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({xo}, {tx1}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({vo}, {tv1}, offset={off})"));
     true
 }

@@ -388,7 +388,7 @@ fn monte_carlo_pi(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open(&format!("for {s} in range({n}):"));
+    k.open_fmt(format_args!("for {s} in range({n}):"));
     let x = k.local(
         rng,
         &["x", "u", "px"],
@@ -405,15 +405,15 @@ fn monte_carlo_pi(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {x} * {x} + {y} * {y} <= 1.0:",
         x = x.expr,
         y = y.expr
     ));
-    k.line(&format!("{} += 1", c.expr));
+    k.line_fmt(format_args!("{} += 1", c.expr));
     k.close(false);
     k.close(true);
-    k.line(&format!("wp.atomic_add({out}, 0, {})", c.expr));
+    k.line_fmt(format_args!("wp.atomic_add({out}, 0, {})", c.expr));
     true
 }
 
@@ -451,7 +451,7 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open(&format!("for {s} in range({n}):"));
+    k.open_fmt(format_args!("for {s} in range({n}):"));
     let x = k.local(
         rng,
         &["x", "xs", "u"],
@@ -469,9 +469,9 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         ],
     );
     let fx = f.replace("{f}", &freq).replace("{x}", &x.expr);
-    k.line(&format!("{} += {fx}", total.expr));
+    k.line_fmt(format_args!("{} += {fx}", total.expr));
     k.close(true);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({out}, 0, {} * ({hi} - {lo}) / float({n}))",
         total.expr
     ));
@@ -512,21 +512,21 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
         2.0,
     );
     let o = k.fresh(rng, &["o", "octave", "layer"]);
-    k.open(&format!("for {o} in range({oct}):"));
+    k.open_fmt(format_args!("for {o} in range({oct}):"));
     if fn_ == "wp.pnoise" {
         let per = *pick(rng, &[4, 8, 16]);
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += {} * wp.pnoise({st}, {}, {per}, {per})",
             val.expr, amp.expr, p.expr
         ));
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += {} * wp.noise({st}, {})",
             val.expr, amp.expr, p.expr
         ));
     }
-    k.line(&format!("{p} = {p} * 2.0", p = p.expr));
-    k.line(&format!("{a} = {a} * 0.5", a = amp.expr));
+    k.line_fmt(format_args!("{p} = {p} * 2.0", p = p.expr));
+    k.line_fmt(format_args!("{a} = {a} * 0.5", a = amp.expr));
     k.close(true);
     k.offer(val, &["field", "heightmap", "noise_out"]);
     true
@@ -641,7 +641,7 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
         26.0,
     );
     let s = k.fresh(rng, &["s", "it", "step_i"]);
-    k.open(&format!("for {s} in range({steps}):"));
+    k.open_fmt(format_args!("for {s} in range({steps}):"));
     if leashed {
         // a walk on a leash: steps leaving a ball around the start are refused
         let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.12, 0.25);
@@ -653,14 +653,14 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
             -26.0,
             26.0,
         );
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if wp.length({} - {}) < {r}:",
             cand.expr, start.expr
         ));
-        k.line(&format!("{} = {}", p.expr, cand.expr));
+        k.line_fmt(format_args!("{} = {}", p.expr, cand.expr));
         k.close(false);
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{p} = {p} + wp.sample_unit_sphere_surface({st}) * {h}",
             p = p.expr
         ));
@@ -787,7 +787,7 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         200.0,
     );
-    k.line(&format!("wp.atomic_add({total}, 0, {})", n.expr));
+    k.line_fmt(format_args!("wp.atomic_add({total}, 0, {})", n.expr));
     if chance(rng, 0.5) {
         k.result(n, &["emitted", "counts"]);
     }
@@ -826,8 +826,8 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
             -20.0,
             20.0,
         );
-        k.open(&format!("if wp.randf({st}) < {p}:"));
-        k.line(&format!("{} = {} / {p}", y.expr, x.expr));
+        k.open_fmt(format_args!("if wp.randf({st}) < {p}:"));
+        k.line_fmt(format_args!("{} = {} / {p}", y.expr, x.expr));
         k.close(false);
         y
     };
@@ -898,12 +898,12 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         200.0,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {de} <= 0.0 or wp.randf({st}) < wp.exp(-wp.max({de}, 0.0) / {temp}):",
         de = de.expr
     ));
-    k.line(&format!("{} = {}", res.expr, xp.expr));
-    k.line(&format!("{} = {}", en.expr, e1.expr));
+    k.line_fmt(format_args!("{} = {}", res.expr, xp.expr));
+    k.line_fmt(format_args!("{} = {}", en.expr, e1.expr));
     k.close(false);
     k.offer(res, &["x_out", "chain_out"]);
     k.offer(en, &["energy_out", "e_out"]);
