@@ -346,9 +346,9 @@ type ArgBits = smallvec::SmallVec<[u64; 8]>;
 fn same(a: &Expr, b: &Expr) -> bool {
     use ExprKind as K;
     match (&a.kind, &b.kind) {
-        (K::Name(x), K::Name(y)) => x == y,
+        (K::Name(x), K::Name(y)) => eq(x, y),
         (K::Constant(x), K::Constant(y)) => x == y,
-        (K::Attribute(x, n), K::Attribute(y, m)) => n == m && same(x, y),
+        (K::Attribute(x, n), K::Attribute(y, m)) => eq(n, m) && same(x, y),
         (K::Subscript(x), K::Subscript(y)) => same(&x[0], &y[0]) && same(&x[1], &y[1]),
         (K::Call(f, xs, kx), K::Call(g, ys, ky)) => {
             same(f, g)
@@ -444,6 +444,12 @@ fn call_name<'a>(f: &Expr<'a>) -> Option<(&'a str, bool)> {
         ExprKind::Name(n) => Some((n, false)),
         _ => None,
     }
+}
+
+/// Whether callee `f` is `name` (`wp.name` if `wp`), by [`eq`] (`==` on
+/// the pair calls `memcmp`).
+fn is_call(f: &Expr, name: &str, wp: bool) -> bool {
+    matches!(call_name(f), Some((n, w)) if w == wp && eq(n, name))
 }
 
 const ATOMICS: &[&str] = &[
@@ -577,7 +583,7 @@ struct Ids<'a> {
 impl Default for Ids<'_> {
     fn default() -> Self {
         Ids {
-            names: Vec::new(),
+            names: Vec::with_capacity(64),
             slots: vec![(0, 0, 0); 128],
         }
     }
@@ -692,7 +698,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn kernel(&mut self, k: &'a FunctionDef<'a>) -> Result<(), Rule> {
         // Thread indices.
         if let Some(StmtKind::Assign(ts, v)) = k.body.first().map(|s| &s.kind)
-            && matches!(&v.kind, ExprKind::Call(f, _, _) if call_name(f) == Some(("tid", true)))
+            && matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true))
         {
             match &ts[0].kind {
                 ExprKind::Name(n) => self.tid.push(n),
@@ -843,8 +849,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             match &s.kind {
                 StmtKind::Assign(ts, v) => {
                     // The tid line is checked above.
-                    if matches!(&v.kind, ExprKind::Call(f, _, _) if call_name(f) == Some(("tid", true)))
-                    {
+                    if matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true)) {
                         continue;
                     }
                     targets.extend(ts.iter());
@@ -891,7 +896,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         for s in stmts {
             if let StmtKind::Assign(ts, v) = &s.kind
                 && let (ExprKind::Name(n), ExprKind::Call(f, _, _)) = (&ts[0].kind, &v.kind)
-                && call_name(f) == Some(("atomic_add", true))
+                && is_call(f, "atomic_add", true)
             {
                 slots.push(n);
             }
@@ -905,7 +910,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             && let ExprKind::Name(a) = x[0].kind
                             && self.is_array(a)
                         {
-                            let slot = matches!(x[1].kind, ExprKind::Name(n) if slots.contains(&n));
+                            let slot = matches!(x[1].kind, ExprKind::Name(n) if has(&slots, n));
                             if !self.own(&x[1]) && !slot {
                                 return Err(Rule::Race);
                             }
@@ -940,15 +945,15 @@ impl<'p, 'a> Cx<'p, 'a> {
             self.scan(e, &mut atomic, &mut tile_stored, &mut reads, &mut passed)?;
         }
         for a in &plain {
-            if atomic.contains(a) || tile_stored.contains(a) || passed.contains(a) {
+            if has(&atomic, a) || has(&tile_stored, a) || has(&passed, a) {
                 return Err(Rule::Race);
             }
         }
         for (a, idx) in &reads {
-            if plain.contains(a) && !self.own(idx) {
+            if has(&plain, a) && !self.own(idx) {
                 return Err(Rule::Race);
             }
-            if atomic.contains(a) || tile_stored.contains(a) {
+            if has(&atomic, a) || has(&tile_stored, a) {
                 return Err(Rule::Race);
             }
         }
@@ -984,7 +989,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => None,
                 });
                 match name {
-                    Some((n, true)) if ATOMICS.contains(&n) => {
+                    Some((n, true)) if has(ATOMICS, n) => {
                         if let Some(a) = first_array {
                             atomic.push(a);
                         }
@@ -1009,7 +1014,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             };
                             let mut ns = Vec::new();
                             names(off, &mut ns);
-                            if !self.tid.iter().all(|t| ns.contains(t)) {
+                            if !self.tid.iter().all(|t| has(&ns, t)) {
                                 return Err(Rule::Race);
                             }
                             tile_stored.push(a);
@@ -1227,7 +1232,7 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     fn range_iv(&mut self, it: &Expr<'a>) -> Iv {
         if let ExprKind::Call(f, args, _) = &it.kind
-            && call_name(f) == Some(("range", false))
+            && is_call(f, "range", false)
         {
             let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|a| self.eval(a)).collect();
             return match a.len() {
@@ -1328,13 +1333,15 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
     }
 
+    /// The range of `e`. Leaves (about half the nodes) in line, the rest by
+    /// [`Cx::eval_node`]: its call saves and restores more registers than a
+    /// leaf takes to evaluate.
+    #[inline(always)]
     fn eval(&mut self, e: &Expr<'a>) -> Iv {
         use ExprKind as K;
         match &e.kind {
             K::Constant(Constant::Int(v)) => Iv::c(*v as f64),
             K::Constant(Constant::Float(v)) => Iv::c(*v),
-            K::Constant(Constant::Bool(b)) => Iv::c(*b as u8 as f64),
-            K::Constant(_) => TOP,
             K::Name(n) => {
                 if let Some(iv) = self.get(n) {
                     iv
@@ -1344,6 +1351,15 @@ impl<'p, 'a> Cx<'p, 'a> {
                     TOP
                 }
             }
+            _ => self.eval_node(e),
+        }
+    }
+
+    fn eval_node(&mut self, e: &Expr<'a>) -> Iv {
+        use ExprKind as K;
+        match &e.kind {
+            K::Constant(Constant::Bool(b)) => Iv::c(*b as u8 as f64),
+            K::Constant(_) => TOP,
             K::Attribute(x, attr) => {
                 if let K::Name(n) = x.kind {
                     if n == "wp" {
