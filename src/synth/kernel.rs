@@ -853,6 +853,26 @@ impl<'k> Kernel<'k> {
         }
     }
 
+    /// [`Kernel::local`] of `format_args!(...)`, written in place.
+    pub fn local_fmt(
+        &mut self,
+        rng: &mut Gen,
+        pool: &[&str],
+        ty: Ty,
+        expr: std::fmt::Arguments,
+        lo: f64,
+        hi: f64,
+    ) -> Val {
+        let name = self.fresh(rng, pool);
+        self.line_fmt(format_args!("{name} = {expr}"));
+        Val {
+            expr: name,
+            ty,
+            lo,
+            hi,
+        }
+    }
+
     /// Body lines written so far (the `wp.tid()` line included).
     pub fn lines(&self) -> usize {
         self.lines

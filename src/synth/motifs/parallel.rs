@@ -476,11 +476,11 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let expr = if chance(rng, 0.5) {
         format!("({} - {mean}) / {std}", x.expr)
     } else {
-        let inv = k.local(
+        let inv = k.local_fmt(
             rng,
             &["inv_std", "inv_sigma"],
             Ty::F,
-            &format!("1.0 / {std}"),
+            format_args!("1.0 / {std}"),
             0.25,
             2.0,
         );
@@ -576,19 +576,19 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let w = *pick(rng, &widths);
     let width = k.size_param(rng, &["width", "nx", "cols", "stride"], w);
-    let row = k.local(
+    let row = k.local_fmt(
         rng,
         &["row", "r", "iy"],
         Ty::I,
-        &format!("{t} // {width}"),
+        format_args!("{t} // {width}"),
         0.0,
         (n / w) as f64,
     );
-    let col = k.local(
+    let col = k.local_fmt(
         rng,
         &["col", "c", "ix"],
         Ty::I,
-        &format!("{t} % {width}"),
+        format_args!("{t} % {width}"),
         0.0,
         w as f64,
     );
@@ -638,11 +638,11 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.offer(s, &["weights", "fade_out", "out"]);
         return true;
     }
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["t", "u", "s"],
         Ty::F,
-        &format!(
+        format_args!(
             "wp.clamp(({} {}) / {}, 0.0, 1.0)",
             x.expr,
             plus(-e0),
@@ -813,19 +813,19 @@ fn log_compress(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn polar_coords(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["px", "x", "re", "u"], Ty::F, -10.0, 10.0);
     let y = k.input(rng, &["py", "y", "im", "v"], Ty::F, -10.0, 10.0);
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["radius", "r", "mag"],
         Ty::F,
-        &format!("wp.sqrt({0} * {0} + {1} * {1})", x.expr, y.expr),
+        format_args!("wp.sqrt({0} * {0} + {1} * {1})", x.expr, y.expr),
         0.0,
         15.0,
     );
-    let th = k.local(
+    let th = k.local_fmt(
         rng,
         &["theta", "angle", "phase"],
         Ty::F,
-        &format!("wp.atan2({}, {})", y.expr, x.expr),
+        format_args!("wp.atan2({}, {})", y.expr, x.expr),
         -3.2,
         3.2,
     );
@@ -841,11 +841,11 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let cpool: [&[&str]; 3] = [&["x", "cx", "xc"], &["y", "cy", "yc"], &["z", "cz", "zc"]];
     for d in 0..k.dims() {
         let t = k.tid(d);
-        let c = k.local(
+        let c = k.local_fmt(
             rng,
             cpool[d],
             Ty::F,
-            &format!("float({t}) * {h}"),
+            format_args!("float({t}) * {h}"),
             0.0,
             32.0,
         );
@@ -886,11 +886,11 @@ fn piecewise_linear(k: &mut Kernel, rng: &mut Gen) -> bool {
     let b1 = x.nice_between(rng, 0.6, 0.9);
     let s0 = nice(rng, 0.1, 0.5);
     let s1 = nice(rng, 1.0, 3.0);
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["y", "resp", "stress", "gain_out"],
         Ty::F,
-        &format!("{} * {}", x.expr, lit(s1)),
+        format_args!("{} * {}", x.expr, lit(s1)),
         -60.0,
         60.0,
     );
@@ -999,11 +999,11 @@ fn wrap_periodic(k: &mut Kernel, rng: &mut Gen) -> bool {
     let span = (x.hi - x.lo).max(1.0);
     let (llo, lhi) = (span / 16.0, span / 4.0);
     let l = k.scalar(rng, &["box_len", "period", "L"], Ty::F, llo, lhi);
-    let w = k.local(
+    let w = k.local_fmt(
         rng,
         &["wrapped", "xw", "x_box"],
         Ty::F,
-        &format!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
+        format_args!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
         -0.01 * lhi,
         1.01 * lhi,
     );
@@ -1030,11 +1030,11 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
     let e = k.scalar(rng, &["ecc", "e", "eccentricity"], Ty::F, 0.2, 0.9);
     let iters = *pick(rng, &["16", "20", "24", "32"]);
     let tol = k.scalar(rng, &["tol", "eps", "tolerance"], Ty::F, 1.0e-6, 1.0e-3);
-    let g = k.local(
+    let g = k.local_fmt(
         rng,
         &["E", "ecc_anomaly", "guess"],
         Ty::F,
-        &format!("{} + {e} * wp.sin({})", m.expr, m.expr),
+        format_args!("{} + {e} * wp.sin({})", m.expr, m.expr),
         -1.0,
         7.2,
     );
@@ -1227,19 +1227,19 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let cx = x.nice_between(rng, 0.25, 0.75);
     let cy = y.nice_between(rng, 0.25, 0.75);
-    let dx = k.local(
+    let dx = k.local_fmt(
         rng,
         &["dx", "rx", "du"],
         Ty::F,
-        &format!("{} {}", x.expr, plus(-cx)),
+        format_args!("{} {}", x.expr, plus(-cx)),
         x.lo - cx,
         x.hi - cx,
     );
-    let dy = k.local(
+    let dy = k.local_fmt(
         rng,
         &["dy", "ry", "dv"],
         Ty::F,
-        &format!("{} {}", y.expr, plus(-cy)),
+        format_args!("{} {}", y.expr, plus(-cy)),
         y.lo - cy,
         y.hi - cy,
     );
@@ -1418,11 +1418,11 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.5 * per,
         per,
     );
-    let b = k.local(
+    let b = k.local_fmt(
         rng,
         &["b", "bin", "slot"],
         Ty::I,
-        &format!("wp.clamp(int({} * {inv}), 0, {n} - 1)", x.expr),
+        format_args!("wp.clamp(int({} * {inv}), 0, {n} - 1)", x.expr),
         0.0,
         nb as f64,
     );
@@ -1753,11 +1753,11 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "count", "num"], n);
     let t = k.tid(0);
-    let me = k.local(
+    let me = k.local_fmt(
         rng,
         &["key", "mine", "xi"],
         Ty::F,
-        &format!("{x}[{t}]"),
+        format_args!("{x}[{t}]"),
         -10.0,
         10.0,
     );
@@ -1875,11 +1875,11 @@ fn gather(k: &mut Kernel, rng: &mut Gen) -> bool {
         (m - 1) as f64,
     );
     let own = k.own();
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["g", "gathered", "looked_up"],
         Ty::F,
-        &format!("{src}[{idx}[{own}]]"),
+        format_args!("{src}[{idx}[{own}]]"),
         -10.0,
         10.0,
     );
@@ -1901,11 +1901,11 @@ fn reverse_permute(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "length", "count"], n);
     let t = k.tid(0);
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "mirrored", "rev"],
         Ty::F,
-        &format!("{src}[{len} - 1 - {t}]"),
+        format_args!("{src}[{len} - 1 - {t}]"),
         -10.0,
         10.0,
     );
@@ -1994,19 +1994,19 @@ fn strided_remap(k: &mut Kernel, rng: &mut Gen) -> bool {
         .nth(below(rng, m))
         .unwrap();
     let t = k.tid(0);
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["j", "src_idx", "k"],
         Ty::I,
-        &format!("({t} * {stride}) % {len}"),
+        format_args!("({t} * {stride}) % {len}"),
         0.0,
         n as f64,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "picked", "sample"],
         Ty::F,
-        &format!("{src}[{}]", j.expr),
+        format_args!("{src}[{}]", j.expr),
         -10.0,
         10.0,
     );
@@ -2037,11 +2037,11 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
         let g = nice(rng, 0.1, 0.9);
-        let d = k.local(
+        let d = k.local_fmt(
             rng,
             &["echo", "mixed", "comb"],
             Ty::F,
-            &format!("{src}[{t}] + {} * {}", lit(g), v.expr),
+            format_args!("{src}[{t}] + {} * {}", lit(g), v.expr),
             -20.0,
             20.0,
         );
@@ -2077,41 +2077,48 @@ fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let src = k.array(rng, pool, Ty::F, vec![2 * n], Role::In, -1.0, 1.0);
     let t = k.tid(0);
-    let a = k.local(rng, a_names, Ty::F, &format!("{src}[2 * {t}]"), -1.0, 1.0);
-    let b = k.local(
+    let a = k.local_fmt(
+        rng,
+        a_names,
+        Ty::F,
+        format_args!("{src}[2 * {t}]"),
+        -1.0,
+        1.0,
+    );
+    let b = k.local_fmt(
         rng,
         b_names,
         Ty::F,
-        &format!("{src}[2 * {t} + 1]"),
+        format_args!("{src}[2 * {t} + 1]"),
         -1.0,
         1.0,
     );
     match below(rng, 3) {
         0 => {
-            let m = k.local(
+            let m = k.local_fmt(
                 rng,
                 &["mag", "amp", "norm2"],
                 Ty::F,
-                &format!("wp.sqrt({0} * {0} + {1} * {1})", a.expr, b.expr),
+                format_args!("wp.sqrt({0} * {0} + {1} * {1})", a.expr, b.expr),
                 0.0,
                 1.5,
             );
             k.offer(m, &["magnitude", "out", "amp_out"]);
         }
         1 => {
-            let m = k.local(
+            let m = k.local_fmt(
                 rng,
                 &["mid", "mono", "avg"],
                 Ty::F,
-                &format!("0.5 * ({} + {})", a.expr, b.expr),
+                format_args!("0.5 * ({} + {})", a.expr, b.expr),
                 -1.0,
                 1.0,
             );
-            let d = k.local(
+            let d = k.local_fmt(
                 rng,
                 &["side", "diff", "delta"],
                 Ty::F,
-                &format!("0.5 * ({} - {})", a.expr, b.expr),
+                format_args!("0.5 * ({} - {})", a.expr, b.expr),
                 -1.0,
                 1.0,
             );
@@ -2150,19 +2157,19 @@ fn block_transpose(k: &mut Kernel, rng: &mut Gen) -> bool {
     let bsz = k.size_param(rng, &["block", "bs", "lanes"], bs);
     let nb = k.size_param(rng, &["num_blocks", "nb", "groups"], n / bs);
     let t = k.tid(0);
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["j", "src_idx", "aos_i"],
         Ty::I,
-        &format!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
+        format_args!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
         0.0,
         n as f64,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "elem", "val"],
         Ty::F,
-        &format!("{src}[{}]", j.expr),
+        format_args!("{src}[{}]", j.expr),
         -10.0,
         10.0,
     );
@@ -2183,11 +2190,11 @@ fn transpose_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "t", "elem"],
         Ty::F,
-        &format!("{src}[{b}, {a}]"),
+        format_args!("{src}[{b}, {a}]"),
         -10.0,
         10.0,
     );
@@ -2258,11 +2265,11 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         lo: 0.0,
         hi: 8.0,
     };
-    let m = k.local(
+    let m = k.local_fmt(
         rng,
         &["mean", "avg", "coarse_v"],
         Ty::F,
-        &format!("{} * 0.125", v.expr),
+        format_args!("{} * 0.125", v.expr),
         0.0,
         1.0,
     );
@@ -2401,19 +2408,19 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
             )
         }
         _ => {
-            let gx = k.local(
+            let gx = k.local_fmt(
                 rng,
                 &["gx", "dfdx", "grad_x"],
                 Ty::F,
-                &format!("0.5 * ({f}[{xp}, {b}] - {f}[{xm}, {b}])"),
+                format_args!("0.5 * ({f}[{xp}, {b}] - {f}[{xm}, {b}])"),
                 -0.5,
                 0.5,
             );
-            let gy = k.local(
+            let gy = k.local_fmt(
                 rng,
                 &["gy", "dfdy", "grad_y"],
                 Ty::F,
-                &format!("0.5 * ({f}[{a}, {yp}] - {f}[{a}, {ym}])"),
+                format_args!("0.5 * ({f}[{a}, {yp}] - {f}[{a}, {ym}])"),
                 -0.5,
                 0.5,
             );
@@ -2464,11 +2471,11 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         7.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["avg", "smoothed", "phi_new"],
         Ty::F,
-        &format!("{} / 7.0", s.expr),
+        format_args!("{} / 7.0", s.expr),
         0.0,
         1.0,
     );
