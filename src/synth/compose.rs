@@ -45,16 +45,16 @@ const VERBS: &[&str] = &["compute", "apply", "eval", "update", "run", "step", "d
 fn kernel_name(rng: &mut Gen, first: &str) -> String {
     // Never the bare motif name: `tile_matmul` would also name a builtin.
     match between(rng, 0, 4) {
-        0 | 1 => format!("{first}_kernel"),
-        2 | 3 => format!("{}_{first}", pick(rng, VERBS)),
-        _ => format!("{first}_{}", between(rng, 0, 9)),
+        0 | 1 => [first, "_kernel"].concat(),
+        2 | 3 => [pick(rng, VERBS), "_", first].concat(),
+        _ => [first, "_", itoa::Buffer::new().format(between(rng, 0, 9))].concat(),
     }
 }
 
 /// Composes one kernel of `category`.
 /// The most parameters (plus outputs for its results) one motif adds: a
-/// kernel that close to the cap is snapshotted before the motif and rolled
-/// back if it went over (spring_forces alone adds 9).
+/// kernel that close to the cap is marked ([`Kernel::mark`]) before the
+/// motif and rolled back if it went over (spring_forces alone adds 9).
 const MOTIF_MAX_PARAMS: usize = 12;
 
 pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> Drawn {
@@ -89,14 +89,14 @@ pub(super) fn compose(category: &'static str, rng: &mut Gen, knobs: &Knobs) -> D
             k.params.len() + k.open_offers() + MOTIF_MAX_PARAMS > param_cap
                 || k.lines() + k.open_offers() + 12 > line_cap
         };
-        let snapshot = (!k.motifs.is_empty() && near(&k)).then(|| k.clone());
+        let mark = (!k.motifs.is_empty() && near(&k)).then(|| k.mark());
         if (m.build)(&mut k, rng) {
             k.motifs.push(m.name);
-            if let Some(s) = snapshot
+            if let Some(mark) = mark
                 && (k.params.len() + k.open_offers() > param_cap
                     || k.lines() + k.open_offers() > line_cap)
             {
-                k = s;
+                k.rollback(mark);
                 break;
             }
         }

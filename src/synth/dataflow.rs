@@ -232,6 +232,7 @@ pub fn check_module<'a>(
             funcs: Vec::new(),
             consts: Vec::new(),
             tid: Vec::new(),
+            ids: Ids::default(),
             env: Vec::new(),
             checking: false,
             err: None,
@@ -261,7 +262,8 @@ pub fn check_module<'a>(
             }
         }
         let kernel = kernel.ok_or(Rule::Unparsed)?;
-        for f in &cx.funcs {
+        for n in 0..cx.funcs.len() {
+            let f = cx.funcs[n];
             let mut stmts = Vec::new();
             walk(f.body, &mut stmts);
             let args: Vec<&str> = f.args.iter().map(|a| a.name).collect();
@@ -294,9 +296,11 @@ struct Cx<'p, 'a> {
     funcs: Vec<&'a FunctionDef<'a>>,
     consts: Vec<(&'a str, f64)>,
     tid: Vec<&'a str>,
+    /// The names of the module, numbered for [`Cx::liveness`] and [`Env`].
+    ids: Ids<'a>,
     /// Ranges of the names in scope (params, tid, locals) of the function
     /// being evaluated.
-    env: Vec<(&'a str, Iv)>,
+    env: Env,
     checking: bool,
     err: Option<Rule>,
     depth: u32,
@@ -306,17 +310,28 @@ struct Cx<'p, 'a> {
     /// ran the func's own fixpoint again. Nothing else a call reads changes
     /// during a check, and outside the checking pass it has no effect.
     returns: Vec<(&'a FunctionDef<'a>, u32, ArgBits, Iv)>,
-    /// While [`Cx::ranges`] evaluates a statement: the env entries the
-    /// evaluation read, by index ([`MISS`] for a name not in the env).
+    /// While [`Cx::ranges`] evaluates a statement: the names the
+    /// evaluation looked up in the env.
     reads: Option<Reads>,
 }
 
-/// The env entries one evaluation read: a statement reads a few, kept in
-/// line rather than in an allocation per statement per fixpoint.
+/// The names (by [`Ids`] number) one evaluation read, found or not: a
+/// statement reads a few, kept in line rather than in an allocation per
+/// statement per fixpoint.
 type Reads = smallvec::SmallVec<[u32; 8]>;
 
-/// A name [`Cx::get`] did not find (a later entry for it may change the value).
-const MISS: u32 = u32::MAX;
+/// The range of each name in scope, by [`Ids`] number (`None`: not in
+/// scope). Found by number, not by a compare of each name in scope: the
+/// range passes look up a name at every use.
+type Env = Vec<Option<Iv>>;
+
+/// Sets `n`'s range in `env`.
+fn bind(env: &mut Env, n: usize, iv: Iv) {
+    if env.len() <= n {
+        env.resize(n + 1, None);
+    }
+    env[n] = Some(iv);
+}
 
 /// `list.contains(&n)` by [`eq`].
 #[inline]
@@ -331,9 +346,9 @@ type ArgBits = smallvec::SmallVec<[u64; 8]>;
 fn same(a: &Expr, b: &Expr) -> bool {
     use ExprKind as K;
     match (&a.kind, &b.kind) {
-        (K::Name(x), K::Name(y)) => x == y,
+        (K::Name(x), K::Name(y)) => eq(x, y),
         (K::Constant(x), K::Constant(y)) => x == y,
-        (K::Attribute(x, n), K::Attribute(y, m)) => n == m && same(x, y),
+        (K::Attribute(x, n), K::Attribute(y, m)) => eq(n, m) && same(x, y),
         (K::Subscript(x), K::Subscript(y)) => same(&x[0], &y[0]) && same(&x[1], &y[1]),
         (K::Call(f, xs, kx), K::Call(g, ys, ky)) => {
             same(f, g)
@@ -429,6 +444,12 @@ fn call_name<'a>(f: &Expr<'a>) -> Option<(&'a str, bool)> {
         ExprKind::Name(n) => Some((n, false)),
         _ => None,
     }
+}
+
+/// Whether callee `f` is `name` (`wp.name` if `wp`), by [`eq`] (`==` on
+/// the pair calls `memcmp`).
+fn is_call(f: &Expr, name: &str, wp: bool) -> bool {
+    matches!(call_name(f), Some((n, w)) if w == wp && eq(n, name))
 }
 
 const ATOMICS: &[&str] = &[
@@ -546,68 +567,94 @@ fn target_watch<'a>(
     }
 }
 
-/// Names numbered in order of first sight, so that sets of them are flags.
-/// Found through a small open-addressing table hashed on the length and
-/// three bytes of the name: no general string hash, and a compare by
-/// [`eq`], not `memcmp` (a scan of the list cost more than both once a
-/// kernel had a few dozen names).
+/// Names numbered in order of first sight, so that sets of them are flags
+/// and an env is a list by number. Found through a small open-addressing
+/// table of [`key`]s: no general string hash, and for names of up to 8
+/// bytes no compare of the texts at all (the range and liveness passes look
+/// up a name at every use; a scan of the list cost more once a kernel had
+/// a few dozen names).
 struct Ids<'a> {
     names: Vec<&'a str>,
-    /// Id + 1 of the name in each slot, 0 for none; a power of two long,
-    /// at most half full.
-    slots: Vec<u32>,
+    /// (key, length, id + 1) of the name in each slot, id 0 for none; a
+    /// power of two long, at most half full.
+    slots: Vec<(u64, u32, u32)>,
 }
 
 impl Default for Ids<'_> {
     fn default() -> Self {
         Ids {
-            names: Vec::new(),
-            slots: vec![0; 64],
+            names: Vec::with_capacity(64),
+            slots: vec![(0, 0, 0); 128],
+        }
+    }
+}
+
+/// A name's key in [`Ids`]: a name of up to 8 bytes packed whole,
+/// little-endian (the key and the length are the name), a longer one mixed
+/// from its first and last 8 bytes (its text is compared too).
+#[inline(always)]
+fn key(n: &str) -> u64 {
+    let b = n.as_bytes();
+    let len = b.len();
+    let u32_at =
+        |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
+    match len {
+        0 => 0,
+        // The first, middle and last byte are every byte.
+        1..=3 => {
+            u64::from(b[0])
+                | u64::from(b[len / 2]) << (8 * (len / 2))
+                | u64::from(b[len - 1]) << (8 * (len - 1))
+        }
+        // The first and last 4 bytes cover every byte (overlapping ones are equal).
+        4..=8 => u32_at(0) | u32_at(len - 4) << (8 * (len - 4)),
+        _ => {
+            let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+            u64_at(0) ^ u64_at(len - 8).rotate_left(29) ^ len as u64
         }
     }
 }
 
 impl<'a> Ids<'a> {
+    /// The slot holding `n` (with key `k`), or the empty one where it would go.
     #[inline(always)]
-    fn slot(&self, n: &str) -> usize {
-        let b = n.as_bytes();
-        let h = match b.len() {
-            0 => 0,
-            n => {
-                (n as u32) << 24
-                    ^ u32::from(b[0]) << 16
-                    ^ u32::from(b[n / 2]) << 8
-                    ^ u32::from(b[n - 1])
-            }
-        };
-        (h.wrapping_mul(0x9E37_79B9) >> 16) as usize & (self.slots.len() - 1)
-    }
-
-    /// The slot holding `n`, or the empty one where it would go.
-    #[inline(always)]
-    fn probe(&self, n: &str) -> usize {
-        let mut s = self.slot(n);
+    fn probe(&self, n: &str, k: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & mask;
         loop {
-            match self.slots[s] {
-                0 => return s,
-                i if eq(self.names[i as usize - 1], n) => return s,
-                _ => s = (s + 1) & (self.slots.len() - 1),
+            let (sk, len, i) = self.slots[s];
+            if i == 0
+                || (sk == k
+                    && len as usize == n.len()
+                    && (n.len() <= 8 || eq(self.names[i as usize - 1], n)))
+            {
+                return s;
             }
+            s = (s + 1) & mask;
         }
     }
 
+    #[inline]
     fn id(&mut self, n: &'a str) -> usize {
-        let s = self.probe(n);
-        if self.slots[s] != 0 {
-            return self.slots[s] as usize - 1;
+        let k = key(n);
+        let s = self.probe(n, k);
+        match self.slots[s].2 {
+            0 => self.add(n, k, s),
+            i => i as usize - 1,
         }
+    }
+
+    /// Numbers `n` (key `k`, not in the table) in empty slot `s`.
+    #[cold]
+    fn add(&mut self, n: &'a str, k: u64, s: usize) -> usize {
         self.names.push(n);
-        self.slots[s] = self.names.len() as u32;
+        self.slots[s] = (k, n.len() as u32, self.names.len() as u32);
         if 2 * self.names.len() > self.slots.len() {
-            self.slots = vec![0; 2 * self.slots.len()];
+            self.slots = vec![(0, 0, 0); 2 * self.slots.len()];
             for i in 0..self.names.len() {
-                let s = self.probe(self.names[i]);
-                self.slots[s] = i as u32 + 1;
+                let (n, k) = (self.names[i], key(self.names[i]));
+                let s = self.probe(n, k);
+                self.slots[s] = (k, n.len() as u32, i as u32 + 1);
             }
         }
         self.names.len() - 1
@@ -615,7 +662,7 @@ impl<'a> Ids<'a> {
 
     /// `n`'s id if it has one.
     fn find(&self, n: &str) -> Option<usize> {
-        match self.slots[self.probe(n)] {
+        match self.slots[self.probe(n, key(n))].2 {
             0 => None,
             i => Some(i as usize - 1),
         }
@@ -625,6 +672,14 @@ impl<'a> Ids<'a> {
 /// What [`Cx::liveness`] needs of a statement, worked out once for all its
 /// rounds: the names it reads (`reads`) when it has an effect, and whether
 /// it has one (`always`, or one of `watch` live). Ranges index flat lists.
+fn param<'p>(params: &'p [Param], name: &str) -> Option<&'p Param> {
+    params.iter().find(|p| eq(&p.name, name))
+}
+
+fn is_array(params: &[Param], name: &str) -> bool {
+    param(params, name).is_some_and(|p| matches!(p.kind, ParamKind::Array { .. }))
+}
+
 struct LiveStmt {
     always: bool,
     watch: std::ops::Range<usize>,
@@ -633,18 +688,17 @@ struct LiveStmt {
 
 impl<'p, 'a> Cx<'p, 'a> {
     fn param(&self, name: &str) -> Option<&'p Param> {
-        self.params.iter().find(|p| eq(&p.name, name))
+        param(self.params, name)
     }
 
     fn is_array(&self, name: &str) -> bool {
-        self.param(name)
-            .is_some_and(|p| matches!(p.kind, ParamKind::Array { .. }))
+        is_array(self.params, name)
     }
 
     fn kernel(&mut self, k: &'a FunctionDef<'a>) -> Result<(), Rule> {
         // Thread indices.
         if let Some(StmtKind::Assign(ts, v)) = k.body.first().map(|s| &s.kind)
-            && matches!(&v.kind, ExprKind::Call(f, _, _) if call_name(f) == Some(("tid", true)))
+            && matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true))
         {
             match &ts[0].kind {
                 ExprKind::Name(n) => self.tid.push(n),
@@ -679,11 +733,13 @@ impl<'p, 'a> Cx<'p, 'a> {
                 ParamKind::Scalar { .. } => Iv::new(p.lo, p.hi),
                 _ => TOP,
             };
-            self.env.push((leak(&p.name, &arg_names), iv));
+            let id = self.ids.id(leak(&p.name, &arg_names));
+            bind(&mut self.env, id, iv);
         }
         for (d, &t) in self.tid.clone().iter().enumerate() {
             let n = self.dim.get(d).copied().unwrap_or(1).max(1);
-            self.env.push((t, Iv::new(0.0, (n - 1) as f64)));
+            let id = self.ids.id(t);
+            bind(&mut self.env, id, Iv::new(0.0, (n - 1) as f64));
         }
         let base = self.env.clone();
         self.ranges(&stmts);
@@ -697,12 +753,18 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     /// Liveness fixpoint over `stmts` (every statement of a body); every name
     /// in `must` and every assigned local must end up live.
-    fn liveness(&self, stmts: &[&Stmt<'a>], must: &[&'a str], kernel: bool) -> Result<(), Rule> {
-        let is_array = |n: &str| kernel && self.is_array(n);
+    fn liveness(
+        &mut self,
+        stmts: &[&Stmt<'a>],
+        must: &[&'a str],
+        kernel: bool,
+    ) -> Result<(), Rule> {
+        let params = self.params;
+        let is_array = |n: &str| kernel && is_array(params, n);
         // Each statement's reads and effect are the same every round: they
         // are listed once, as name ids, and the rounds only flip flags (they
         // walked the expressions and scanned the live list anew each time).
-        let mut ids = Ids::default();
+        let ids = &mut self.ids;
         // A statement names a few (kernels average under 8): room for them
         // up front, not a doubling every few statements.
         let mut flat: Vec<usize> = Vec::with_capacity(8 * stmts.len());
@@ -787,8 +849,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             match &s.kind {
                 StmtKind::Assign(ts, v) => {
                     // The tid line is checked above.
-                    if matches!(&v.kind, ExprKind::Call(f, _, _) if call_name(f) == Some(("tid", true)))
-                    {
+                    if matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true)) {
                         continue;
                     }
                     targets.extend(ts.iter());
@@ -835,7 +896,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         for s in stmts {
             if let StmtKind::Assign(ts, v) = &s.kind
                 && let (ExprKind::Name(n), ExprKind::Call(f, _, _)) = (&ts[0].kind, &v.kind)
-                && call_name(f) == Some(("atomic_add", true))
+                && is_call(f, "atomic_add", true)
             {
                 slots.push(n);
             }
@@ -849,7 +910,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             && let ExprKind::Name(a) = x[0].kind
                             && self.is_array(a)
                         {
-                            let slot = matches!(x[1].kind, ExprKind::Name(n) if slots.contains(&n));
+                            let slot = matches!(x[1].kind, ExprKind::Name(n) if has(&slots, n));
                             if !self.own(&x[1]) && !slot {
                                 return Err(Rule::Race);
                             }
@@ -884,15 +945,15 @@ impl<'p, 'a> Cx<'p, 'a> {
             self.scan(e, &mut atomic, &mut tile_stored, &mut reads, &mut passed)?;
         }
         for a in &plain {
-            if atomic.contains(a) || tile_stored.contains(a) || passed.contains(a) {
+            if has(&atomic, a) || has(&tile_stored, a) || has(&passed, a) {
                 return Err(Rule::Race);
             }
         }
         for (a, idx) in &reads {
-            if plain.contains(a) && !self.own(idx) {
+            if has(&plain, a) && !self.own(idx) {
                 return Err(Rule::Race);
             }
-            if atomic.contains(a) || tile_stored.contains(a) {
+            if has(&atomic, a) || has(&tile_stored, a) {
                 return Err(Rule::Race);
             }
         }
@@ -928,7 +989,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => None,
                 });
                 match name {
-                    Some((n, true)) if ATOMICS.contains(&n) => {
+                    Some((n, true)) if has(ATOMICS, n) => {
                         if let Some(a) = first_array {
                             atomic.push(a);
                         }
@@ -953,7 +1014,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             };
                             let mut ns = Vec::new();
                             names(off, &mut ns);
-                            if !self.tid.iter().all(|t| ns.contains(t)) {
+                            if !self.tid.iter().all(|t| has(&ns, t)) {
                                 return Err(Rule::Race);
                             }
                             tile_stored.push(a);
@@ -1028,12 +1089,12 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     // ---------------------------------------------------------------- ranges
 
-    fn get(&mut self, n: &str) -> Option<Iv> {
-        let at = self.env.iter().rposition(|e| eq(e.0, n));
+    fn get(&mut self, n: &'a str) -> Option<Iv> {
+        let id = self.ids.id(n);
         if let Some(reads) = &mut self.reads {
-            reads.push(at.map_or(MISS, |i| i as u32));
+            reads.push(id as u32);
         }
-        at.map(|i| self.env[i].1)
+        self.env.get(id).copied().flatten()
     }
 
     /// The fixpoint of local ranges over `stmts`; after a few rounds a bound
@@ -1050,22 +1111,20 @@ impl<'p, 'a> Cx<'p, 'a> {
         let outer = self.reads.take();
         let mut assigned = Vec::new();
         // Steps number the evaluations from 1: the step each statement was
-        // last evaluated at (0: never), each entry last changed at, and a
-        // name was last added at (a read that missed may now find it).
+        // last evaluated at (0: never), and each name's entry last changed
+        // or was added at (a read that missed may now find it).
         let mut step = 0u32;
         let mut seen = vec![0u32; stmts.len()];
         let mut deps: Vec<Reads> = vec![Reads::new(); stmts.len()];
-        let mut changed_at = vec![0u32; self.env.len()];
-        let mut added_at = 0u32;
+        let mut changed_at = vec![0u32; self.ids.names.len()];
         for round in 0..16 {
             let mut changed = false;
             for (k, s) in stmts.iter().enumerate() {
                 let since = seen[k];
                 if since != 0
-                    && !deps[k].iter().any(|&i| match i {
-                        MISS => added_at >= since,
-                        i => changed_at[i as usize] >= since,
-                    })
+                    && !deps[k]
+                        .iter()
+                        .any(|&i| changed_at.get(i as usize).is_some_and(|&c| c >= since))
                 {
                     continue;
                 }
@@ -1078,30 +1137,32 @@ impl<'p, 'a> Cx<'p, 'a> {
                 self.assigns(s, &mut assigned);
                 deps[k] = self.reads.take().unwrap_or_default();
                 for &(n, iv) in &assigned {
-                    match self.env.iter().rposition(|e| eq(e.0, n)) {
-                        Some(i) => {
-                            let e = &mut self.env[i];
-                            let u = e.1.union(iv);
-                            if u != e.1 {
+                    let id = self.ids.id(n);
+                    if changed_at.len() <= id {
+                        changed_at.resize(id + 1, 0);
+                    }
+                    match self.env.get(id).copied().flatten() {
+                        Some(cur) => {
+                            let u = cur.union(iv);
+                            if u != cur {
                                 changed = true;
-                                changed_at[i] = step;
+                                changed_at[id] = step;
                                 let mut w = u;
                                 if round >= 3 {
-                                    if u.lo < e.1.lo {
+                                    if u.lo < cur.lo {
                                         w.lo = f64::NEG_INFINITY;
                                     }
-                                    if u.hi > e.1.hi {
+                                    if u.hi > cur.hi {
                                         w.hi = f64::INFINITY;
                                     }
                                 }
-                                e.1 = w;
+                                self.env[id] = Some(w);
                             }
                         }
                         None => {
                             changed = true;
-                            self.env.push((n, iv));
-                            changed_at.push(step);
-                            added_at = step;
+                            bind(&mut self.env, id, iv);
+                            changed_at[id] = step;
                         }
                     }
                 }
@@ -1171,7 +1232,7 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     fn range_iv(&mut self, it: &Expr<'a>) -> Iv {
         if let ExprKind::Call(f, args, _) = &it.kind
-            && call_name(f) == Some(("range", false))
+            && is_call(f, "range", false)
         {
             let a: smallvec::SmallVec<[Iv; 4]> = args.iter().map(|a| self.eval(a)).collect();
             return match a.len() {
@@ -1187,16 +1248,11 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     /// Evaluates every expression once more with the final ranges, checking
     /// domains and conditions.
-    fn final_pass(
-        &mut self,
-        stmts: &[&Stmt<'a>],
-        spans: &[(usize, usize)],
-        base: &[(&'a str, Iv)],
-    ) {
+    fn final_pass(&mut self, stmts: &[&Stmt<'a>], spans: &[(usize, usize)], base: &Env) {
         // The ranges of the last reaching prefix worked out: (its length,
         // the env). Conditions in one loop body share their prefix (the
         // whole loop reaches each), and the prefix only grows along `stmts`.
-        let mut memo: Option<(usize, Vec<(&'a str, Iv)>)> = None;
+        let mut memo: Option<(usize, Env)> = None;
         for (p, s) in stmts.iter().enumerate() {
             if self.err.is_some() {
                 return;
@@ -1233,7 +1289,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             // Outside the checking pass the fixpoint has no
                             // effect but the env (and the helpers' return
                             // ranges it remembers).
-                            let all = std::mem::replace(&mut self.env, base.to_vec());
+                            let all = std::mem::replace(&mut self.env, base.clone());
                             let checking = std::mem::replace(&mut self.checking, false);
                             self.ranges(&stmts[..end]);
                             self.checking = checking;
@@ -1277,13 +1333,15 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
     }
 
+    /// The range of `e`. Leaves (about half the nodes) in line, the rest by
+    /// [`Cx::eval_node`]: its call saves and restores more registers than a
+    /// leaf takes to evaluate.
+    #[inline(always)]
     fn eval(&mut self, e: &Expr<'a>) -> Iv {
         use ExprKind as K;
         match &e.kind {
             K::Constant(Constant::Int(v)) => Iv::c(*v as f64),
             K::Constant(Constant::Float(v)) => Iv::c(*v),
-            K::Constant(Constant::Bool(b)) => Iv::c(*b as u8 as f64),
-            K::Constant(_) => TOP,
             K::Name(n) => {
                 if let Some(iv) = self.get(n) {
                     iv
@@ -1293,6 +1351,15 @@ impl<'p, 'a> Cx<'p, 'a> {
                     TOP
                 }
             }
+            _ => self.eval_node(e),
+        }
+    }
+
+    fn eval_node(&mut self, e: &Expr<'a>) -> Iv {
+        use ExprKind as K;
+        match &e.kind {
+            K::Constant(Constant::Bool(b)) => Iv::c(*b as u8 as f64),
+            K::Constant(_) => TOP,
             K::Attribute(x, attr) => {
                 if let K::Name(n) = x.kind {
                     if n == "wp" {
@@ -1614,11 +1681,11 @@ impl<'p, 'a> Cx<'p, 'a> {
         // The func's own env is not the caller's: its reads are no
         // dependency of the caller's statement (the arguments are).
         let caller_reads = self.reads.take();
-        let mark = self.env.len();
-        // Hide the caller's names: push the parameters, then locals.
-        let saved: Vec<(&'a str, Iv)> = self.env.drain(..).collect();
+        // Hide the caller's names: the parameters, then locals.
+        let saved = std::mem::take(&mut self.env);
         for (p, iv) in f.args.iter().zip(args.iter()) {
-            self.env.push((p.name, *iv));
+            let id = self.ids.id(p.name);
+            bind(&mut self.env, id, *iv);
         }
         let mut stmts = Vec::new();
         let mut spans = Vec::new();
@@ -1640,7 +1707,6 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
         self.env = saved;
         self.reads = caller_reads;
-        let _ = mark;
         self.depth -= 1;
         let ret = ret.unwrap_or(TOP);
         if let Some(key) = key {

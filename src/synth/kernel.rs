@@ -18,7 +18,7 @@
 
 use super::knobs::Knobs;
 use crate::lang::{NameSet, word};
-use crate::text::same;
+use crate::text::{Put, same};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::fmt::Write;
@@ -72,17 +72,28 @@ pub(crate) fn weighted(rng: &mut Gen, weights: &[u32]) -> usize {
 /// A Python float literal for `x` (always with a `.` or an exponent):
 /// `2.0`, `0.25`, `1.0e-06`, `-3.5`.
 pub(crate) fn lit(x: f64) -> String {
+    let mut s = String::with_capacity(24);
+    push_lit(&mut s, x);
+    s
+}
+
+/// Appends [`lit`] of `x` to `s`.
+fn push_lit(s: &mut String, x: f64) {
     let a = x.abs();
     if a != 0.0 && !(1.0e-3..1.0e6).contains(&a) {
-        let s = format!("{x:e}"); // 1e-6, 1.5e-7
-        let (m, e) = s.split_once('e').unwrap();
-        let m = if m.contains('.') {
-            m.to_string()
-        } else {
-            format!("{m}.0")
-        };
+        let e = format!("{x:e}"); // 1e-6, 1.5e-7
+        let (m, e) = e.split_once('e').unwrap();
         let e: i32 = e.parse().unwrap();
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+        s.push_str(m);
+        if !m.contains('.') {
+            s.push_str(".0");
+        }
+        s.push_str(if e < 0 { "e-" } else { "e+" });
+        if e.abs() < 10 {
+            s.push('0');
+        }
+        s.push_str(itoa::Buffer::new().format(e.abs()));
+        return;
     }
     // Six decimals at most: computed constants print short (7.8, not 7.800000000000001).
     let x = if a >= 1.0e-3 {
@@ -90,21 +101,24 @@ pub(crate) fn lit(x: f64) -> String {
     } else {
         x
     };
-    let mut s = format!("{x}");
-    if !s.contains('.') {
-        s.push_str(".0");
-    }
-    s
+    // In this range ryu writes the shortest digits that read back as `x`
+    // in positional notation, `.0` included for whole numbers: the text
+    // `format!("{x}")` and a `.0` give, without the formatting machinery.
+    s.push_str(ryu::Buffer::new().format_finite(x));
+}
+
+/// Whether a line that opens a block opens a loop.
+fn is_loop(line: &str) -> bool {
+    line.starts_with("for ") || line.starts_with("while ")
 }
 
 /// `+ 2.5` or `- 2.5`: a literal term appended to an expression.
 pub(crate) fn plus(x: f64) -> String {
     let x = if x == 0.0 { 0.0 } else { x }; // no `-0.0`
-    if x < 0.0 {
-        format!("- {}", lit(-x))
-    } else {
-        format!("+ {}", lit(x))
-    }
+    let mut s = String::with_capacity(24);
+    s.push_str(if x < 0.0 { "- " } else { "+ " });
+    push_lit(&mut s, x.abs());
+    s
 }
 
 impl Val {
@@ -306,7 +320,6 @@ const TILE_1D: &[&[&str]] = &[&["i"], &["block"], &["tile"], &["b"]];
 const TILE_2D: &[&[&str]] = &[&["i", "j"], &["bi", "bj"], &["tile_i", "tile_j"]];
 
 /// A kernel under construction.
-#[derive(Clone)]
 pub struct Kernel<'k> {
     pub knobs: &'k Knobs,
     pub category: &'static str,
@@ -325,8 +338,7 @@ pub struct Kernel<'k> {
     pub max_loops: usize,
     /// Names in use of up to 8 bytes (nearly all), packed by [`word`]: each
     /// candidate name is looked for among them, an integer compare per name
-    /// where a string compare was the composer's largest cost, and a kernel
-    /// near its caps is cloned before each motif, names and all.
+    /// where a string compare was the composer's largest cost.
     names: Vec<u64>,
     /// Names in use longer than 8 bytes.
     long_names: Vec<String>,
@@ -336,6 +348,31 @@ pub struct Kernel<'k> {
     pub p_chain: f64,
     /// Free for tile motifs: the tile size they agreed on.
     pub tile_len: usize,
+}
+
+/// A kernel's state before a motif, for [`Kernel::rollback`]: a motif only
+/// appends (parameters, helpers, constants, lines, names, offers), consumes
+/// offers and sets flags of array parameters, so the lengths, the counters
+/// and those flags are all of it (a clone of the kernel before each motif
+/// near the caps cost as much as some motifs).
+pub struct Mark {
+    params: usize,
+    /// (`init`, `unit`, `any_order`) of each parameter (arrays only).
+    array_flags: smallvec::SmallVec<[(Option<f64>, bool, bool); 16]>,
+    consts: usize,
+    helpers: usize,
+    body: usize,
+    lines: usize,
+    indent: usize,
+    loops: usize,
+    max_loops: usize,
+    names: usize,
+    long_names: usize,
+    offers: usize,
+    consumed: smallvec::SmallVec<[bool; 16]>,
+    motifs: usize,
+    p_chain: f64,
+    tile_len: usize,
 }
 
 impl<'k> Kernel<'k> {
@@ -387,7 +424,9 @@ impl<'k> Kernel<'k> {
         body.push_str("    ");
         body.push_str(&tid.join(", "));
         body.push_str(" = wp.tid()\n");
-        let names = tid.iter().map(|&s| word(s)).collect();
+        // Room for the names of a kernel near the caps, not a doubling every few.
+        let mut names = Vec::with_capacity(64);
+        names.extend(tid.iter().map(|&s| word(s)));
         Kernel {
             knobs,
             category,
@@ -412,6 +451,72 @@ impl<'k> Kernel<'k> {
             p_chain: 0.6,
             tile_len: 0,
         }
+    }
+
+    /// The state to go back to with [`Kernel::rollback`].
+    pub fn mark(&self) -> Mark {
+        Mark {
+            params: self.params.len(),
+            array_flags: self
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    ParamKind::Array {
+                        init,
+                        unit,
+                        any_order,
+                        ..
+                    } => (init, unit, any_order),
+                    _ => (None, false, false),
+                })
+                .collect(),
+            consts: self.consts.len(),
+            helpers: self.helpers.len(),
+            body: self.body.len(),
+            lines: self.lines,
+            indent: self.indent,
+            loops: self.loops,
+            max_loops: self.max_loops,
+            names: self.names.len(),
+            long_names: self.long_names.len(),
+            offers: self.offers.len(),
+            consumed: self.offers.iter().map(|o| o.consumed).collect(),
+            motifs: self.motifs.len(),
+            p_chain: self.p_chain,
+            tile_len: self.tile_len,
+        }
+    }
+
+    /// Undoes everything done since `m` was taken.
+    pub fn rollback(&mut self, m: Mark) {
+        self.params.truncate(m.params);
+        for (p, flags) in self.params.iter_mut().zip(m.array_flags) {
+            if let ParamKind::Array {
+                init,
+                unit,
+                any_order,
+                ..
+            } = &mut p.kind
+            {
+                (*init, *unit, *any_order) = flags;
+            }
+        }
+        self.consts.truncate(m.consts);
+        self.helpers.truncate(m.helpers);
+        self.body.truncate(m.body);
+        self.lines = m.lines;
+        self.indent = m.indent;
+        self.loops = m.loops;
+        self.max_loops = m.max_loops;
+        self.names.truncate(m.names);
+        self.long_names.truncate(m.long_names);
+        self.offers.truncate(m.offers);
+        for (o, consumed) in self.offers.iter_mut().zip(m.consumed) {
+            o.consumed = consumed;
+        }
+        self.motifs.truncate(m.motifs);
+        self.p_chain = m.p_chain;
+        self.tile_len = m.tile_len;
     }
 
     // ------------------------------------------------------------ launch
@@ -669,6 +774,17 @@ impl<'k> Kernel<'k> {
         self.line_of(&[text]);
     }
 
+    /// [`Kernel::line`] of `format_args!(...)`, written in place (no
+    /// `format!` of the line first: an allocation, a copy and a free per line).
+    pub fn line_fmt(&mut self, text: std::fmt::Arguments) {
+        for _ in 0..self.indent {
+            self.body.push_str("    ");
+        }
+        let _ = self.body.write_fmt(text);
+        self.body.push('\n');
+        self.lines += 1;
+    }
+
     /// [`Kernel::line`] of `parts` joined, written in place (no `format!`
     /// of the line first).
     fn line_of(&mut self, parts: &[&str]) {
@@ -687,8 +803,20 @@ impl<'k> Kernel<'k> {
     /// `for`/`while` lines count as loops.
     pub fn open(&mut self, text: &str) {
         self.line(text);
+        self.enter(is_loop(text));
+    }
+
+    /// [`Kernel::open`] of `format_args!(...)`, written in place.
+    pub fn open_fmt(&mut self, text: std::fmt::Arguments) {
+        let start = self.body.len() + 4 * self.indent;
+        self.line_fmt(text);
+        self.enter(is_loop(&self.body[start..]));
+    }
+
+    /// Indents the lines after one that opens a block (a loop if `is_loop`).
+    fn enter(&mut self, is_loop: bool) {
         self.indent += 1;
-        if text.starts_with("for ") || text.starts_with("while ") {
+        if is_loop {
             self.loops += 1;
             self.max_loops = self.max_loops.max(self.loops);
         }
@@ -717,6 +845,26 @@ impl<'k> Kernel<'k> {
     ) -> Val {
         let name = self.fresh(rng, pool);
         self.line_of(&[&name, " = ", expr]);
+        Val {
+            expr: name,
+            ty,
+            lo,
+            hi,
+        }
+    }
+
+    /// [`Kernel::local`] of `format_args!(...)`, written in place.
+    pub fn local_fmt(
+        &mut self,
+        rng: &mut Gen,
+        pool: &[&str],
+        ty: Ty,
+        expr: std::fmt::Arguments,
+        lo: f64,
+        hi: f64,
+    ) -> Val {
+        let name = self.fresh(rng, pool);
+        self.line_fmt(format_args!("{name} = {expr}"));
         Val {
             expr: name,
             ty,
@@ -844,30 +992,30 @@ impl<'k> Kernel<'k> {
             self.line_of(&[&out, "[", &own, "] = ", &o.val.expr]);
         }
         let mut src = String::with_capacity(self.body.len() + 512);
-        src.push_str("import warp as wp\n");
+        src.put("import warp as wp\n");
         if !self.consts.is_empty() {
             src.push('\n');
             for (name, value) in &self.consts {
-                src.push_str(name);
-                src.push_str(" = wp.constant(");
-                src.push_str(value);
-                src.push_str(")\n");
+                src.put(name);
+                src.put(" = wp.constant(");
+                src.put(value);
+                src.put(")\n");
             }
         }
         for (_, text) in &self.helpers {
-            src.push_str("\n\n");
-            src.push_str(text);
+            src.put("\n\n");
+            src.put(text);
             src.push('\n');
         }
-        src.push_str("\n\n@wp.kernel\ndef ");
-        src.push_str(kernel_name);
+        src.put("\n\n@wp.kernel\ndef ");
+        src.put(kernel_name);
         src.push('(');
         for (n, p) in self.params.iter().enumerate() {
             if n > 0 {
-                src.push_str(", ");
+                src.put(", ");
             }
-            src.push_str(&p.name);
-            src.push_str(": ");
+            src.put(&p.name);
+            src.put(": ");
             match &p.kind {
                 ParamKind::Array { ty, shape, .. } => {
                     let dt = match ty {
@@ -875,48 +1023,48 @@ impl<'k> Kernel<'k> {
                         other => other.py(),
                     };
                     match shape.len() {
-                        1 => src.push_str("wp.array(dtype="),
+                        1 => src.put("wp.array(dtype="),
                         n => {
-                            src.push_str("wp.array");
-                            src.push_str(itoa::Buffer::new().format(n));
-                            src.push_str("d(dtype=");
+                            src.put("wp.array");
+                            src.put(itoa::Buffer::new().format(n));
+                            src.put("d(dtype=");
                         }
                     }
-                    src.push_str(dt);
+                    src.put(dt);
                     src.push(')');
                 }
-                ParamKind::Scalar { ty } => src.push_str(ty.py()),
-                ParamKind::Struct { name, .. } => src.push_str(name),
-                ParamKind::Mesh { .. } => src.push_str("wp.uint64"),
+                ParamKind::Scalar { ty } => src.put(ty.py()),
+                ParamKind::Struct { name, .. } => src.put(name),
+                ParamKind::Mesh { .. } => src.put("wp.uint64"),
             }
         }
-        src.push_str("):\n");
-        src.push_str(&self.body);
+        src.put("):\n");
+        src.put(&self.body);
         (src, self.launch_spec())
     }
 
     /// The launch spec JSON (schema in /work/notes/synth_design.md).
     pub fn launch_spec(&self) -> String {
         let mut s = String::with_capacity(256 + 96 * self.params.len());
-        s.push_str("{\"dim\": ");
+        s.put("{\"dim\": ");
         push_dims(&mut s, &self.launch.dim);
-        s.push_str(if self.launch.tiled {
+        s.put(if self.launch.tiled {
             ", \"tiled\": true"
         } else {
             ", \"tiled\": false"
         });
         if self.launch.tiled {
-            s.push_str(", \"block_dim\": ");
-            s.push_str(itoa::Buffer::new().format(self.launch.block_dim));
+            s.put(", \"block_dim\": ");
+            s.put(itoa::Buffer::new().format(self.launch.block_dim));
         }
-        s.push_str(", \"params\": [");
+        s.put(", \"params\": [");
         for (n, p) in self.params.iter().enumerate() {
             if n > 0 {
-                s.push_str(", ");
+                s.put(", ");
             }
-            s.push_str("{\"name\": \"");
-            s.push_str(&p.name);
-            s.push_str("\", ");
+            s.put("{\"name\": \"");
+            s.put(&p.name);
+            s.put("\", ");
             match &p.kind {
                 ParamKind::Array {
                     ty,
@@ -926,62 +1074,62 @@ impl<'k> Kernel<'k> {
                     unit,
                     any_order,
                 } => {
-                    s.push_str("\"kind\": \"array\", \"dtype\": \"");
-                    s.push_str(ty.spec());
-                    s.push_str("\", \"shape\": ");
+                    s.put("\"kind\": \"array\", \"dtype\": \"");
+                    s.put(ty.spec());
+                    s.put("\", \"shape\": ");
                     push_dims(&mut s, shape);
-                    s.push_str(", \"role\": \"");
-                    s.push_str(role.spec());
+                    s.put(", \"role\": \"");
+                    s.put(role.spec());
                     s.push('"');
                     if matches!(role, Role::In | Role::InOut) {
-                        s.push_str(", \"range\": ");
+                        s.put(", \"range\": ");
                         push_range(&mut s, *ty, p.lo, p.hi);
                     }
                     if *unit {
-                        s.push_str(", \"unit\": true");
+                        s.put(", \"unit\": true");
                     }
                     if *any_order {
-                        s.push_str(", \"order\": \"any\"");
+                        s.put(", \"order\": \"any\"");
                     }
                     if let Some(v) = init {
-                        s.push_str(", \"init\": ");
+                        s.put(", \"init\": ");
                         push_json_num(&mut s, *v);
                     }
                 }
                 ParamKind::Scalar { ty } => {
-                    s.push_str("\"kind\": \"scalar\", \"dtype\": \"");
-                    s.push_str(ty.spec());
-                    s.push_str("\", \"range\": ");
+                    s.put("\"kind\": \"scalar\", \"dtype\": \"");
+                    s.put(ty.spec());
+                    s.put("\", \"range\": ");
                     push_range(&mut s, *ty, p.lo, p.hi);
                 }
                 ParamKind::Struct { name, fields } => {
-                    s.push_str("\"kind\": \"struct\", \"struct\": \"");
-                    s.push_str(name);
-                    s.push_str("\", \"fields\": [");
+                    s.put("\"kind\": \"struct\", \"struct\": \"");
+                    s.put(name);
+                    s.put("\", \"fields\": [");
                     for (m, (f, ty, lo, hi)) in fields.iter().enumerate() {
                         if m > 0 {
-                            s.push_str(", ");
+                            s.put(", ");
                         }
-                        s.push_str("{\"name\": \"");
-                        s.push_str(f);
-                        s.push_str("\", \"kind\": \"scalar\", \"dtype\": \"");
-                        s.push_str(ty.spec());
-                        s.push_str("\", \"range\": ");
+                        s.put("{\"name\": \"");
+                        s.put(f);
+                        s.put("\", \"kind\": \"scalar\", \"dtype\": \"");
+                        s.put(ty.spec());
+                        s.put("\", \"range\": ");
                         push_range(&mut s, *ty, *lo, *hi);
                         s.push('}');
                     }
                     s.push(']');
                 }
                 ParamKind::Mesh { points, triangles } => {
-                    s.push_str("\"kind\": \"mesh\", \"points\": ");
-                    s.push_str(itoa::Buffer::new().format(*points));
-                    s.push_str(", \"triangles\": ");
-                    s.push_str(itoa::Buffer::new().format(*triangles));
+                    s.put("\"kind\": \"mesh\", \"points\": ");
+                    s.put(itoa::Buffer::new().format(*points));
+                    s.put(", \"triangles\": ");
+                    s.put(itoa::Buffer::new().format(*triangles));
                 }
             }
             s.push('}');
         }
-        s.push_str("]}");
+        s.put("]}");
         s
     }
 }
@@ -990,9 +1138,9 @@ fn push_dims(s: &mut String, dims: &[usize]) {
     s.push('[');
     for (n, d) in dims.iter().enumerate() {
         if n > 0 {
-            s.push_str(", ");
+            s.put(", ");
         }
-        s.push_str(itoa::Buffer::new().format(*d));
+        s.put(itoa::Buffer::new().format(*d));
     }
     s.push(']');
 }
@@ -1000,7 +1148,7 @@ fn push_dims(s: &mut String, dims: &[usize]) {
 /// `x` as JSON: an integral value without a fraction.
 fn push_json_num(s: &mut String, x: f64) {
     if x == x.trunc() && x.abs() < 1.0e15 {
-        s.push_str(itoa::Buffer::new().format(x as i64));
+        s.put(itoa::Buffer::new().format(x as i64));
     } else {
         let _ = write!(s, "{x}");
     }
@@ -1012,12 +1160,12 @@ fn push_json_num(s: &mut String, x: f64) {
 fn push_range(s: &mut String, ty: Ty, lo: f64, hi: f64) {
     s.push('[');
     if ty == Ty::I {
-        s.push_str(itoa::Buffer::new().format(lo as i64));
-        s.push_str(", ");
-        s.push_str(itoa::Buffer::new().format(hi as i64));
+        s.put(itoa::Buffer::new().format(lo as i64));
+        s.put(", ");
+        s.put(itoa::Buffer::new().format(hi as i64));
     } else {
         push_json_num(s, lo);
-        s.push_str(", ");
+        s.put(", ");
         push_json_num(s, hi);
     }
     s.push(']');
@@ -1035,5 +1183,12 @@ mod tests {
         assert_eq!(lit(1.0e-6), "1.0e-06");
         assert_eq!(lit(0.0), "0.0");
         assert_eq!(lit(9.81), "9.81");
+        assert_eq!(lit(-0.0), "-0.0");
+        assert_eq!(lit(7.800000000000001), "7.8");
+        assert_eq!(lit(2.5e6), "2.5e+06");
+        assert_eq!(lit(-1.5e-7), "-1.5e-07");
+        assert_eq!(lit(1.0e20), "1.0e+20");
+        assert_eq!(plus(-2.5), "- 2.5");
+        assert_eq!(plus(-0.0), "+ 0.0");
     }
 }

@@ -12,6 +12,7 @@ use super::{ANY, D1, D2, D3, Domain, Motif, TILED, TILED2};
 use crate::synth::kernel::{
     Gen, Kernel, Role, Ty, Val, between, chance, lit, nice, pick, weighted,
 };
+use crate::text::Put;
 
 pub const MOTIFS: &[Motif] = &[
     Motif {
@@ -176,7 +177,7 @@ impl Grid {
                 1 => format!("{arr}.shape[{d}]"),
                 _ => {
                     let n = k.fresh(rng, names[d]);
-                    k.line(&format!("{n} = {arr}.shape[{d}]"));
+                    k.line_fmt(format_args!("{n} = {arr}.shape[{d}]"));
                     n
                 }
             })
@@ -188,41 +189,45 @@ impl Grid {
         }
     }
 
-    /// The index along axis `d` offset by `off` cells.
-    fn idx(&self, d: usize, off: i32) -> String {
+    /// Appends the index along axis `d` offset by `off` cells (in place:
+    /// a stencil reads many neighbours, and a `format!` per index and per
+    /// read cost more than the text).
+    fn push_idx(&self, out: &mut String, d: usize, off: i32) {
         let t = self.tid[d];
-        let n = &self.size[d];
+        let n = self.size[d].as_str();
+        let mut num = itoa::Buffer::new();
+        let o = num.format(off.unsigned_abs());
         match (off, self.periodic) {
-            (0, _) => t.to_string(),
-            (o, false) if o < 0 => format!("wp.max({t} - {}, 0)", -o),
-            (o, false) => format!("wp.min({t} + {o}, {n} - 1)"),
-            (o, true) if o < 0 => format!("({t} + {n} - {}) % {n}", -o),
-            (o, true) => format!("({t} + {o}) % {n}"),
+            (0, _) => out.put(t),
+            (_, false) if off < 0 => out.put_all(&["wp.max(", t, " - ", o, ", 0)"]),
+            (_, false) => out.put_all(&["wp.min(", t, " + ", o, ", ", n, " - 1)"]),
+            (_, true) if off < 0 => out.put_all(&["(", t, " + ", n, " - ", o, ") % ", n]),
+            (_, true) => out.put_all(&["(", t, " + ", o, ") % ", n]),
         }
     }
 
     /// `arr[...]` at the neighbour offset by `off` along axis `d`.
     fn at(&self, arr: &str, d: usize, off: i32) -> String {
-        let idx: Vec<String> = (0..self.tid.len())
-            .map(|e| {
-                if e == d {
-                    self.idx(e, off)
-                } else {
-                    self.tid[e].to_string()
-                }
-            })
-            .collect();
-        format!("{arr}[{}]", idx.join(", "))
+        self.at_each(arr, self.tid.len(), |e| if e == d { off } else { 0 })
     }
 
     /// `arr[...]` at offsets (one per axis).
     fn at2(&self, arr: &str, offs: &[i32]) -> String {
-        let idx: Vec<String> = offs
-            .iter()
-            .enumerate()
-            .map(|(e, &o)| self.idx(e, o))
-            .collect();
-        format!("{arr}[{}]", idx.join(", "))
+        self.at_each(arr, offs.len(), |e| offs[e])
+    }
+
+    /// `arr[...]` with `n` indices, offset by `off(e)` along axis `e`.
+    fn at_each(&self, arr: &str, n: usize, off: impl Fn(usize) -> i32) -> String {
+        let mut s = String::with_capacity(arr.len() + 24 * n);
+        s.put_all(&[arr, "["]);
+        for e in 0..n {
+            if e > 0 {
+                s.put(", ");
+            }
+            self.push_idx(&mut s, e, off(e));
+        }
+        s.put("]");
+        s
     }
 }
 
@@ -261,11 +266,11 @@ fn smooth_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["smoothed", "u_s", "filtered"],
         Ty::F,
-        &format!(
+        format_args!(
             "(1.0 - 2.0 * {w}) * {} + {w} * ({} + {})",
             g.at(&u, 0, 0),
             l.expr,
@@ -312,11 +317,11 @@ fn laplacian(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    let lap = k.local(
+    let lap = k.local_fmt(
         rng,
         &["lap", "laplacian", "del2"],
         Ty::F,
-        &format!("{} * {inv_h2}", neighbour_sum(&g, &phi, &c.expr)),
+        format_args!("{} * {inv_h2}", neighbour_sum(&g, &phi, &c.expr)),
         -1200.0,
         1200.0,
     );
@@ -359,11 +364,11 @@ fn heat_diffusion(k: &mut Kernel, rng: &mut Gen) -> bool {
         -600.0,
         600.0,
     );
-    let t1 = k.local(
+    let t1 = k.local_fmt(
         rng,
         &["t_new", "temp_next", "t1"],
         Ty::F,
-        &format!("{} + {dt} * {} * {}", t.expr, kappa.expr, lap.expr),
+        format_args!("{} + {dt} * {} * {}", t.expr, kappa.expr, lap.expr),
         -30.0,
         130.0,
     );
@@ -396,19 +401,19 @@ fn wave_equation(k: &mut Kernel, rng: &mut Gen) -> bool {
         -8.0,
         8.0,
     );
-    let cr = k.local(
+    let cr = k.local_fmt(
         rng,
         &["courant", "cfl", "r"],
         Ty::F,
-        &format!("{c} * {dt} * {inv_dx}"),
+        format_args!("{c} * {dt} * {inv_dx}"),
         0.0,
         0.5,
     );
-    let un = k.local(
+    let un = k.local_fmt(
         rng,
         &["u_next", "u_new", "height_next"],
         Ty::F,
-        &format!(
+        format_args!(
             "2.0 * {} - {} + {cr} * {cr} * {}",
             uc.expr,
             up.expr,
@@ -442,18 +447,18 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (a, b) = (g.tid[0], g.tid[1]);
     let (na, nb) = (g.size[0].clone(), g.size[1].clone());
     let two = {
-        k.open(&format!("for {di} in range(-{r}, {r} + 1):"));
+        k.open_fmt(format_args!("for {di} in range(-{r}, {r} + 1):"));
         if k.can_loop() {
             let dj = k.fresh(rng, &["dj", "dx", "ox"]);
-            k.open(&format!("for {dj} in range(-{r}, {r} + 1):"));
-            k.line(&format!(
+            k.open_fmt(format_args!("for {dj} in range(-{r}, {r} + 1):"));
+            k.line_fmt(format_args!(
                 "{} += {img}[wp.clamp({a} + {di}, 0, {na} - 1), wp.clamp({b} + {dj}, 0, {nb} - 1)]",
                 total.expr
             ));
             k.close(true);
             true
         } else {
-            k.line(&format!(
+            k.line_fmt(format_args!(
                 "{} += {img}[{a}, wp.clamp({b} + {di}, 0, {nb} - 1)]",
                 total.expr
             ));
@@ -461,11 +466,11 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
         }
     };
     k.close(true);
-    let side = k.local(
+    let side = k.local_fmt(
         rng,
         &["side", "width", "taps"],
         Ty::I,
-        &format!("2 * {r} + 1"),
+        format_args!("2 * {r} + 1"),
         3.0,
         7.0,
     );
@@ -474,11 +479,11 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("float({})", side.expr)
     };
-    let avg = k.local(
+    let avg = k.local_fmt(
         rng,
         &["blurred", "mean", "avg"],
         Ty::F,
-        &format!("{} / {den}", total.expr),
+        format_args!("{} / {den}", total.expr),
         0.0,
         1.0,
     );
@@ -515,12 +520,12 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let o = k.fresh(rng, &["o", "tap", "kk"]);
-    k.open(&format!("for {o} in range(-{r}, {r} + 1):"));
-    let w = k.local(
+    k.open_fmt(format_args!("for {o} in range(-{r}, {r} + 1):"));
+    let w = k.local_fmt(
         rng,
         &["w", "wt", "g"],
         Ty::F,
-        &format!("gauss_tap({o}, {sigma})"),
+        format_args!("gauss_tap({o}, {sigma})"),
         0.0,
         1.0,
     );
@@ -528,19 +533,19 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let n = &g.size[last];
     let mut idx: Vec<String> = g.tid.iter().map(|s| s.to_string()).collect();
     idx[last] = format!("wp.clamp({t} + {o}, 0, {n} - 1)");
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} += {img}[{}] * {}",
         acc.expr,
         idx.join(", "),
         w.expr
     ));
-    k.line(&format!("{} += {}", wsum.expr, w.expr));
+    k.line_fmt(format_args!("{} += {}", wsum.expr, w.expr));
     k.close(true);
-    let out = k.local(
+    let out = k.local_fmt(
         rng,
         &["filtered", "blurred_px", "smooth"],
         ty,
-        &format!("{} / ({} + 1.0e-06)", acc.expr, wsum.expr),
+        format_args!("{} / ({} + 1.0e-06)", acc.expr, wsum.expr),
         0.0,
         1.0,
     );
@@ -556,11 +561,11 @@ fn sobel_edges(k: &mut Kernel, rng: &mut Gen) -> bool {
     let img = field(k, rng, &["img", "image", "luma", "gray"], Ty::F, 0.0, 1.0);
     let g = Grid::new(k, rng, &img, false);
     let p = |a: i32, b: i32| g.at2(&img, &[a, b]);
-    let gx = k.local(
+    let gx = k.local_fmt(
         rng,
         &["gx", "grad_x", "sx"],
         Ty::F,
-        &format!(
+        format_args!(
             "({} + 2.0 * {} + {}) - ({} + 2.0 * {} + {})",
             p(-1, 1),
             p(0, 1),
@@ -572,11 +577,11 @@ fn sobel_edges(k: &mut Kernel, rng: &mut Gen) -> bool {
         -4.0,
         4.0,
     );
-    let gy = k.local(
+    let gy = k.local_fmt(
         rng,
         &["gy", "grad_y", "sy"],
         Ty::F,
-        &format!(
+        format_args!(
             "({} + 2.0 * {} + {}) - ({} + 2.0 * {} + {})",
             p(1, -1),
             p(1, 0),
@@ -588,28 +593,28 @@ fn sobel_edges(k: &mut Kernel, rng: &mut Gen) -> bool {
         -4.0,
         4.0,
     );
-    let gv = k.local(
+    let gv = k.local_fmt(
         rng,
         &["grad", "g", "edge"],
         Ty::V(2),
-        &format!("wp.vec2({}, {})", gx.expr, gy.expr),
+        format_args!("wp.vec2({}, {})", gx.expr, gy.expr),
         -4.0,
         4.0,
     );
-    let mag = k.local(
+    let mag = k.local_fmt(
         rng,
         &["mag", "magnitude", "edge_strength"],
         Ty::F,
-        &format!("wp.length({})", gv.expr),
+        format_args!("wp.length({})", gv.expr),
         0.0,
         6.0,
     );
     if chance(rng, 0.6) {
-        let dir = k.local(
+        let dir = k.local_fmt(
             rng,
             &["direction", "dir", "orient"],
             Ty::V(2),
-            &format!("{} / ({} + 1.0e-06)", gv.expr, mag.expr),
+            format_args!("{} / ({} + 1.0e-06)", gv.expr, mag.expr),
             -1.0,
             1.0,
         );
@@ -649,27 +654,27 @@ fn semi_lagrangian_advect(k: &mut Kernel, rng: &mut Gen) -> bool {
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 1.0, 20.0);
     bilinear_helper(k);
     let (a, b) = (k.tid(0), k.tid(1));
-    let x = k.local(
+    let x = k.local_fmt(
         rng,
         &["x_back", "src_x", "bx"],
         Ty::F,
-        &format!("float({b}) - {}[0] * {dt} * {inv_dx}", vel.expr),
+        format_args!("float({b}) - {}[0] * {dt} * {inv_dx}", vel.expr),
         -100.0,
         200.0,
     );
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["y_back", "src_y", "by"],
         Ty::F,
-        &format!("float({a}) - {}[1] * {dt} * {inv_dx}", vel.expr),
+        format_args!("float({a}) - {}[1] * {dt} * {inv_dx}", vel.expr),
         -100.0,
         200.0,
     );
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["advected", "q_new", "density_new"],
         Ty::F,
-        &format!("sample_bilinear({q}, {}, {})", x.expr, y.expr),
+        format_args!("sample_bilinear({q}, {}, {})", x.expr, y.expr),
         0.0,
         1.0,
     );
@@ -699,11 +704,11 @@ fn divergence(k: &mut Kernel, rng: &mut Gen) -> bool {
     let terms: Vec<String> = (0..k.dims())
         .map(|d| format!("({}[{d}] - {}[{d}])", g.at(&vel, d, 1), g.at(&vel, d, -1)))
         .collect();
-    let div = k.local(
+    let div = k.local_fmt(
         rng,
         &["div", "divergence", "div_u"],
         Ty::F,
-        &format!("0.5 * ({}) * {inv_dx}", terms.join(" + ")),
+        format_args!("0.5 * ({}) * {inv_dx}", terms.join(" + ")),
         -600.0,
         600.0,
     );
@@ -731,20 +736,20 @@ fn gradient(k: &mut Kernel, rng: &mut Gen) -> bool {
     let comps: Vec<String> = (0..k.dims())
         .map(|d| format!("{} - {}", g.at(&phi, d, 1), g.at(&phi, d, -1)))
         .collect();
-    let gr = k.local(
+    let gr = k.local_fmt(
         rng,
         &["grad", "grad_phi", "g"],
         ty,
-        &format!("{}({}) * (0.5 * {inv_dx})", ty.py(), comps.join(", ")),
+        format_args!("{}({}) * (0.5 * {inv_dx})", ty.py(), comps.join(", ")),
         -20.0,
         20.0,
     );
     if chance(rng, 0.4) {
-        let n = k.local(
+        let n = k.local_fmt(
             rng,
             &["normal", "n", "dir"],
             ty,
-            &format!("wp.normalize({})", gr.expr),
+            format_args!("wp.normalize({})", gr.expr),
             -1.0,
             1.0,
         );
@@ -768,20 +773,20 @@ fn jacobi_pressure(k: &mut Kernel, rng: &mut Gen) -> bool {
         }
         s.push_str(&format!("{} + {}", g.at(&p, d, -1), g.at(&p, d, 1)));
     }
-    let sum = k.local(
+    let sum = k.local_fmt(
         rng,
         &["s", "nb_sum", "neighbors"],
         Ty::F,
-        &format!("({s})"),
+        format_args!("({s})"),
         -60.0,
         60.0,
     );
     let inv = lit(1.0 / (2.0 * k.dims() as f64));
-    let pn = k.local(
+    let pn = k.local_fmt(
         rng,
         &["p_new", "pressure_new", "p1"],
         Ty::F,
-        &format!("{inv} * ({} - {} * {dx} * {dx})", sum.expr, div.expr),
+        format_args!("{inv} * ({} - {} * {dx} * {dx})", sum.expr, div.expr),
         -400.0,
         400.0,
     );
@@ -798,27 +803,27 @@ fn pressure_projection(k: &mut Kernel, rng: &mut Gen) -> bool {
     let g = Grid::new(k, rng, &p, false);
     let vel = k.input(rng, &["vel", "velocity", "u"], Ty::V(2), -5.0, 5.0);
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 0.5, 20.0);
-    let gx = k.local(
+    let gx = k.local_fmt(
         rng,
         &["gx", "dpdx", "grad_x"],
         Ty::F,
-        &format!("{} - {}", g.at(&p, 1, 1), g.at(&p, 1, -1)),
+        format_args!("{} - {}", g.at(&p, 1, 1), g.at(&p, 1, -1)),
         -20.0,
         20.0,
     );
-    let gy = k.local(
+    let gy = k.local_fmt(
         rng,
         &["gy", "dpdy", "grad_y"],
         Ty::F,
-        &format!("{} - {}", g.at(&p, 0, 1), g.at(&p, 0, -1)),
+        format_args!("{} - {}", g.at(&p, 0, 1), g.at(&p, 0, -1)),
         -20.0,
         20.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["vel_new", "u_proj", "v_div_free"],
         Ty::V(2),
-        &format!(
+        format_args!(
             "{} - wp.vec2({}, {}) * (0.5 * {inv_dx})",
             vel.expr, gx.expr, gy.expr
         ),
@@ -845,36 +850,36 @@ fn vorticity(k: &mut Kernel, rng: &mut Gen) -> bool {
     let periodic = chance(rng, 0.3);
     let g = Grid::new(k, rng, &vel, periodic);
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 0.5, 20.0);
-    let dvdx = k.local(
+    let dvdx = k.local_fmt(
         rng,
         &["dvdx", "dv_dx", "vx"],
         Ty::F,
-        &format!("{}[1] - {}[1]", g.at(&vel, 1, 1), g.at(&vel, 1, -1)),
+        format_args!("{}[1] - {}[1]", g.at(&vel, 1, 1), g.at(&vel, 1, -1)),
         -10.0,
         10.0,
     );
-    let dudy = k.local(
+    let dudy = k.local_fmt(
         rng,
         &["dudy", "du_dy", "uy"],
         Ty::F,
-        &format!("{}[0] - {}[0]", g.at(&vel, 0, 1), g.at(&vel, 0, -1)),
+        format_args!("{}[0] - {}[0]", g.at(&vel, 0, 1), g.at(&vel, 0, -1)),
         -10.0,
         10.0,
     );
-    let w = k.local(
+    let w = k.local_fmt(
         rng,
         &["curl", "omega", "vort"],
         Ty::F,
-        &format!("0.5 * ({} - {}) * {inv_dx}", dvdx.expr, dudy.expr),
+        format_args!("0.5 * ({} - {}) * {inv_dx}", dvdx.expr, dudy.expr),
         -200.0,
         200.0,
     );
     if chance(rng, 0.4) {
-        let m = k.local(
+        let m = k.local_fmt(
             rng,
             &["curl_mag", "omega_abs", "enstrophy"],
             Ty::F,
-            &format!("wp.abs({})", w.expr),
+            format_args!("wp.abs({})", w.expr),
             0.0,
             200.0,
         );
@@ -905,11 +910,11 @@ fn soft_threshold(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.01 * span,
         0.2 * span,
     );
-    let m = k.local(
+    let m = k.local_fmt(
         rng,
         &["mask", "alpha", "coverage"],
         Ty::F,
-        &format!(
+        format_args!(
             "wp.smoothstep({level} - {soft}, {level} + {soft}, {})",
             x.expr
         ),
@@ -918,11 +923,11 @@ fn soft_threshold(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     if chance(rng, 0.4) {
         let bg = k.input(rng, &["background", "bg", "base"], Ty::F, 0.0, 1.0);
-        let c = k.local(
+        let c = k.local_fmt(
             rng,
             &["composite", "blended", "mixed"],
             Ty::F,
-            &format!("wp.lerp({}, {}, {})", bg.expr, x.expr, m.expr),
+            format_args!("wp.lerp({}, {}, {})", bg.expr, x.expr, m.expr),
             0.0,
             1.0,
         );
@@ -945,44 +950,44 @@ fn tone_map(k: &mut Kernel, rng: &mut Gen) -> bool {
         "luminance",
         "@wp.func\ndef luminance(c: wp.vec3):\n    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]",
     );
-    let c = k.local(
+    let c = k.local_fmt(
         rng,
         &["c", "exposed", "scaled"],
         Ty::V(3),
-        &format!("{} * {exposure}", hdr.expr),
+        format_args!("{} * {exposure}", hdr.expr),
         0.0,
         80.0,
     );
-    let lum = k.local(
+    let lum = k.local_fmt(
         rng,
         &["lum", "luma", "y"],
         Ty::F,
-        &format!("luminance({})", c.expr),
+        format_args!("luminance({})", c.expr),
         0.0,
         80.0,
     );
-    let mapped = k.local(
+    let mapped = k.local_fmt(
         rng,
         &["mapped", "ldr", "tonemapped"],
         Ty::V(3),
-        &format!("{} / (1.0 + {})", c.expr, lum.expr),
+        format_args!("{} / (1.0 + {})", c.expr, lum.expr),
         0.0,
         80.0,
     );
-    let ig = k.local(
+    let ig = k.local_fmt(
         rng,
         &["inv_gamma", "ig", "expo"],
         Ty::F,
-        &format!("1.0 / {gamma}"),
+        format_args!("1.0 / {gamma}"),
         0.4,
         0.56,
     );
     let m = &mapped.expr;
-    let out = k.local(
+    let out = k.local_fmt(
         rng,
         &["srgb", "display", "out_color"],
         Ty::V(3),
-        &format!(
+        format_args!(
             "wp.vec3(wp.pow(wp.max({m}[0], 1.0e-06), {g}), wp.pow(wp.max({m}[1], 1.0e-06), {g}), wp.pow(wp.max({m}[2], 1.0e-06), {g}))",
             g = ig.expr
         ),
@@ -998,11 +1003,11 @@ fn contrast_stretch(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["img", "pixel", "value"], Ty::F, 0.0, 1.0);
     let lo = k.scalar(rng, &["black_level", "low", "lo"], Ty::F, 0.0, 0.3);
     let hi = k.scalar(rng, &["white_level", "high", "hi"], Ty::F, 0.7, 1.0);
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["stretched", "normalized", "y"],
         Ty::F,
-        &format!("wp.clamp(({} - {lo}) / ({hi} - {lo}), 0.0, 1.0)", x.expr),
+        format_args!("wp.clamp(({} - {lo}) / ({hi} - {lo}), 0.0, 1.0)", x.expr),
         0.0,
         1.0,
     );
@@ -1031,26 +1036,26 @@ fn image_histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("{hist}.shape[0]")
     };
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "level", "x"],
         Ty::F,
-        &format!("wp.clamp({}, 0.0, 1.0)", x.expr),
+        format_args!("wp.clamp({}, 0.0, 1.0)", x.expr),
         0.0,
         1.0,
     );
-    let b = k.local(
+    let b = k.local_fmt(
         rng,
         &["b", "bin", "slot"],
         Ty::I,
-        &format!("wp.min(int({} * float({nb})), {nb} - 1)", v.expr),
+        format_args!("wp.min(int({} * float({nb})), {nb} - 1)", v.expr),
         0.0,
         (bins - 1) as f64,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({hist}, {}, 1)", b.expr));
+        k.line_fmt(format_args!("wp.atomic_add({hist}, {}, 1)", b.expr));
     } else {
-        k.line(&format!("{hist}[{}] += 1", b.expr));
+        k.line_fmt(format_args!("{hist}[{}] += 1", b.expr));
     }
     true
 }
@@ -1076,27 +1081,27 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
     let round = |x: f64| (x * 1.0e4).round() / 1.0e4;
     let sx = lit(round((sw as f64 - 1.0) / (w as f64 - 1.0).max(1.0)));
     let sy = lit(round((sh as f64 - 1.0) / (h as f64 - 1.0).max(1.0)));
-    let x = k.local(
+    let x = k.local_fmt(
         rng,
         &["sx", "u", "src_x"],
         Ty::F,
-        &format!("float({b}) * {sx}"),
+        format_args!("float({b}) * {sx}"),
         0.0,
         64.0,
     );
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["sy", "v", "src_y"],
         Ty::F,
-        &format!("float({a}) * {sy}"),
+        format_args!("float({a}) * {sy}"),
         0.0,
         64.0,
     );
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["sample", "resampled", "texel"],
         Ty::F,
-        &format!("sample_bilinear({src}, {}, {})", x.expr, y.expr),
+        format_args!("sample_bilinear({src}, {}, {})", x.expr, y.expr),
         0.0,
         1.0,
     );

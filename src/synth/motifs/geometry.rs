@@ -161,11 +161,11 @@ fn aimed_ray(k: &mut Kernel, rng: &mut Gen, span: f64, target: &str, jitter: f64
         -jitter,
         jitter,
     );
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["d", "rd", "dir_n"],
         V3,
-        &format!("wp.normalize({target} - {} + {})", o.expr, j.expr),
+        format_args!("wp.normalize({target} - {} + {})", o.expr, j.expr),
         -1.0,
         1.0,
     );
@@ -206,11 +206,11 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (o, d) = aimed_ray(k, rng, 8.0, &format!("{s}.center"), 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 4.0, 9.0);
     ray_sphere_helper(k);
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["t", "t_hit", "dist"],
         Ty::F,
-        &format!(
+        format_args!(
             "intersect_sphere({}, {}, {s}.center, {s}.radius, {t_max})",
             o.expr, d.expr
         ),
@@ -218,19 +218,19 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         9.0,
     );
     if chance(rng, 0.5) {
-        let p = k.local(
+        let p = k.local_fmt(
             rng,
             &["hit_p", "p", "hit_point"],
             V3,
-            &format!("{} + {} * {}", o.expr, d.expr, t.expr),
+            format_args!("{} + {} * {}", o.expr, d.expr, t.expr),
             -17.0,
             17.0,
         );
-        let n = k.local(
+        let n = k.local_fmt(
             rng,
             &["normal", "n", "hit_n"],
             V3,
-            &format!("wp.normalize({} - {s}.center)", p.expr),
+            format_args!("wp.normalize({} - {s}.center)", p.expr),
             -1.0,
             1.0,
         );
@@ -277,11 +277,11 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (o, d) = aimed_ray(k, rng, 6.0, &aim, 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 5.0, 7.0);
     ray_sphere_helper(k);
-    let best = k.local(
+    let best = k.local_fmt(
         rng,
         &["closest", "t_best", "nearest"],
         Ty::F,
-        &format!("float({t_max})"),
+        format_args!("float({t_max})"),
         0.0,
         7.0,
     );
@@ -303,22 +303,22 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_spheres", "sphere_count", "n_spheres"], ns)
     };
-    k.open(&format!("for {s} in range({count}):"));
-    let t = k.local(
+    k.open_fmt(format_args!("for {s} in range({count}):"));
+    let t = k.local_fmt(
         rng,
         &["t", "t_s", "hit"],
         Ty::F,
-        &format!(
+        format_args!(
             "intersect_sphere({}, {}, {c}[{s}], {r}[{s}], {})",
             o.expr, d.expr, best.expr
         ),
         0.0,
         7.0,
     );
-    k.open(&format!("if {} < {}:", t.expr, best.expr));
-    k.line(&format!("{} = {}", best.expr, t.expr));
+    k.open_fmt(format_args!("if {} < {}:", t.expr, best.expr));
+    k.line_fmt(format_args!("{} = {}", best.expr, t.expr));
     if let Some(id) = &id {
-        k.line(&format!("{} = {s}", id.expr));
+        k.line_fmt(format_args!("{} = {s}", id.expr));
     }
     k.close(false);
     k.close(true);
@@ -345,27 +345,27 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         "wp.vec3(0.0, 0.0, 1.0)",
     ][axis];
     let h = k.scalar(rng, &["plane_d", "offset", "height"], Ty::F, -2.5, 2.5);
-    let cos = k.local(
+    let cos = k.local_fmt(
         rng,
         &["cos_theta", "facing", "denom"],
         Ty::F,
-        &format!("-wp.dot({n}, {})", d.expr),
+        format_args!("-wp.dot({n}, {})", d.expr),
         -1.0,
         1.0,
     );
-    let dist = k.local(
+    let dist = k.local_fmt(
         rng,
         &["dist", "s", "height_above"],
         Ty::F,
-        &format!("wp.dot({n}, {}) - {h}", o.expr),
+        format_args!("wp.dot({n}, {}) - {h}", o.expr),
         -15.0,
         15.0,
     );
-    let hit = k.local(
+    let hit = k.local_fmt(
         rng,
         &["hit_p", "p", "hit_point"],
         V3,
-        &format!("wp.vec3({})", o.expr),
+        format_args!("wp.vec3({})", o.expr),
         -1.0e5,
         1.0e5,
     );
@@ -378,18 +378,18 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e5,
     );
     if chance(rng, 0.5) {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if {} > 1.0e-04 and {} > 0.0:",
             cos.expr, dist.expr
         ));
     } else {
-        k.open(&format!("if {} > 1.0e-04:", cos.expr));
+        k.open_fmt(format_args!("if {} > 1.0e-04:", cos.expr));
     }
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} / wp.max({}, 1.0e-04)",
         t.expr, dist.expr, cos.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} + {} * {}",
         hit.expr, o.expr, d.expr, t.expr
     ));
@@ -429,40 +429,40 @@ fn ray_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
     let c = k.input(rng, &["c", "v2", "tri_c"], V3, -5.0, 5.0);
     // Rays towards the triangle's centroid, offset by at most 0.5 per
     // component: most hit it (a random direction almost never would).
-    let m = k.local(
+    let m = k.local_fmt(
         rng,
         &["centroid", "mid", "tri_center"],
         V3,
-        &format!("({} + {} + {}) / 3.0", a.expr, b.expr, c.expr),
+        format_args!("({} + {} + {}) / 3.0", a.expr, b.expr, c.expr),
         -5.0,
         5.0,
     );
     let (o, d) = aimed_ray(k, rng, 5.0, &m.expr, 0.5);
     moller_trumbore_helper(k);
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["hit", "tuv", "isect"],
         V3,
-        &format!(
+        format_args!(
             "intersect_triangle({}, {}, {}, {}, {})",
             o.expr, d.expr, a.expr, b.expr, c.expr
         ),
         -1.0e9,
         1.0e9,
     );
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["t", "t_hit", "dist"],
         Ty::F,
-        &format!("{}[0]", r.expr),
+        format_args!("{}[0]", r.expr),
         -1.0e9,
         1.0e9,
     );
-    let uv = k.local(
+    let uv = k.local_fmt(
         rng,
         &["uv", "bary", "st"],
         Ty::V(2),
-        &format!("wp.vec2({r}[1], {r}[2])", r = r.expr),
+        format_args!("wp.vec2({r}[1], {r}[2])", r = r.expr),
         -1.0e9,
         1.0e9,
     );
@@ -519,25 +519,25 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e9,
     );
     let f = k.fresh(rng, &["f", "face", "tri"]);
-    k.open(&format!("for {f} in range({ntris}):"));
-    let r = k.local(
+    k.open_fmt(format_args!("for {f} in range({ntris}):"));
+    let r = k.local_fmt(
         rng,
         &["r", "isect", "tuv"],
         V3,
-        &format!(
+        format_args!(
             "intersect_triangle({}, {}, {verts}[{tris}[{f}, 0]], {verts}[{tris}[{f}, 1]], {verts}[{tris}[{f}, 2]])",
             o.expr, d.expr
         ),
         -1.0e9,
         1.0e9,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {r}[0] > 0.0 and {r}[0] < {b}:",
         r = r.expr,
         b = best.expr
     ));
-    k.line(&format!("{} = {}[0]", best.expr, r.expr));
-    k.line(&format!(
+    k.line_fmt(format_args!("{} = {}[0]", best.expr, r.expr));
+    k.line_fmt(format_args!(
         "{} = wp.vec2({r}[1], {r}[2])",
         uv.expr,
         r = r.expr
@@ -558,62 +558,62 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
     let hi = k.scalar(rng, &["box_upper", "upper", "bmax"], V3, 1.0, 4.0);
     // Rays aimed at the box's center: most enter it.
     let (o, d) = aimed_ray(k, rng, 10.0, &format!("0.5 * ({lo} + {hi})"), 1.0);
-    let inv = k.local(
+    let inv = k.local_fmt(
         rng,
         &["inv_d", "inv_dir", "rcp"],
         V3,
-        &format!(
+        format_args!(
             "wp.vec3(wp.sign({d}[0]) / wp.max(wp.abs({d}[0]), 1.0e-06), wp.sign({d}[1]) / wp.max(wp.abs({d}[1]), 1.0e-06), wp.sign({d}[2]) / wp.max(wp.abs({d}[2]), 1.0e-06))",
             d = d.expr
         ),
         -1.0e6,
         1.0e6,
     );
-    let t0 = k.local(
+    let t0 = k.local_fmt(
         rng,
         &["t0", "t_lo", "near"],
         V3,
-        &format!("wp.cw_mul({lo} - {}, {})", o.expr, inv.expr),
+        format_args!("wp.cw_mul({lo} - {}, {})", o.expr, inv.expr),
         -1.0e7,
         1.0e7,
     );
-    let t1 = k.local(
+    let t1 = k.local_fmt(
         rng,
         &["t1", "t_hi", "far"],
         V3,
-        &format!("wp.cw_mul({hi} - {}, {})", o.expr, inv.expr),
+        format_args!("wp.cw_mul({hi} - {}, {})", o.expr, inv.expr),
         -1.0e7,
         1.0e7,
     );
-    let tmin = k.local(
+    let tmin = k.local_fmt(
         rng,
         &["tmin", "t_near", "slab_min"],
         V3,
-        &format!("wp.min({}, {})", t0.expr, t1.expr),
+        format_args!("wp.min({}, {})", t0.expr, t1.expr),
         -1.0e7,
         1.0e7,
     );
-    let tmax = k.local(
+    let tmax = k.local_fmt(
         rng,
         &["tmax", "t_far", "slab_max"],
         V3,
-        &format!("wp.max({}, {})", t0.expr, t1.expr),
+        format_args!("wp.max({}, {})", t0.expr, t1.expr),
         -1.0e7,
         1.0e7,
     );
-    let enter = k.local(
+    let enter = k.local_fmt(
         rng,
         &["t_enter", "entry", "t_in"],
         Ty::F,
-        &format!("wp.max(wp.max({m}[0], {m}[1]), {m}[2])", m = tmin.expr),
+        format_args!("wp.max(wp.max({m}[0], {m}[1]), {m}[2])", m = tmin.expr),
         -1.0e7,
         1.0e7,
     );
-    let exit = k.local(
+    let exit = k.local_fmt(
         rng,
         &["t_exit", "exit_t", "t_out"],
         Ty::F,
-        &format!("wp.min(wp.min({m}[0], {m}[1]), {m}[2])", m = tmax.expr),
+        format_args!("wp.min(wp.min({m}[0], {m}[1]), {m}[2])", m = tmax.expr),
         -1.0e7,
         1.0e7,
     );
@@ -625,12 +625,12 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0e7,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {e} <= {x} and {x} >= 0.0:",
         e = enter.expr,
         x = exit.expr
     ));
-    k.line(&format!("{} = wp.max({}, 0.0)", res.expr, enter.expr));
+    k.line_fmt(format_args!("{} = wp.max({}, 0.0)", res.expr, enter.expr));
     k.close(false);
     k.offer(res, &["box_t", "hit_out", "entry_t"]);
     true
@@ -674,27 +674,27 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let lo = k.local(
+    let lo = k.local_fmt(
         rng,
         &["lower", "box_min", "bmin"],
         V3,
-        &format!("{} - {}", c.expr, ext.expr),
+        format_args!("{} - {}", c.expr, ext.expr),
         -7.0,
         3.75,
     );
-    let hi = k.local(
+    let hi = k.local_fmt(
         rng,
         &["upper", "box_max", "bmax"],
         V3,
-        &format!("{} + {}", c.expr, ext.expr),
+        format_args!("{} + {}", c.expr, ext.expr),
         -3.75,
         7.0,
     );
-    let sep = k.local(
+    let sep = k.local_fmt(
         rng,
         &["separated", "disjoint", "apart"],
         Ty::I,
-        &format!(
+        format_args!(
             "{l}[0] > {qh}[0] or {h}[0] < {ql}[0] or {l}[1] > {qh}[1] or {h}[1] < {ql}[1] or {l}[2] > {qh}[2] or {h}[2] < {ql}[2]",
             l = lo.expr,
             h = hi.expr,
@@ -705,9 +705,9 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let flag = k.local(rng, &["flag", "overlaps", "hit"], Ty::I, "int(0)", 0.0, 1.0);
-    k.open(&format!("if not {}:", sep.expr));
-    k.line(&format!("{} = 1", flag.expr));
-    k.line(&format!("wp.atomic_add({count}, 0, 1)"));
+    k.open_fmt(format_args!("if not {}:", sep.expr));
+    k.line_fmt(format_args!("{} = 1", flag.expr));
+    k.line_fmt(format_args!("wp.atomic_add({count}, 0, 1)"));
     k.close(false);
     k.result(flag, &["overlap_flags", "hit_mask"]);
     true
@@ -721,46 +721,46 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = k.tid(0);
     let (verts, tris, _) = triangle_per_thread(k, rng, &[32, 64, 128, 256]);
     let margin = k.scalar(rng, &["margin", "thickness", "pad"], Ty::F, 0.0, 0.1);
-    let a = k.local(
+    let a = k.local_fmt(
         rng,
         &["a", "p0", "va"],
         V3,
-        &format!("{verts}[{tris}[{t}, 0]]"),
+        format_args!("{verts}[{tris}[{t}, 0]]"),
         -5.0,
         5.0,
     );
-    let b = k.local(
+    let b = k.local_fmt(
         rng,
         &["b", "p1", "vb"],
         V3,
-        &format!("{verts}[{tris}[{t}, 1]]"),
+        format_args!("{verts}[{tris}[{t}, 1]]"),
         -5.0,
         5.0,
     );
-    let c = k.local(
+    let c = k.local_fmt(
         rng,
         &["c", "p2", "vc"],
         V3,
-        &format!("{verts}[{tris}[{t}, 2]]"),
+        format_args!("{verts}[{tris}[{t}, 2]]"),
         -5.0,
         5.0,
     );
-    let lo = k.local(
+    let lo = k.local_fmt(
         rng,
         &["lower", "bmin", "box_lo"],
         V3,
-        &format!(
+        format_args!(
             "wp.min(wp.min({}, {}), {}) - wp.vec3({margin})",
             a.expr, b.expr, c.expr
         ),
         -5.1,
         5.0,
     );
-    let hi = k.local(
+    let hi = k.local_fmt(
         rng,
         &["upper", "bmax", "box_hi"],
         V3,
-        &format!(
+        format_args!(
             "wp.max(wp.max({}, {}), {}) + wp.vec3({margin})",
             a.expr, b.expr, c.expr
         ),
@@ -822,22 +822,22 @@ fn closest_point_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
     let b = k.input(rng, &["b", "v1", "tri_b"], V3, -5.0, 5.0);
     let c = k.input(rng, &["c", "v2", "tri_c"], V3, -5.0, 5.0);
     closest_point_helper(k);
-    let w = k.local(
+    let w = k.local_fmt(
         rng,
         &["bary", "w", "weights"],
         V3,
-        &format!(
+        format_args!(
             "closest_on_triangle({}, {}, {}, {})",
             p.expr, a.expr, b.expr, c.expr
         ),
         -1.0e8,
         1.0e8,
     );
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "closest", "cp"],
         V3,
-        &format!(
+        format_args!(
             "{} * {w}[0] + {} * {w}[1] + {} * {w}[2]",
             a.expr,
             b.expr,
@@ -847,11 +847,11 @@ fn closest_point_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0e9,
         1.0e9,
     );
-    let dist = k.local(
+    let dist = k.local_fmt(
         rng,
         &["dist", "distance", "d"],
         Ty::F,
-        &format!("wp.length({} - {})", p.expr, q.expr),
+        format_args!("wp.length({} - {})", p.expr, q.expr),
         0.0,
         1.0e10,
     );
@@ -898,35 +898,35 @@ fn barycentric_interp(k: &mut Kernel, rng: &mut Gen) -> bool {
         (nf - 1) as f64,
     );
     let uv = k.input(rng, &["bary_uv", "uv", "hit_uv"], Ty::V(2), 0.0, 1.0);
-    let f = k.local(
+    let f = k.local_fmt(
         rng,
         &["f", "fi", "tri"],
         Ty::I,
-        &format!("{face}[{t}]"),
+        format_args!("{face}[{t}]"),
         0.0,
         (nf - 1) as f64,
     );
-    let u = k.local(
+    let u = k.local_fmt(
         rng,
         &["u", "b1", "s"],
         Ty::F,
-        &format!("wp.clamp({}[0], 0.0, 1.0)", uv.expr),
+        format_args!("wp.clamp({}[0], 0.0, 1.0)", uv.expr),
         0.0,
         1.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "b2", "r"],
         Ty::F,
-        &format!("wp.clamp({}[1], 0.0, 1.0 - {})", uv.expr, u.expr),
+        format_args!("wp.clamp({}[1], 0.0, 1.0 - {})", uv.expr, u.expr),
         0.0,
         1.0,
     );
-    let out = k.local(
+    let out = k.local_fmt(
         rng,
         &["value", "color", "interp"],
         V3,
-        &format!(
+        format_args!(
             "{attr}[{tris}[{f}, 0]] * (1.0 - {u} - {v}) + {attr}[{tris}[{f}, 1]] * {u} + {attr}[{tris}[{f}, 2]] * {v}",
             f = f.expr,
             u = u.expr,
@@ -957,7 +957,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let ids: Vec<Val> = (0..3)
         .map(|c| {
-            k.local(
+            k.local_fmt(
                 rng,
                 &[
                     ["i0", "ia", "a"][c],
@@ -965,17 +965,17 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
                     ["i2", "ic", "c"][c],
                 ],
                 Ty::I,
-                &format!("{tris}[{t}, {c}]"),
+                format_args!("{tris}[{t}, {c}]"),
                 0.0,
                 (nv - 1) as f64,
             )
         })
         .collect();
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["n", "face_n", "cross_n"],
         V3,
-        &format!(
+        format_args!(
             "wp.cross({v}[{b}] - {v}[{a}], {v}[{c}] - {v}[{a}])",
             v = verts,
             a = ids[0].expr,
@@ -986,7 +986,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
         200.0,
     );
     for id in &ids {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "wp.atomic_add({normals}, {}, {})",
             id.expr, n.expr
         ));
@@ -1001,7 +1001,7 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "wp.atomic_add({area}, 0, 0.5 * wp.length({}))",
             n.expr
         ));
@@ -1017,11 +1017,11 @@ fn triangle_normal_area(k: &mut Kernel, rng: &mut Gen) -> bool {
     let a = k.input(rng, &["a", "v0", "p0"], V3, -5.0, 5.0);
     let b = k.input(rng, &["b", "v1", "p1"], V3, -5.0, 5.0);
     let c = k.input(rng, &["c", "v2", "p2"], V3, -5.0, 5.0);
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["n", "cross_n", "face_normal"],
         V3,
-        &format!(
+        format_args!(
             "wp.cross({b} - {a}, {c} - {a})",
             a = a.expr,
             b = b.expr,
@@ -1030,27 +1030,27 @@ fn triangle_normal_area(k: &mut Kernel, rng: &mut Gen) -> bool {
         -200.0,
         200.0,
     );
-    let len = k.local(
+    let len = k.local_fmt(
         rng,
         &["len_n", "twice_area", "n_len"],
         Ty::F,
-        &format!("wp.length({})", n.expr),
+        format_args!("wp.length({})", n.expr),
         0.0,
         350.0,
     );
-    let unit = k.local(
+    let unit = k.local_fmt(
         rng,
         &["normal", "unit_n", "n_hat"],
         V3,
-        &format!("{} / ({} + 1.0e-06)", n.expr, len.expr),
+        format_args!("{} / ({} + 1.0e-06)", n.expr, len.expr),
         -1.0,
         1.0,
     );
-    let area = k.local(
+    let area = k.local_fmt(
         rng,
         &["area", "tri_area", "a_tri"],
         Ty::F,
-        &format!("0.5 * {}", len.expr),
+        format_args!("0.5 * {}", len.expr),
         0.0,
         175.0,
     );
@@ -1067,19 +1067,19 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.input(rng, &["p", "point", "query"], V3, -5.0, 5.0);
     let a = k.input(rng, &["seg_a", "p0", "start"], V3, -5.0, 5.0);
     let b = k.input(rng, &["seg_b", "p1", "end"], V3, -5.0, 5.0);
-    let ab = k.local(
+    let ab = k.local_fmt(
         rng,
         &["ab", "seg", "axis"],
         V3,
-        &format!("{} - {}", b.expr, a.expr),
+        format_args!("{} - {}", b.expr, a.expr),
         -10.0,
         10.0,
     );
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["s", "t_proj", "param"],
         Ty::F,
-        &format!(
+        format_args!(
             "wp.clamp(wp.dot({p} - {a}, {ab}) / (wp.dot({ab}, {ab}) + 1.0e-08), 0.0, 1.0)",
             p = p.expr,
             a = a.expr,
@@ -1088,11 +1088,11 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["closest", "q", "foot"],
         V3,
-        &format!("{} + {} * {}", a.expr, ab.expr, s.expr),
+        format_args!("{} + {} * {}", a.expr, ab.expr, s.expr),
         -5.0,
         5.0,
     );
@@ -1129,37 +1129,37 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.2,
         2.0,
     );
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "query", "hit"],
         Ty::F,
-        &format!("wp.mesh_query_point({mesh}, {}, {md})", p.expr),
+        format_args!("wp.mesh_query_point({mesh}, {}, {md})", p.expr),
         0.0,
         0.0,
     );
-    let sdf = k.local(
+    let sdf = k.local_fmt(
         rng,
         &["sdf", "signed_dist", "phi"],
         Ty::F,
-        &format!("float({md})"),
+        format_args!("float({md})"),
         -12.0,
         12.0,
     );
-    let cp = k.local(
+    let cp = k.local_fmt(
         rng,
         &["cp", "closest", "surface_p"],
         V3,
-        &format!("wp.vec3({})", p.expr),
+        format_args!("wp.vec3({})", p.expr),
         -12.0,
         12.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.line_fmt(format_args!(
         "{} = wp.mesh_eval_position({mesh}, {q}.face, {q}.u, {q}.v)",
         cp.expr,
         q = q.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = wp.length({} - {}) * {}.sign",
         sdf.expr, cp.expr, p.expr, q.expr
     ));
@@ -1170,7 +1170,7 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         let out = k.output(rng, &["closest_out", "surface_points"], V3);
         let own = k.own();
-        k.line(&format!("{out}[{own}] = {}", cp.expr));
+        k.line_fmt(format_args!("{out}[{own}] = {}", cp.expr));
     }
     true
 }
@@ -1187,19 +1187,19 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
     let aim = look_at(k, rng, 0.25);
     let (o, d) = aimed_ray(k, rng, 3.0, &aim, 1.0);
     let max_t = k.scalar(rng, &["max_t", "t_max", "far"], Ty::F, 2.0, 3.0);
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "hit", "query"],
         Ty::F,
-        &format!("wp.mesh_query_ray({mesh}, {}, {}, {max_t})", o.expr, d.expr),
+        format_args!("wp.mesh_query_ray({mesh}, {}, {}, {max_t})", o.expr, d.expr),
         0.0,
         0.0,
     );
-    let depth = k.local(
+    let depth = k.local_fmt(
         rng,
         &["depth", "t", "t_hit"],
         Ty::F,
-        &format!("float({max_t})"),
+        format_args!("float({max_t})"),
         0.0,
         3.0,
     );
@@ -1211,9 +1211,9 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
-    k.line(&format!("{} = {}.t", depth.expr, q.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.line_fmt(format_args!("{} = {}.t", depth.expr, q.expr));
+    k.line_fmt(format_args!(
         "{} = wp.max(-wp.dot({}.normal, {}), 0.0)",
         shade.expr, q.expr, d.expr
     ));
@@ -1235,72 +1235,72 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -5.0, 5.0);
     let r = k.scalar(rng, &["radius", "contact_dist", "margin"], Ty::F, 0.2, 0.5);
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
-    let xc = k.local(
+    let xc = k.local_fmt(
         rng,
         &["x_c", "x_new", "p"],
         V3,
-        &format!("wp.vec3({})", x.expr),
+        format_args!("wp.vec3({})", x.expr),
         x.lo - 0.5,
         x.hi + 0.5,
     );
-    let vc = k.local(
+    let vc = k.local_fmt(
         rng,
         &["v_c", "v_new", "vel"],
         V3,
-        &format!("wp.vec3({})", v.expr),
+        format_args!("wp.vec3({})", v.expr),
         -10.0,
         10.0,
     );
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "query", "contact"],
         Ty::F,
-        &format!("wp.mesh_query_point_no_sign({mesh}, {}, {r})", x.expr),
+        format_args!("wp.mesh_query_point_no_sign({mesh}, {}, {r})", x.expr),
         0.0,
         0.0,
     );
-    k.open(&format!("if {}.result:", q.expr));
-    let cp = k.local(
+    k.open_fmt(format_args!("if {}.result:", q.expr));
+    let cp = k.local_fmt(
         rng,
         &["cp", "closest", "contact_p"],
         V3,
-        &format!(
+        format_args!(
             "wp.mesh_eval_position({mesh}, {q}.face, {q}.u, {q}.v)",
             q = q.expr
         ),
         -3.0,
         3.0,
     );
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["n", "normal", "face_n"],
         V3,
-        &format!("wp.mesh_eval_face_normal({mesh}, {}.face)", q.expr),
+        format_args!("wp.mesh_eval_face_normal({mesh}, {}.face)", q.expr),
         -1.0,
         1.0,
     );
-    let pen = k.local(
+    let pen = k.local_fmt(
         rng,
         &["penetration", "depth", "overlap"],
         Ty::F,
-        &format!("{r} - wp.length({} - {})", x.expr, cp.expr),
+        format_args!("{r} - wp.length({} - {})", x.expr, cp.expr),
         -10.0,
         1.0,
     );
-    let vn = k.local(
+    let vn = k.local_fmt(
         rng,
         &["vn", "v_normal", "approach"],
         Ty::F,
-        &format!("wp.dot({}, {})", v.expr, n.expr),
+        format_args!("wp.dot({}, {})", v.expr, n.expr),
         -10.0,
         10.0,
     );
-    k.open(&format!("if {} > 0.0 and {} < 0.0:", pen.expr, vn.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {} > 0.0 and {} < 0.0:", pen.expr, vn.expr));
+    k.line_fmt(format_args!(
         "{} = {} + {} * {}",
         xc.expr, x.expr, n.expr, pen.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = {} - {} * ((1.0 + {e}) * {})",
         vc.expr, v.expr, n.expr, vn.expr
     ));
@@ -1322,19 +1322,19 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.input_covering(rng, &["p", "point", "pos"], V3, -5.0, 5.0, -3.0, 3.0);
     let s = sphere_param(k, rng, &["region", "sphere", "zone"]);
     let h = k.scalar(rng, &["floor", "slab_height", "y_min"], Ty::F, -3.0, 3.0);
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["d", "dist", "r_p"],
         Ty::F,
-        &format!("wp.length({} - {s}.center)", p.expr),
+        format_args!("wp.length({} - {s}.center)", p.expr),
         0.0,
         16.0,
     );
-    let inside = k.local(
+    let inside = k.local_fmt(
         rng,
         &["inside", "in_sphere", "contained"],
         Ty::I,
-        &format!("{} < {s}.radius", d.expr),
+        format_args!("{} < {s}.radius", d.expr),
         0.0,
         1.0,
     );
@@ -1347,17 +1347,20 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
         2.0,
     );
     let axis = *pick(rng, &[0usize, 1, 2]);
-    k.open(&format!("if {} and {}[{axis}] > {h}:", inside.expr, p.expr));
-    k.line(&format!("{} = 1.0 - {} / {s}.radius", w.expr, d.expr));
+    k.open_fmt(format_args!(
+        "if {} and {}[{axis}] > {h}:",
+        inside.expr, p.expr
+    ));
+    k.line_fmt(format_args!("{} = 1.0 - {} / {s}.radius", w.expr, d.expr));
     k.close(false);
-    k.open(&format!("elif {}:", inside.expr));
-    k.line(&format!("{} = 0.5", w.expr));
+    k.open_fmt(format_args!("elif {}:", inside.expr));
+    k.line_fmt(format_args!("{} = 0.5", w.expr));
     k.close(false);
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "elif {}[{axis}] > {h} or {} < 2.0 * {s}.radius:",
         p.expr, d.expr
     ));
-    k.line(&format!("{} = 2.0", w.expr));
+    k.line_fmt(format_args!("{} = 2.0", w.expr));
     k.close(false);
     k.result(w, &["region_out", "weights", "labels"]);
     true

@@ -126,24 +126,27 @@ fn clamp_magnitude(k: &mut Kernel, rng: &mut Gen) -> bool {
     let ty = Ty::V(n);
     let v = k.input(rng, &["vel", "v", "velocity", "force"], ty, -10.0, 10.0);
     let vmax = k.scalar(rng, &["max_speed", "v_max", "limit"], Ty::F, 1.0, 8.0);
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["speed", "mag", "norm_v"],
         Ty::F,
-        &format!("wp.length({})", v.expr),
+        format_args!("wp.length({})", v.expr),
         0.0,
         20.0,
     );
-    let c = k.local(
+    let c = k.local_fmt(
         rng,
         &["v_clamped", "vc", "limited"],
         ty,
-        &format!("{} * 1.0", v.expr),
+        format_args!("{} * 1.0", v.expr),
         -10.0,
         10.0,
     );
-    k.open(&format!("if {} > {vmax}:", s.expr));
-    k.line(&format!("{} = wp.normalize({}) * {vmax}", c.expr, v.expr));
+    k.open_fmt(format_args!("if {} > {vmax}:", s.expr));
+    k.line_fmt(format_args!(
+        "{} = wp.normalize({}) * {vmax}",
+        c.expr, v.expr
+    ));
     k.close(false);
     k.offer(c, &["vel_out", "v_out", "clamped"]);
     true
@@ -159,29 +162,29 @@ fn project_tangent(k: &mut Kernel, rng: &mut Gen) -> bool {
     let nrm = k.load(rng, &["normal", "n", "axis"], ty, -1.0, 1.0);
     let name = nrm.expr.split('[').next().unwrap().to_string();
     k.set_unit(&name);
-    let vn = k.local(
+    let vn = k.local_fmt(
         rng,
         &["vn", "v_dot_n", "normal_comp"],
         Ty::F,
-        &format!("wp.dot({}, {})", v.expr, nrm.expr),
+        format_args!("wp.dot({}, {})", v.expr, nrm.expr),
         -20.0,
         20.0,
     );
-    let vt = k.local(
+    let vt = k.local_fmt(
         rng,
         &["vt", "tangential", "v_tan"],
         ty,
-        &format!("{} - {} * {}", v.expr, vn.expr, nrm.expr),
+        format_args!("{} - {} * {}", v.expr, vn.expr, nrm.expr),
         -30.0,
         30.0,
     );
     if chance(rng, 0.5) {
         let mu = k.scalar(rng, &["friction", "mu", "damping"], Ty::F, 0.0, 1.0);
-        let r = k.local(
+        let r = k.local_fmt(
             rng,
             &["v_new", "resp", "v_out_l"],
             ty,
-            &format!("{} * (1.0 - {mu}) + {} * {}", vt.expr, nrm.expr, vn.expr),
+            format_args!("{} * (1.0 - {mu}) + {} * {}", vt.expr, nrm.expr, vn.expr),
             -30.0,
             30.0,
         );
@@ -225,11 +228,11 @@ fn orthonormal_frame(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let nrm = k.input(rng, &["normal", "n", "z_axis"], Ty::V(3), -1.0, 1.0);
-    let nn = k.local(
+    let nn = k.local_fmt(
         rng,
         &["nz", "w", "n_hat"],
         Ty::V(3),
-        &format!("wp.normalize({})", nrm.expr),
+        format_args!("wp.normalize({})", nrm.expr),
         -1.0,
         1.0,
     );
@@ -238,28 +241,28 @@ fn orthonormal_frame(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         "wp.vec3(1.0, 0.0, 0.0)"
     };
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["t", "tangent", "u"],
         Ty::V(3),
-        &format!("wp.normalize(wp.cross({up}, {}))", nn.expr),
+        format_args!("wp.normalize(wp.cross({up}, {}))", nn.expr),
         -1.0,
         1.0,
     );
-    let b = k.local(
+    let b = k.local_fmt(
         rng,
         &["b", "bitangent", "v"],
         Ty::V(3),
-        &format!("wp.cross({}, {})", nn.expr, t.expr),
+        format_args!("wp.cross({}, {})", nn.expr, t.expr),
         -1.0,
         1.0,
     );
     if k.allows(Ty::M(3)) && chance(rng, 0.6) {
-        let m = k.local(
+        let m = k.local_fmt(
             rng,
             &["frame", "basis", "rot"],
             Ty::M(3),
-            &format!("wp.matrix_from_cols({}, {}, {})", t.expr, b.expr, nn.expr),
+            format_args!("wp.matrix_from_cols({}, {}, {})", t.expr, b.expr, nn.expr),
             -1.0,
             1.0,
         );
@@ -280,11 +283,11 @@ fn vec_blend_normalize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let a = k.input(rng, &["a", "dir_a", "n0"], ty, -1.0, 1.0);
     let b = k.input(rng, &["b", "dir_b", "n1"], ty, -1.0, 1.0);
     let t = k.scalar(rng, &["t", "alpha", "blend"], Ty::F, 0.0, 1.0);
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["d", "dir", "n_mix"],
         ty,
-        &format!("wp.normalize(wp.lerp({}, {}, {t}))", a.expr, b.expr),
+        format_args!("wp.normalize(wp.lerp({}, {}, {t}))", a.expr, b.expr),
         -1.0,
         1.0,
     );
@@ -324,22 +327,22 @@ fn spd_solve3(k: &mut Kernel, rng: &mut Gen) -> bool {
     let m = k.input(rng, &["M", "J", "jac"], Ty::M(3), -1.0, 1.0);
     let b = k.input(rng, &["b", "rhs", "residual"], Ty::V(3), -10.0, 10.0);
     let eps = k.scalar(rng, &["reg", "eps", "damping"], Ty::F, 0.1, 1.0);
-    let a = k.local(
+    let a = k.local_fmt(
         rng,
         &["A", "JtJ", "normal_m"],
         Ty::M(3),
-        &format!(
+        format_args!(
             "wp.transpose({0}) * {0} + wp.identity(n=3, dtype=float) * {eps}",
             m.expr
         ),
         -10.0,
         10.0,
     );
-    let x = k.local(
+    let x = k.local_fmt(
         rng,
         &["x", "delta", "sol"],
         Ty::V(3),
-        &format!(
+        format_args!(
             "wp.inverse({}) * (wp.transpose({}) * {})",
             a.expr, m.expr, b.expr
         ),
@@ -360,20 +363,20 @@ fn axis_angle_rotate(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.set_unit(&name);
     let ang = k.input(rng, &["angle", "theta", "phi"], Ty::F, -3.2, 3.2);
     let v = k.input(rng, &["v", "p", "point", "offset"], Ty::V(3), -10.0, 10.0);
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "rot", "quat"],
         Ty::Quat,
-        &format!("wp.quat_from_axis_angle({}, {})", axis.expr, ang.expr),
+        format_args!("wp.quat_from_axis_angle({}, {})", axis.expr, ang.expr),
         -1.0,
         1.0,
     );
     let e = if k.allows(Ty::M(3)) && chance(rng, 0.4) {
-        let r = k.local(
+        let r = k.local_fmt(
             rng,
             &["R", "rot_m", "mat"],
             Ty::M(3),
-            &format!("wp.quat_to_matrix({})", q.expr),
+            format_args!("wp.quat_to_matrix({})", q.expr),
             -1.0,
             1.0,
         );
@@ -405,19 +408,19 @@ fn quat_integrate(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.set_unit(&name);
     let w = k.input(rng, &["omega", "ang_vel", "w"], Ty::V(3), -5.0, 5.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.05);
-    let wq = k.local(
+    let wq = k.local_fmt(
         rng,
         &["wq", "omega_q", "spin"],
         Ty::Quat,
-        &format!("wp.quat({0}[0], {0}[1], {0}[2], 0.0)", w.expr),
+        format_args!("wp.quat({0}[0], {0}[1], {0}[2], 0.0)", w.expr),
         -5.0,
         5.0,
     );
-    let qn = k.local(
+    let qn = k.local_fmt(
         rng,
         &["q_new", "rot_next", "q1"],
         Ty::Quat,
-        &format!(
+        format_args!(
             "wp.normalize({0} + {1} * {0} * (0.5 * {dt}))",
             q.expr, wq.expr
         ),
@@ -451,11 +454,11 @@ fn transform_points(k: &mut Kernel, rng: &mut Gen) -> bool {
             xf.expr, p.expr
         ),
         _ => {
-            let t = k.local(
+            let t = k.local_fmt(
                 rng,
                 &["t", "origin", "trans"],
                 Ty::V(3),
-                &format!("wp.transform_get_translation({})", xf.expr),
+                format_args!("wp.transform_get_translation({})", xf.expr),
                 -1.0,
                 1.0,
             );
@@ -475,22 +478,22 @@ fn spatial_twist(k: &mut Kernel, rng: &mut Gen) -> bool {
     let w = k.input(rng, &["omega", "ang_vel", "w"], Ty::V(3), -5.0, 5.0);
     let v = k.input(rng, &["vel", "lin_vel", "v"], Ty::V(3), -5.0, 5.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.05);
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["twist", "qd", "motion"],
         Ty::SpatialVector,
-        &format!(
+        format_args!(
             "wp.spatial_vector({0}[0], {0}[1], {0}[2], {1}[0], {1}[1], {1}[2])",
             w.expr, v.expr
         ),
         -5.0,
         5.0,
     );
-    let s = k.local(
+    let s = k.local_fmt(
         rng,
         &["delta", "dq", "step"],
         Ty::SpatialVector,
-        &format!("{} * {dt}", t.expr),
+        format_args!("{} * {dt}", t.expr),
         -1.0,
         1.0,
     );
@@ -505,11 +508,11 @@ fn covariance_accum(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let p = k.input(rng, &["points", "p", "pos"], Ty::V(3), -10.0, 10.0);
     let c = k.scalar(rng, &["center", "mean", "centroid"], Ty::V(3), -1.0, 1.0);
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["d", "dp", "rel"],
         Ty::V(3),
-        &format!("{} - {c}", p.expr),
+        format_args!("{} - {c}", p.expr),
         -11.0,
         11.0,
     );
@@ -522,7 +525,7 @@ fn covariance_accum(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({cov}, 0, wp.outer({0}, {0}))",
         d.expr
     ));
@@ -537,27 +540,27 @@ fn mat_decompose(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let n = *pick(rng, &sizes);
     let m = k.input(rng, &["F", "grad_u", "m", "strain_in"], Ty::M(n), -1.0, 1.0);
-    let sym = k.local(
+    let sym = k.local_fmt(
         rng,
         &["sym", "eps_m", "strain"],
         Ty::M(n),
-        &format!("0.5 * ({0} + wp.transpose({0}))", m.expr),
+        format_args!("0.5 * ({0} + wp.transpose({0}))", m.expr),
         -1.0,
         1.0,
     );
-    let tr = k.local(
+    let tr = k.local_fmt(
         rng,
         &["tr", "trace_v", "vol"],
         Ty::F,
-        &format!("wp.trace({})", sym.expr),
+        format_args!("wp.trace({})", sym.expr),
         -4.0,
         4.0,
     );
-    let dev = k.local(
+    let dev = k.local_fmt(
         rng,
         &["dev", "deviatoric", "shear"],
         Ty::M(n),
-        &format!(
+        format_args!(
             "{} - wp.identity(n={n}, dtype=float) * ({} / {}.0)",
             sym.expr, tr.expr, n
         ),
@@ -566,11 +569,11 @@ fn mat_decompose(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     k.offer(dev, &["dev_out", "shear_out"]);
     if chance(rng, 0.5) {
-        let det = k.local(
+        let det = k.local_fmt(
             rng,
             &["det", "J", "jac_det"],
             Ty::F,
-            &format!("wp.determinant({})", m.expr),
+            format_args!("wp.determinant({})", m.expr),
             -24.0,
             24.0,
         );

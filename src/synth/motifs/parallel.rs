@@ -476,11 +476,11 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let expr = if chance(rng, 0.5) {
         format!("({} - {mean}) / {std}", x.expr)
     } else {
-        let inv = k.local(
+        let inv = k.local_fmt(
             rng,
             &["inv_std", "inv_sigma"],
             Ty::F,
-            &format!("1.0 / {std}"),
+            format_args!("1.0 / {std}"),
             0.25,
             2.0,
         );
@@ -576,19 +576,19 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let w = *pick(rng, &widths);
     let width = k.size_param(rng, &["width", "nx", "cols", "stride"], w);
-    let row = k.local(
+    let row = k.local_fmt(
         rng,
         &["row", "r", "iy"],
         Ty::I,
-        &format!("{t} // {width}"),
+        format_args!("{t} // {width}"),
         0.0,
         (n / w) as f64,
     );
-    let col = k.local(
+    let col = k.local_fmt(
         rng,
         &["col", "c", "ix"],
         Ty::I,
-        &format!("{t} % {width}"),
+        format_args!("{t} % {width}"),
         0.0,
         w as f64,
     );
@@ -602,7 +602,7 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("({} // 2) * 1000 + {} // 2 + {shift}", row.expr, col.expr)
     };
-    k.line(&format!("{out}[{t}] = {expr}"));
+    k.line_fmt(format_args!("{out}[{t}] = {expr}"));
     true
 }
 
@@ -638,11 +638,11 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.offer(s, &["weights", "fade_out", "out"]);
         return true;
     }
-    let t = k.local(
+    let t = k.local_fmt(
         rng,
         &["t", "u", "s"],
         Ty::F,
-        &format!(
+        format_args!(
             "wp.clamp(({} {}) / {}, 0.0, 1.0)",
             x.expr,
             plus(-e0),
@@ -813,19 +813,19 @@ fn log_compress(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn polar_coords(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["px", "x", "re", "u"], Ty::F, -10.0, 10.0);
     let y = k.input(rng, &["py", "y", "im", "v"], Ty::F, -10.0, 10.0);
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["radius", "r", "mag"],
         Ty::F,
-        &format!("wp.sqrt({0} * {0} + {1} * {1})", x.expr, y.expr),
+        format_args!("wp.sqrt({0} * {0} + {1} * {1})", x.expr, y.expr),
         0.0,
         15.0,
     );
-    let th = k.local(
+    let th = k.local_fmt(
         rng,
         &["theta", "angle", "phase"],
         Ty::F,
-        &format!("wp.atan2({}, {})", y.expr, x.expr),
+        format_args!("wp.atan2({}, {})", y.expr, x.expr),
         -3.2,
         3.2,
     );
@@ -841,11 +841,11 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let cpool: [&[&str]; 3] = [&["x", "cx", "xc"], &["y", "cy", "yc"], &["z", "cz", "zc"]];
     for d in 0..k.dims() {
         let t = k.tid(d);
-        let c = k.local(
+        let c = k.local_fmt(
             rng,
             cpool[d],
             Ty::F,
-            &format!("float({t}) * {h}"),
+            format_args!("float({t}) * {h}"),
             0.0,
             32.0,
         );
@@ -886,16 +886,16 @@ fn piecewise_linear(k: &mut Kernel, rng: &mut Gen) -> bool {
     let b1 = x.nice_between(rng, 0.6, 0.9);
     let s0 = nice(rng, 0.1, 0.5);
     let s1 = nice(rng, 1.0, 3.0);
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["y", "resp", "stress", "gain_out"],
         Ty::F,
-        &format!("{} * {}", x.expr, lit(s1)),
+        format_args!("{} * {}", x.expr, lit(s1)),
         -60.0,
         60.0,
     );
-    k.open(&format!("if {} < {}:", x.expr, lit(b0)));
-    k.line(&format!(
+    k.open_fmt(format_args!("if {} < {}:", x.expr, lit(b0)));
+    k.line_fmt(format_args!(
         "{} = {} * {} {}",
         y.expr,
         x.expr,
@@ -903,8 +903,8 @@ fn piecewise_linear(k: &mut Kernel, rng: &mut Gen) -> bool {
         plus(b0 * (s1 - s0))
     ));
     k.close(false);
-    k.open(&format!("elif {} > {}:", x.expr, lit(b1)));
-    k.line(&format!(
+    k.open_fmt(format_args!("elif {} > {}:", x.expr, lit(b1)));
+    k.line_fmt(format_args!(
         "{} = {} * {} {}",
         y.expr,
         x.expr,
@@ -937,8 +937,8 @@ fn deadzone(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    k.open(&format!("if wp.abs({}) > {dz}:", x.expr));
-    k.line(&format!(
+    k.open_fmt(format_args!("if wp.abs({}) > {dz}:", x.expr));
+    k.line_fmt(format_args!(
         "{} = ({} - wp.sign({}) * {dz}) / (1.0 - {dz})",
         y.expr, x.expr, x.expr
     ));
@@ -962,21 +962,21 @@ fn threshold_select(k: &mut Kernel, rng: &mut Gen) -> bool {
     let own = k.own();
     match below(rng, 3) {
         0 => {
-            k.open(&format!("if {} > {thr}:", x.expr));
-            k.line(&format!("{out}[{own}] = {}", hi.expr));
+            k.open_fmt(format_args!("if {} > {thr}:", x.expr));
+            k.line_fmt(format_args!("{out}[{own}] = {}", hi.expr));
             k.close(false);
             k.open("else:");
-            k.line(&format!("{out}[{own}] = {} * 0.5", x.expr));
+            k.line_fmt(format_args!("{out}[{own}] = {} * 0.5", x.expr));
             k.close(false);
         }
         1 => {
-            k.line(&format!(
+            k.line_fmt(format_args!(
                 "{out}[{own}] = wp.where({} > {thr}, {}, {} * 0.5)",
                 x.expr, hi.expr, x.expr
             ));
         }
         _ => {
-            k.line(&format!(
+            k.line_fmt(format_args!(
                 "{out}[{own}] = {} if {} > {thr} else 0.0",
                 hi.expr, x.expr
             ));
@@ -999,17 +999,17 @@ fn wrap_periodic(k: &mut Kernel, rng: &mut Gen) -> bool {
     let span = (x.hi - x.lo).max(1.0);
     let (llo, lhi) = (span / 16.0, span / 4.0);
     let l = k.scalar(rng, &["box_len", "period", "L"], Ty::F, llo, lhi);
-    let w = k.local(
+    let w = k.local_fmt(
         rng,
         &["wrapped", "xw", "x_box"],
         Ty::F,
-        &format!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
+        format_args!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
         -0.01 * lhi,
         1.01 * lhi,
     );
     if chance(rng, 0.5) {
-        k.open(&format!("if {} >= {l}:", w.expr));
-        k.line(&format!("{} = {} - {l}", w.expr, w.expr));
+        k.open_fmt(format_args!("if {} >= {l}:", w.expr));
+        k.line_fmt(format_args!("{} = {} - {l}", w.expr, w.expr));
         k.close(false);
     }
     k.offer(w, &["wrapped_out", "out", "pos_wrapped"]);
@@ -1030,42 +1030,45 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
     let e = k.scalar(rng, &["ecc", "e", "eccentricity"], Ty::F, 0.2, 0.9);
     let iters = *pick(rng, &["16", "20", "24", "32"]);
     let tol = k.scalar(rng, &["tol", "eps", "tolerance"], Ty::F, 1.0e-6, 1.0e-3);
-    let g = k.local(
+    let g = k.local_fmt(
         rng,
         &["E", "ecc_anomaly", "guess"],
         Ty::F,
-        &format!("{} + {e} * wp.sin({})", m.expr, m.expr),
+        format_args!("{} + {e} * wp.sin({})", m.expr, m.expr),
         -1.0,
         7.2,
     );
     let it = k.fresh(rng, &["it", "step", "n"]);
     let nxt = k.fresh(rng, &["nxt", "E_next", "upd"]);
     if chance(rng, 0.5) {
-        k.open(&format!("for {it} in range({iters}):"));
-        k.line(&format!("{nxt} = {} + {e} * wp.sin({})", m.expr, g.expr));
-        k.open(&format!("if wp.abs({nxt} - {}) < {tol}:", g.expr));
+        k.open_fmt(format_args!("for {it} in range({iters}):"));
+        k.line_fmt(format_args!(
+            "{nxt} = {} + {e} * wp.sin({})",
+            m.expr, g.expr
+        ));
+        k.open_fmt(format_args!("if wp.abs({nxt} - {}) < {tol}:", g.expr));
         k.line("break");
         k.close(false);
-        k.line(&format!("{} = {nxt}", g.expr));
+        k.line_fmt(format_args!("{} = {nxt}", g.expr));
         k.close(true);
     } else {
         // Newton's method on f(E) = E - e sin(E) - M.
-        k.line(&format!("{it} = int(0)"));
-        k.open(&format!("while {it} < {iters}:"));
+        k.line_fmt(format_args!("{it} = int(0)"));
+        k.open_fmt(format_args!("while {it} < {iters}:"));
         let f = k.fresh(rng, &["f", "resid", "err"]);
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{f} = {} - {e} * wp.sin({}) - {}",
             g.expr, g.expr, m.expr
         ));
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{nxt} = {} - {f} / (1.0 - {e} * wp.cos({}))",
             g.expr, g.expr
         ));
-        k.open(&format!("if wp.abs({f}) < {tol}:"));
+        k.open_fmt(format_args!("if wp.abs({f}) < {tol}:"));
         k.line("break");
         k.close(false);
-        k.line(&format!("{} = {nxt}", g.expr));
-        k.line(&format!("{it} += 1"));
+        k.line_fmt(format_args!("{} = {nxt}", g.expr));
+        k.line_fmt(format_args!("{it} += 1"));
         k.close(true);
     }
     k.offer(g, &["anomaly", "E_out", "out"]);
@@ -1122,7 +1125,7 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
     for (m, t) in ts.iter().enumerate() {
         let head = if m == 0 { "if" } else { "elif" };
         if m == 0 {
-            k.open(&format!(
+            k.open_fmt(format_args!(
                 "{head} {} {cmp} {} or {} {cmp} {}:",
                 x.expr,
                 lit(*t),
@@ -1130,13 +1133,13 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
                 lit(yt)
             ));
         } else {
-            k.open(&format!("{head} {} {cmp} {}:", x.expr, lit(*t)));
+            k.open_fmt(format_args!("{head} {} {cmp} {}:", x.expr, lit(*t)));
         }
-        k.line(&format!("{out}[{own}] = {}", v(m)));
+        k.line_fmt(format_args!("{out}[{own}] = {}", v(m)));
         k.close(false);
     }
     k.open("else:");
-    k.line(&format!("{out}[{own}] = {}", v(ts.len())));
+    k.line_fmt(format_args!("{out}[{own}] = {}", v(ts.len())));
     k.close(false);
     true
 }
@@ -1185,20 +1188,23 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
         mhi,
     );
     if gated {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if {lo} < {} < {hi} and not {} < {qmin}:",
             x.expr, q.expr
         ));
     } else {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if ({} > {lo} and {} < {hi}) or {} > {qmin}:",
             x.expr, x.expr, q.expr
         ));
     }
     if above {
-        k.line(&format!("{} = ({} - {lo}) * {}", m.expr, x.expr, q.expr));
+        k.line_fmt(format_args!(
+            "{} = ({} - {lo}) * {}",
+            m.expr, x.expr, q.expr
+        ));
     } else {
-        k.line(&format!("{} = {} * {}", m.expr, x.expr, q.expr));
+        k.line_fmt(format_args!("{} = {} * {}", m.expr, x.expr, q.expr));
     }
     k.close(false);
     k.result(m, &["mask_out", "keep_out", "out"]);
@@ -1221,19 +1227,19 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let cx = x.nice_between(rng, 0.25, 0.75);
     let cy = y.nice_between(rng, 0.25, 0.75);
-    let dx = k.local(
+    let dx = k.local_fmt(
         rng,
         &["dx", "rx", "du"],
         Ty::F,
-        &format!("{} {}", x.expr, plus(-cx)),
+        format_args!("{} {}", x.expr, plus(-cx)),
         x.lo - cx,
         x.hi - cx,
     );
-    let dy = k.local(
+    let dy = k.local_fmt(
         rng,
         &["dy", "ry", "dv"],
         Ty::F,
-        &format!("{} {}", y.expr, plus(-cy)),
+        format_args!("{} {}", y.expr, plus(-cy)),
         y.lo - cy,
         y.hi - cy,
     );
@@ -1247,25 +1253,25 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
         3.0,
     );
     if chance(rng, 0.5) {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if wp.abs({dx}) > {eps} and wp.abs({dy}) > {eps}:"
         ));
     } else {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if not (wp.abs({dx}) < {eps} or wp.abs({dy}) < {eps}):"
         ));
     }
-    k.open(&format!("if {dx} > 0.0 and {dy} > 0.0:"));
-    k.line(&format!("{} = 0.0", q.expr));
+    k.open_fmt(format_args!("if {dx} > 0.0 and {dy} > 0.0:"));
+    k.line_fmt(format_args!("{} = 0.0", q.expr));
     k.close(false);
-    k.open(&format!("elif {dx} < 0.0 and {dy} > 0.0:"));
-    k.line(&format!("{} = 1.0", q.expr));
+    k.open_fmt(format_args!("elif {dx} < 0.0 and {dy} > 0.0:"));
+    k.line_fmt(format_args!("{} = 1.0", q.expr));
     k.close(false);
-    k.open(&format!("elif {dx} < 0.0:"));
-    k.line(&format!("{} = 2.0", q.expr));
+    k.open_fmt(format_args!("elif {dx} < 0.0:"));
+    k.line_fmt(format_args!("{} = 2.0", q.expr));
     k.close(false);
     k.open("else:");
-    k.line(&format!("{} = 3.0", q.expr));
+    k.line_fmt(format_args!("{} = 3.0", q.expr));
     k.close(false);
     k.close(false);
     k.result(q, &["quadrant", "sector_out", "out"]);
@@ -1325,28 +1331,42 @@ fn formula_tree(k: &mut Kernel, rng: &mut Gen) -> bool {
     let n = between(rng, 2, 3);
     let depth = k.expr_depth(rng, 1, 8);
     // Leaves are placeholders `#0`, `#1`...: only the inputs the tree uses
-    // are declared.
-    fn tree(rng: &mut Gen, n: usize, d: u32) -> String {
+    // are declared. Appended to `out` in place (not a `String` per node):
+    // operands `a` and `b` first, as they are drawn before the operator,
+    // then the operator's text around them.
+    fn tree(rng: &mut Gen, n: usize, d: u32, out: &mut String) {
         if d == 0 {
-            return format!("#{}", below(rng, n));
+            out.push('#');
+            out.push_str(itoa::Buffer::new().format(below(rng, n)));
+            return;
         }
-        let a = tree(rng, n, d - 1);
+        let start = out.len();
+        tree(rng, n, d - 1, out);
+        let mid = out.len();
         let b_d = if chance(rng, 0.5) { d - 1 } else { 0 };
-        let b = tree(rng, n, b_d);
-        match below(rng, 6) {
-            0 => format!("{a} * {b}"),
+        tree(rng, n, b_d, out);
+        // (before a, between a and b, after b)
+        let (pre, sep, post) = match below(rng, 6) {
+            0 => ("", " * ", ""),
             // `u - u` is zero: the difference of a subtree with itself would
             // leave its inputs without effect (and the mean of it with itself
             // is itself, which a later difference could cancel).
-            1 | 2 if a == b => format!("{a} * {b}"),
-            1 => format!("0.5 * ({a} + {b})"),
-            2 => format!("0.5 * ({a} - {b})"),
-            3 => format!("wp.sin({a})"),
-            4 => format!("wp.tanh({a} + {b})"),
-            _ => format!("wp.cos({a}) * {b}"),
-        }
+            1 | 2 if out[start..mid] == out[mid..] => ("", " * ", ""),
+            1 => ("0.5 * (", " + ", ")"),
+            2 => ("0.5 * (", " - ", ")"),
+            3 => {
+                out.truncate(mid);
+                ("wp.sin(", "", ")")
+            }
+            4 => ("wp.tanh(", " + ", ")"),
+            _ => ("wp.cos(", ") * ", ""),
+        };
+        out.push_str(post);
+        out.insert_str(mid, sep);
+        out.insert_str(start, pre);
     }
-    let mut e = tree(rng, n, depth);
+    let mut e = String::new();
+    tree(rng, n, depth, &mut e);
     if !e.contains('(') && !e.contains('*') {
         return false;
     }
@@ -1398,15 +1418,15 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.5 * per,
         per,
     );
-    let b = k.local(
+    let b = k.local_fmt(
         rng,
         &["b", "bin", "slot"],
         Ty::I,
-        &format!("wp.clamp(int({} * {inv}), 0, {n} - 1)", x.expr),
+        format_args!("wp.clamp(int({} * {inv}), 0, {n} - 1)", x.expr),
         0.0,
         nb as f64,
     );
-    k.line(&format!("wp.atomic_add({bins}, {}, 1)", b.expr));
+    k.line_fmt(format_args!("wp.atomic_add({bins}, {}, 1)", b.expr));
     true
 }
 
@@ -1435,12 +1455,12 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     if chance(rng, 0.5) {
         let w = k.input(rng, &["weights", "w", "area"], Ty::F, 0.0, 1.0);
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "wp.atomic_add({total}, 0, {} * {})",
             w.expr, x.expr
         ));
     } else if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({total}, 0, {0} * {0})", x.expr));
+        k.line_fmt(format_args!("wp.atomic_add({total}, 0, {0} * {0})", x.expr));
     } else {
         // The mean: each thread adds its share.
         let inv_n = 1.0 / k.launch.dim.iter().product::<usize>() as f64;
@@ -1449,7 +1469,7 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         } else {
             format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 2.0)))
         };
-        k.line(&format!("wp.atomic_add({total}, 0, {e})"));
+        k.line_fmt(format_args!("wp.atomic_add({total}, 0, {e})"));
     }
     true
 }
@@ -1486,7 +1506,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
         );
         k.set_init(&lo, 1.0e6);
-        k.line(&format!("wp.atomic_min({lo}, 0, {})", x.expr));
+        k.line_fmt(format_args!("wp.atomic_min({lo}, 0, {})", x.expr));
     }
     if which != 0 {
         let hi = k.array(
@@ -1499,7 +1519,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
         );
         k.set_init(&hi, -1.0e6);
-        k.line(&format!("wp.atomic_max({hi}, 0, {})", x.expr));
+        k.line_fmt(format_args!("wp.atomic_max({hi}, 0, {})", x.expr));
     }
     true
 }
@@ -1558,13 +1578,13 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         None
     };
-    k.open(&format!("if {} > {thr}:", x.expr));
+    k.open_fmt(format_args!("if {} > {thr}:", x.expr));
     let slot = k.fresh(rng, &["slot", "dst_idx", "pos"]);
-    k.line(&format!("{slot} = wp.atomic_add({count}, 0, 1)"));
-    k.line(&format!("{kept}[{slot}] = {}", x.expr));
+    k.line_fmt(format_args!("{slot} = wp.atomic_add({count}, 0, 1)"));
+    k.line_fmt(format_args!("{kept}[{slot}] = {}", x.expr));
     k.set_any_order(&kept);
     if let Some(ids) = ids {
-        k.line(&format!("{ids}[{slot}] = {t}"));
+        k.line_fmt(format_args!("{ids}[{slot}] = {t}"));
         k.set_any_order(&ids);
     }
     k.close(false);
@@ -1590,8 +1610,11 @@ fn count_if(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.open(&format!("if {} >= {lo} and {} <= {hi}:", x.expr, x.expr));
-    k.line(&format!("wp.atomic_add({c}, 0, 1)"));
+    k.open_fmt(format_args!(
+        "if {} >= {lo} and {} <= {hi}:",
+        x.expr, x.expr
+    ));
+    k.line_fmt(format_args!("wp.atomic_add({c}, 0, 1)"));
     k.close(false);
     true
 }
@@ -1653,12 +1676,12 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         ),
     };
     let acc = k.fresh(rng, names);
-    k.line(&format!("{acc} = {init}"));
-    k.open(&format!("for {j} in range({cols}):"));
+    k.line_fmt(format_args!("{acc} = {init}"));
+    k.open_fmt(format_args!("for {j} in range({cols}):"));
     if upd.is_empty() {
-        k.line(&format!("{acc} = wp.max({acc}, {a}[{t}, {j}])"));
+        k.line_fmt(format_args!("{acc} = wp.max({acc}, {a}[{t}, {j}])"));
     } else {
-        k.line(&format!("{acc} {upd}"));
+        k.line_fmt(format_args!("{acc} {upd}"));
     }
     k.close(true);
     let v = Val {
@@ -1674,7 +1697,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         } else {
             v.expr.clone()
         };
-        k.line(&format!("{out}[{t}] = {e}"));
+        k.line_fmt(format_args!("{out}[{t}] = {e}"));
     } else {
         k.offer(v, &["row_out", "reduced", "out"]);
     }
@@ -1700,15 +1723,15 @@ fn window_mean(k: &mut Kernel, rng: &mut Gen) -> bool {
     let r = k.scalar(rng, &["radius", "half_width", "r"], Ty::I, 1.0, 4.0);
     let t = k.tid(0);
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let j = k.fresh(rng, &["j", "o", "off"]);
-    k.open(&format!("for {j} in range(-{r}, {r} + 1):"));
+    k.open_fmt(format_args!("for {j} in range(-{r}, {r} + 1):"));
     let idx = k.fresh(rng, &["jj", "idx", "src_i"]);
-    k.line(&format!("{idx} = wp.clamp({t} + {j}, 0, {len} - 1)"));
-    k.line(&format!("{acc} += {x}[{idx}]"));
+    k.line_fmt(format_args!("{idx} = wp.clamp({t} + {j}, 0, {len} - 1)"));
+    k.line_fmt(format_args!("{acc} += {x}[{idx}]"));
     k.close(true);
     let out = k.output(rng, &["smoothed", "mean_out", "avg"], Ty::F);
-    k.line(&format!("{out}[{t}] = {acc} / float(2 * {r} + 1)"));
+    k.line_fmt(format_args!("{out}[{t}] = {acc} / float(2 * {r} + 1)"));
     true
 }
 
@@ -1730,38 +1753,38 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "count", "num"], n);
     let t = k.tid(0);
-    let me = k.local(
+    let me = k.local_fmt(
         rng,
         &["key", "mine", "xi"],
         Ty::F,
-        &format!("{x}[{t}]"),
+        format_args!("{x}[{t}]"),
         -10.0,
         10.0,
     );
     let r = k.fresh(rng, &["rank", "pos", "smaller"]);
-    k.line(&format!("{r} = int(0)"));
+    k.line_fmt(format_args!("{r} = int(0)"));
     let j = k.fresh(rng, &["j", "other", "m"]);
-    k.open(&format!("for {j} in range({len}):"));
+    k.open_fmt(format_args!("for {j} in range({len}):"));
     let oj = k.fresh(rng, &["kj", "xj", "other_key"]);
-    k.line(&format!("{oj} = {x}[{j}]"));
+    k.line_fmt(format_args!("{oj} = {x}[{j}]"));
     if chance(rng, 0.5) {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if {oj} < {} or ({oj} == {} and {j} < {t}):",
             me.expr, me.expr
         ));
     } else {
         let tol = nice(rng, 0.0, 0.5);
-        k.open(&format!("if {oj} + {} < {}:", lit(tol), me.expr));
+        k.open_fmt(format_args!("if {oj} + {} < {}:", lit(tol), me.expr));
     }
-    k.line(&format!("{r} += 1"));
+    k.line_fmt(format_args!("{r} += 1"));
     k.close(false);
     k.close(true);
     if k.int_arrays() {
         let out = k.output(rng, &["ranks", "order", "dst_index"], Ty::I);
-        k.line(&format!("{out}[{t}] = {r}"));
+        k.line_fmt(format_args!("{out}[{t}] = {r}"));
     } else {
         let out = k.output(rng, &["ranks", "quantile", "order_f"], Ty::F);
-        k.line(&format!("{out}[{t}] = float({r}) / float({len})"));
+        k.line_fmt(format_args!("{out}[{t}] = float({r}) / float({len})"));
     }
     true
 }
@@ -1798,28 +1821,28 @@ fn running_sum_cap(k: &mut Kernel, rng: &mut Gen) -> bool {
     };
     let t = k.tid(0);
     let acc = k.fresh(rng, &["used", "total", "acc"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let cnt = k.fresh(rng, &["taken", "count", "n_items"]);
-    k.line(&format!("{cnt} = int(0)"));
+    k.line_fmt(format_args!("{cnt} = int(0)"));
     let j = k.fresh(rng, &["j", "item", "c"]);
-    k.open(&format!("for {j} in range({cols}):"));
-    k.open(&format!("if {acc} + {a}[{t}, {j}] > {budget}:"));
+    k.open_fmt(format_args!("for {j} in range({cols}):"));
+    k.open_fmt(format_args!("if {acc} + {a}[{t}, {j}] > {budget}:"));
     k.line("break");
     k.close(false);
-    k.line(&format!("{acc} += {a}[{t}, {j}]"));
-    k.line(&format!("{cnt} += 1"));
+    k.line_fmt(format_args!("{acc} += {a}[{t}, {j}]"));
+    k.line_fmt(format_args!("{cnt} += 1"));
     k.close(true);
     let out = k.output(rng, &["fill", "used_out", "load"], Ty::F);
-    k.line(&format!("{out}[{t}] = {acc}"));
+    k.line_fmt(format_args!("{out}[{t}] = {acc}"));
     let out2 = k.output(
         rng,
         &["num_taken", "items_out", "counts"],
         if k.int_arrays() { Ty::I } else { Ty::F },
     );
     if k.int_arrays() {
-        k.line(&format!("{out2}[{t}] = {cnt}"));
+        k.line_fmt(format_args!("{out2}[{t}] = {cnt}"));
     } else {
-        k.line(&format!("{out2}[{t}] = float({cnt})"));
+        k.line_fmt(format_args!("{out2}[{t}] = float({cnt})"));
     }
     true
 }
@@ -1852,11 +1875,11 @@ fn gather(k: &mut Kernel, rng: &mut Gen) -> bool {
         (m - 1) as f64,
     );
     let own = k.own();
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["g", "gathered", "looked_up"],
         Ty::F,
-        &format!("{src}[{idx}[{own}]]"),
+        format_args!("{src}[{idx}[{own}]]"),
         -10.0,
         10.0,
     );
@@ -1878,11 +1901,11 @@ fn reverse_permute(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "length", "count"], n);
     let t = k.tid(0);
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "mirrored", "rev"],
         Ty::F,
-        &format!("{src}[{len} - 1 - {t}]"),
+        format_args!("{src}[{len} - 1 - {t}]"),
         -10.0,
         10.0,
     );
@@ -1929,11 +1952,14 @@ fn scatter_add(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let own = k.own();
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({acc}, {cell}[{own}], {})", x.expr));
+        k.line_fmt(format_args!(
+            "wp.atomic_add({acc}, {cell}[{own}], {})",
+            x.expr
+        ));
     } else {
         let c = k.fresh(rng, &["c", "dst_cell", "seg"]);
-        k.line(&format!("{c} = {cell}[{own}]"));
-        k.line(&format!("{acc}[{c}] += {}", x.expr));
+        k.line_fmt(format_args!("{c} = {cell}[{own}]"));
+        k.line_fmt(format_args!("{acc}[{c}] += {}", x.expr));
     }
     true
 }
@@ -1968,19 +1994,19 @@ fn strided_remap(k: &mut Kernel, rng: &mut Gen) -> bool {
         .nth(below(rng, m))
         .unwrap();
     let t = k.tid(0);
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["j", "src_idx", "k"],
         Ty::I,
-        &format!("({t} * {stride}) % {len}"),
+        format_args!("({t} * {stride}) % {len}"),
         0.0,
         n as f64,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "picked", "sample"],
         Ty::F,
-        &format!("{src}[{}]", j.expr),
+        format_args!("{src}[{}]", j.expr),
         -10.0,
         10.0,
     );
@@ -2011,11 +2037,11 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
         let g = nice(rng, 0.1, 0.9);
-        let d = k.local(
+        let d = k.local_fmt(
             rng,
             &["echo", "mixed", "comb"],
             Ty::F,
-            &format!("{src}[{t}] + {} * {}", lit(g), v.expr),
+            format_args!("{src}[{t}] + {} * {}", lit(g), v.expr),
             -20.0,
             20.0,
         );
@@ -2051,41 +2077,48 @@ fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let src = k.array(rng, pool, Ty::F, vec![2 * n], Role::In, -1.0, 1.0);
     let t = k.tid(0);
-    let a = k.local(rng, a_names, Ty::F, &format!("{src}[2 * {t}]"), -1.0, 1.0);
-    let b = k.local(
+    let a = k.local_fmt(
+        rng,
+        a_names,
+        Ty::F,
+        format_args!("{src}[2 * {t}]"),
+        -1.0,
+        1.0,
+    );
+    let b = k.local_fmt(
         rng,
         b_names,
         Ty::F,
-        &format!("{src}[2 * {t} + 1]"),
+        format_args!("{src}[2 * {t} + 1]"),
         -1.0,
         1.0,
     );
     match below(rng, 3) {
         0 => {
-            let m = k.local(
+            let m = k.local_fmt(
                 rng,
                 &["mag", "amp", "norm2"],
                 Ty::F,
-                &format!("wp.sqrt({0} * {0} + {1} * {1})", a.expr, b.expr),
+                format_args!("wp.sqrt({0} * {0} + {1} * {1})", a.expr, b.expr),
                 0.0,
                 1.5,
             );
             k.offer(m, &["magnitude", "out", "amp_out"]);
         }
         1 => {
-            let m = k.local(
+            let m = k.local_fmt(
                 rng,
                 &["mid", "mono", "avg"],
                 Ty::F,
-                &format!("0.5 * ({} + {})", a.expr, b.expr),
+                format_args!("0.5 * ({} + {})", a.expr, b.expr),
                 -1.0,
                 1.0,
             );
-            let d = k.local(
+            let d = k.local_fmt(
                 rng,
                 &["side", "diff", "delta"],
                 Ty::F,
-                &format!("0.5 * ({} - {})", a.expr, b.expr),
+                format_args!("0.5 * ({} - {})", a.expr, b.expr),
                 -1.0,
                 1.0,
             );
@@ -2124,19 +2157,19 @@ fn block_transpose(k: &mut Kernel, rng: &mut Gen) -> bool {
     let bsz = k.size_param(rng, &["block", "bs", "lanes"], bs);
     let nb = k.size_param(rng, &["num_blocks", "nb", "groups"], n / bs);
     let t = k.tid(0);
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["j", "src_idx", "aos_i"],
         Ty::I,
-        &format!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
+        format_args!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
         0.0,
         n as f64,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "elem", "val"],
         Ty::F,
-        &format!("{src}[{}]", j.expr),
+        format_args!("{src}[{}]", j.expr),
         -10.0,
         10.0,
     );
@@ -2157,11 +2190,11 @@ fn transpose_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "t", "elem"],
         Ty::F,
-        &format!("{src}[{b}, {a}]"),
+        format_args!("{src}[{b}, {a}]"),
         -10.0,
         10.0,
     );
@@ -2186,8 +2219,8 @@ fn pool_2x2(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["r", "y0", "si"]),
         k.fresh(rng, &["c", "x0", "sj"]),
     );
-    k.line(&format!("{r} = 2 * {a}"));
-    k.line(&format!("{c} = 2 * {b}"));
+    k.line_fmt(format_args!("{r} = 2 * {a}"));
+    k.line_fmt(format_args!("{c} = 2 * {b}"));
     let e = if chance(rng, 0.5) {
         format!(
             "wp.max(wp.max({img}[{r}, {c}], {img}[{r} + 1, {c}]), wp.max({img}[{r}, {c} + 1], {img}[{r} + 1, {c} + 1]))"
@@ -2219,10 +2252,10 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (a, b, c) = (k.tid(0), k.tid(1), k.tid(2));
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let o = k.fresh(rng, &["o", "child", "n"]);
-    k.open(&format!("for {o} in range(8):"));
-    k.line(&format!(
+    k.open_fmt(format_args!("for {o} in range(8):"));
+    k.line_fmt(format_args!(
         "{acc} += {fine}[2 * {a} + {o} % 2, 2 * {b} + ({o} // 2) % 2, 2 * {c} + {o} // 4]"
     ));
     k.close(true);
@@ -2232,11 +2265,11 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         lo: 0.0,
         hi: 8.0,
     };
-    let m = k.local(
+    let m = k.local_fmt(
         rng,
         &["mean", "avg", "coarse_v"],
         Ty::F,
-        &format!("{} * 0.125", v.expr),
+        format_args!("{} * 0.125", v.expr),
         0.0,
         1.0,
     );
@@ -2375,19 +2408,19 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
             )
         }
         _ => {
-            let gx = k.local(
+            let gx = k.local_fmt(
                 rng,
                 &["gx", "dfdx", "grad_x"],
                 Ty::F,
-                &format!("0.5 * ({f}[{xp}, {b}] - {f}[{xm}, {b}])"),
+                format_args!("0.5 * ({f}[{xp}, {b}] - {f}[{xm}, {b}])"),
                 -0.5,
                 0.5,
             );
-            let gy = k.local(
+            let gy = k.local_fmt(
                 rng,
                 &["gy", "dfdy", "grad_y"],
                 Ty::F,
-                &format!("0.5 * ({f}[{a}, {yp}] - {f}[{a}, {ym}])"),
+                format_args!("0.5 * ({f}[{a}, {yp}] - {f}[{a}, {ym}])"),
                 -0.5,
                 0.5,
             );
@@ -2438,11 +2471,11 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         7.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["avg", "smoothed", "phi_new"],
         Ty::F,
-        &format!("{} / 7.0", s.expr),
+        format_args!("{} / 7.0", s.expr),
         0.0,
         1.0,
     );
@@ -2470,26 +2503,26 @@ fn box_filter_loop(k: &mut Kernel, rng: &mut Gen) -> bool {
     let r = k.scalar(rng, &["radius", "r", "half"], Ty::I, 1.0, 3.0);
     let (a, b) = (k.tid(0), k.tid(1));
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let (di, dj) = (
         k.fresh(rng, &["di", "dy", "oy"]),
         k.fresh(rng, &["dj", "dx", "ox"]),
     );
-    k.open(&format!("for {di} in range(-{r}, {r} + 1):"));
-    k.open(&format!("for {dj} in range(-{r}, {r} + 1):"));
+    k.open_fmt(format_args!("for {di} in range(-{r}, {r} + 1):"));
+    k.open_fmt(format_args!("for {dj} in range(-{r}, {r} + 1):"));
     let (si, sj) = (
         k.fresh(rng, &["si", "yy", "ii"]),
         k.fresh(rng, &["sj", "xx", "jj"]),
     );
-    k.line(&format!("{si} = wp.clamp({a} + {di}, 0, {w} - 1)"));
-    k.line(&format!("{sj} = wp.clamp({b} + {dj}, 0, {h} - 1)"));
-    k.line(&format!("{acc} += {img}[{si}, {sj}]"));
+    k.line_fmt(format_args!("{si} = wp.clamp({a} + {di}, 0, {w} - 1)"));
+    k.line_fmt(format_args!("{sj} = wp.clamp({b} + {dj}, 0, {h} - 1)"));
+    k.line_fmt(format_args!("{acc} += {img}[{si}, {sj}]"));
     k.close(true);
     k.close(true);
     let side = k.fresh(rng, &["side", "k", "width_k"]);
-    k.line(&format!("{side} = float(2 * {r} + 1)"));
+    k.line_fmt(format_args!("{side} = float(2 * {r} + 1)"));
     let out = k.output(rng, &["blurred", "out", "dst"], Ty::F);
-    k.line(&format!("{out}[{a}, {b}] = {acc} / ({side} * {side})"));
+    k.line_fmt(format_args!("{out}[{a}, {b}] = {acc} / ({side} * {side})"));
     true
 }
 
@@ -2513,24 +2546,24 @@ fn pairwise_window(k: &mut Kernel, rng: &mut Gen) -> bool {
     let soft = k.scalar(rng, &["eps", "softening", "soft"], Ty::F, 0.01, 0.5);
     let t = k.tid(0);
     let acc = k.fresh(rng, &["energy", "e", "acc"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let a = k.fresh(rng, &["a", "p", "s0"]);
     let b = k.fresh(rng, &["b", "q", "s1"]);
-    k.open(&format!("for {a} in range({win}):"));
-    k.open(&format!("for {b} in range({a} + 1, {win} + 1):"));
+    k.open_fmt(format_args!("for {a} in range({win}):"));
+    k.open_fmt(format_args!("for {b} in range({a} + 1, {win} + 1):"));
     let (ia, ib) = (
         k.fresh(rng, &["ia", "ja", "u"]),
         k.fresh(rng, &["ib", "jb", "v"]),
     );
-    k.line(&format!("{ia} = ({t} + {a}) % {len}"));
-    k.line(&format!("{ib} = ({t} + {b}) % {len}"));
+    k.line_fmt(format_args!("{ia} = ({t} + {a}) % {len}"));
+    k.line_fmt(format_args!("{ib} = ({t} + {b}) % {len}"));
     let dd = k.fresh(rng, &["d", "dx", "r"]);
-    k.line(&format!("{dd} = {x}[{ia}] - {x}[{ib}]"));
-    k.line(&format!("{acc} += 1.0 / ({dd} * {dd} + {soft})"));
+    k.line_fmt(format_args!("{dd} = {x}[{ia}] - {x}[{ib}]"));
+    k.line_fmt(format_args!("{acc} += 1.0 / ({dd} * {dd} + {soft})"));
     k.close(true);
     k.close(true);
     let out = k.output(rng, &["energy_out", "out", "pair_e"], Ty::F);
-    k.line(&format!("{out}[{t}] = {acc}"));
+    k.line_fmt(format_args!("{out}[{t}] = {acc}"));
     true
 }
 
@@ -2562,10 +2595,10 @@ fn matmul_row(k: &mut Kernel, rng: &mut Gen) -> bool {
     let kk = k.size_param(rng, &["inner", "k_dim", "depth"], inner);
     let (i, j) = (k.tid(0), k.tid(1));
     let acc = k.fresh(rng, &["acc", "s", "dot"]);
-    k.line(&format!("{acc} = float(0.0)"));
+    k.line_fmt(format_args!("{acc} = float(0.0)"));
     let l = k.fresh(rng, &["l", "kk", "p"]);
-    k.open(&format!("for {l} in range({kk}):"));
-    k.line(&format!("{acc} += {a}[{i}, {l}] * {b}[{l}, {j}]"));
+    k.open_fmt(format_args!("for {l} in range({kk}):"));
+    k.line_fmt(format_args!("{acc} += {a}[{i}, {l}] * {b}[{l}, {j}]"));
     k.close(true);
     let v = Val {
         expr: acc,
@@ -2610,19 +2643,19 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{t} = wp.tile_load({x}, shape={ts}, offset={b} * {ts})"
     ));
     let sq = chance(rng, 0.4);
     let src = if sq {
         let t2 = k.fresh(rng, &["sq", "t2", "prod"]);
-        k.line(&format!("{t2} = wp.tile_map(wp.mul, {t}, {t})"));
+        k.line_fmt(format_args!("{t2} = wp.tile_map(wp.mul, {t}, {t})"));
         t2
     } else {
         t
     };
     let s = k.fresh(rng, &["s", "total", "part"]);
-    k.line(&format!("{s} = wp.tile_sum({src})"));
+    k.line_fmt(format_args!("{s} = wp.tile_sum({src})"));
     if chance(rng, 0.5) {
         let out = k.array(
             rng,
@@ -2633,7 +2666,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line(&format!("wp.tile_store({out}, {s}, offset={b})"));
+        k.line_fmt(format_args!("wp.tile_store({out}, {s}, offset={b})"));
     } else {
         let out = k.array(
             rng,
@@ -2644,7 +2677,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line(&format!("wp.tile_atomic_add({out}, {s})"));
+        k.line_fmt(format_args!("wp.tile_atomic_add({out}, {s})"));
     }
     true
 }
@@ -2662,12 +2695,12 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "a", "blk"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{t} = wp.tile_load({x}, shape={shape}, offset={off})"
     ));
     let f = *pick(rng, &["wp.sin", "wp.cos", "wp.tanh", "wp.abs", "wp.exp"]);
     let m = k.fresh(rng, &["m", "mapped", "y"]);
-    k.line(&format!("{m} = wp.tile_map({f}, {t})"));
+    k.line_fmt(format_args!("{m} = wp.tile_map({f}, {t})"));
     let out = k.array(
         rng,
         &["out", "dst", "result"],
@@ -2677,7 +2710,7 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!("wp.tile_store({out}, {m}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({out}, {m}, offset={off})"));
     true
 }
 
@@ -2696,12 +2729,12 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{t} = wp.tile_load({x}, shape={ts}, offset={b} * {ts})"
     ));
     let f = *pick(rng, &["tile_max", "tile_min"]);
     let m = k.fresh(rng, &["m", "ext", "best"]);
-    k.line(&format!("{m} = wp.{f}({t})"));
+    k.line_fmt(format_args!("{m} = wp.{f}({t})"));
     let out = k.array(
         rng,
         &["block_ext", "out", "per_block"],
@@ -2711,7 +2744,7 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!("wp.tile_store({out}, {m}, offset={b})"));
+    k.line_fmt(format_args!("wp.tile_store({out}, {m}, offset={b})"));
     true
 }
 
@@ -2759,24 +2792,24 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (i, j) = (k.tid(0), k.tid(1));
     let kt_name = k.size_param(rng, &["k_tiles", "num_k", "kt"], kt);
     let acc = k.fresh(rng, &["acc", "sum", "c_tile"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{acc} = wp.tile_zeros(shape=(TM, TN), dtype=float)"
     ));
     let l = k.fresh(rng, &["l", "kk", "step"]);
-    k.open(&format!("for {l} in range({kt_name}):"));
+    k.open_fmt(format_args!("for {l} in range({kt_name}):"));
     let (ta, tb) = (
         k.fresh(rng, &["ta", "a_tile"]),
         k.fresh(rng, &["tb", "b_tile"]),
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{ta} = wp.tile_load({a}, shape=(TM, TK), offset=({i} * TM, {l} * TK))"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tb} = wp.tile_load({b}, shape=(TK, TN), offset=({l} * TK, {j} * TN))"
     ));
-    k.line(&format!("wp.tile_matmul({ta}, {tb}, {acc})"));
+    k.line_fmt(format_args!("wp.tile_matmul({ta}, {tb}, {acc})"));
     k.close(true);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.tile_store({c}, {acc}, offset=({i} * TM, {j} * TN))"
     ));
     true
@@ -2808,14 +2841,14 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["tx", "xt", "ta"]),
         k.fresh(rng, &["ty", "yt", "tb"]),
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tx} = wp.tile_load({x}, shape={shape}, offset={off})"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{ty} = wp.tile_load({y}, shape={shape}, offset={off})"
     ));
     let r = k.fresh(rng, &["r", "z", "res"]);
-    k.line(&format!("{r} = {tx} * {alpha} + {ty}"));
+    k.line_fmt(format_args!("{r} = {tx} * {alpha} + {ty}"));
     let out = k.array(
         rng,
         &["out", "z_out", "dst"],
@@ -2825,7 +2858,7 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!("wp.tile_store({out}, {r}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({out}, {r}, offset={off})"));
     true
 }
 

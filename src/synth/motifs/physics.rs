@@ -193,27 +193,27 @@ fn semi_implicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("wp.vec3(0.0, {}, 0.0)", lit(-nice(rng, 1.0, 9.81)))
     };
-    let a = k.local(
+    let a = k.local_fmt(
         rng,
         &["accel", "a", "acc"],
         V3,
-        &format!("{} * {} + {g}", f.expr, w.expr),
+        format_args!("{} * {} + {g}", f.expr, w.expr),
         -50.0,
         50.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        &format!("{} + {}", v.expr, scaled(&a, &dt)),
+        format_args!("{} + {}", v.expr, scaled(&a, &dt)),
         -6.0,
         6.0,
     );
-    let x1 = k.local(
+    let x1 = k.local_fmt(
         rng,
         &["x_new", "pos_new", "x1"],
         V3,
-        &format!("{} + {}", x.expr, scaled(&v1, &dt)),
+        format_args!("{} + {}", x.expr, scaled(&v1, &dt)),
         -11.0,
         11.0,
     );
@@ -232,27 +232,27 @@ fn explicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     let f = k.input(rng, &["f", "force", "forces"], V3, -20.0, 20.0);
     let m = k.input(rng, &["mass", "m", "particle_mass"], Ty::F, 0.5, 5.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let a = k.local(
+    let a = k.local_fmt(
         rng,
         &["accel", "a", "acc"],
         V3,
-        &format!("{} / {}", f.expr, m.expr),
+        format_args!("{} / {}", f.expr, m.expr),
         -40.0,
         40.0,
     );
-    let x1 = k.local(
+    let x1 = k.local_fmt(
         rng,
         &["x_next", "pos_next", "x1"],
         V3,
-        &format!("{} + {}", x.expr, scaled(&v, &dt)),
+        format_args!("{} + {}", x.expr, scaled(&v, &dt)),
         -11.0,
         11.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["v_next", "vel_next", "v1"],
         V3,
-        &format!("{} + {}", v.expr, scaled(&a, &dt)),
+        format_args!("{} + {}", v.expr, scaled(&a, &dt)),
         -6.0,
         6.0,
     );
@@ -276,11 +276,11 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let a = k.input(rng, &["accel", "acc", "a"], V3, -20.0, 20.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["displacement", "dx", "delta"],
         V3,
-        &format!("{} - {}", x.expr, xp.expr),
+        format_args!("{} - {}", x.expr, xp.expr),
         -20.0,
         20.0,
     );
@@ -289,11 +289,11 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         String::new()
     };
-    let xn = k.local(
+    let xn = k.local_fmt(
         rng,
         &["pos_next", "x_next", "x_new"],
         V3,
-        &format!("{} + {}{damp} + {} * ({dt} * {dt})", x.expr, d.expr, a.expr),
+        format_args!("{} + {}{damp} + {} * ({dt} * {dt})", x.expr, d.expr, a.expr),
         -31.0,
         31.0,
     );
@@ -315,19 +315,19 @@ fn velocity_damping(k: &mut Kernel, rng: &mut Gen) -> bool {
         5.0,
     );
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.05);
-    let decay = k.local(
+    let decay = k.local_fmt(
         rng,
         &["decay", "damp_factor", "attenuation"],
         Ty::F,
-        &format!("wp.exp(-{c} * {dt})"),
+        format_args!("wp.exp(-{c} * {dt})"),
         0.0,
         1.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["v_damped", "vel_damped", "v_new"],
         V3,
-        &format!("{} * {}", v.expr, decay.expr),
+        format_args!("{} * {}", v.expr, decay.expr),
         -10.0,
         10.0,
     );
@@ -344,27 +344,27 @@ fn quadratic_drag(k: &mut Kernel, rng: &mut Gen) -> bool {
     let w = k.input(rng, &["inv_mass", "w", "inv_m"], Ty::F, 0.0, 2.0);
     let cd = k.scalar(rng, &["drag", "drag_coeff", "c_drag"], Ty::F, 0.0, 0.5);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let speed = k.local(
+    let speed = k.local_fmt(
         rng,
         &["speed", "v_mag", "vel_len"],
         Ty::F,
-        &format!("wp.length({})", v.expr),
+        format_args!("wp.length({})", v.expr),
         0.0,
         18.0,
     );
-    let fd = k.local(
+    let fd = k.local_fmt(
         rng,
         &["f_drag", "drag_force", "fd"],
         V3,
-        &format!("-{cd} * {} * {}", speed.expr, v.expr),
+        format_args!("-{cd} * {} * {}", speed.expr, v.expr),
         -100.0,
         100.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        &format!("{} + {} * ({} * {dt})", v.expr, fd.expr, w.expr),
+        format_args!("{} + {} * ({} * {dt})", v.expr, fd.expr, w.expr),
         -15.0,
         15.0,
     );
@@ -425,83 +425,83 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
     quat_helper(k);
-    let tf = k.local(
+    let tf = k.local_fmt(
         rng,
         &["tf", "pose", "X_wb"],
         Ty::Transform,
-        &format!("{q}[{own}]"),
+        format_args!("{q}[{own}]"),
         -5.0,
         5.0,
     );
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "com", "pos"],
         V3,
-        &format!("wp.transform_get_translation({})", tf.expr),
+        format_args!("wp.transform_get_translation({})", tf.expr),
         -5.0,
         5.0,
     );
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["r", "rot", "orientation"],
         Ty::Quat,
-        &format!("wp.transform_get_rotation({})", tf.expr),
+        format_args!("wp.transform_get_rotation({})", tf.expr),
         -1.0,
         1.0,
     );
-    let tw = k.local(
+    let tw = k.local_fmt(
         rng,
         &["twist", "qd", "vel"],
         Ty::SpatialVector,
-        &format!("{qd}[{own}]"),
+        format_args!("{qd}[{own}]"),
         -2.0,
         2.0,
     );
-    let wr = k.local(
+    let wr = k.local_fmt(
         rng,
         &["wrench", "f_body", "fw"],
         Ty::SpatialVector,
-        &format!("{wrench}[{own}]"),
+        format_args!("{wrench}[{own}]"),
         -10.0,
         10.0,
     );
-    let w = k.local(
+    let w = k.local_fmt(
         rng,
         &["w", "omega", "ang_vel"],
         V3,
-        &format!("wp.spatial_top({})", tw.expr),
+        format_args!("wp.spatial_top({})", tw.expr),
         -2.0,
         2.0,
     );
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["v", "lin_vel", "v_com"],
         V3,
-        &format!("wp.spatial_bottom({})", tw.expr),
+        format_args!("wp.spatial_bottom({})", tw.expr),
         -2.0,
         2.0,
     );
-    let tau = k.local(
+    let tau = k.local_fmt(
         rng,
         &["tau", "torque", "t"],
         V3,
-        &format!("wp.spatial_top({})", wr.expr),
+        format_args!("wp.spatial_top({})", wr.expr),
         -10.0,
         10.0,
     );
-    let fo = k.local(
+    let fo = k.local_fmt(
         rng,
         &["force", "f", "f_lin"],
         V3,
-        &format!("wp.spatial_bottom({})", wr.expr),
+        format_args!("wp.spatial_bottom({})", wr.expr),
         -10.0,
         10.0,
     );
-    let wb = k.local(
+    let wb = k.local_fmt(
         rng,
         &["w_body", "omega_b", "w_local"],
         V3,
-        &format!(
+        format_args!(
             "wp.quat_rotate_inv({r}, {w}) + {i} * wp.quat_rotate_inv({r}, {tau}) * {dt}",
             r = r.expr,
             w = w.expr,
@@ -511,35 +511,35 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         -4.0,
         4.0,
     );
-    let w1 = k.local(
+    let w1 = k.local_fmt(
         rng,
         &["w_new", "omega_new", "w1"],
         V3,
-        &format!("wp.quat_rotate({}, {})", r.expr, wb.expr),
+        format_args!("wp.quat_rotate({}, {})", r.expr, wb.expr),
         -7.0,
         7.0,
     );
-    let v1 = k.local(
+    let v1 = k.local_fmt(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        &format!("{} + {} * ({} * {dt})", v.expr, fo.expr, w_inv.expr),
+        format_args!("{} + {} * ({} * {dt})", v.expr, fo.expr, w_inv.expr),
         -3.0,
         3.0,
     );
-    let p1 = k.local(
+    let p1 = k.local_fmt(
         rng,
         &["p_new", "com_new", "x1"],
         V3,
-        &format!("{} + {} * {dt}", p.expr, v1.expr),
+        format_args!("{} + {} * {dt}", p.expr, v1.expr),
         -6.0,
         6.0,
     );
-    let r1 = k.local(
+    let r1 = k.local_fmt(
         rng,
         &["rot_new", "r_new", "q1"],
         Ty::Quat,
-        &format!("integrate_rotation({}, {}, {dt})", r.expr, w1.expr),
+        format_args!("integrate_rotation({}, {}, {dt})", r.expr, w1.expr),
         -1.0,
         1.0,
     );
@@ -553,11 +553,11 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["body_qd_out", "body_qd_new", "twists_out"],
         Ty::SpatialVector,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{qo}[{own}] = wp.transform({}, {})",
         p1.expr, r1.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{qdo}[{own}] = wp.spatial_vector({}, {})",
         w1.expr, v1.expr
     ));
@@ -573,22 +573,22 @@ fn orientation_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let w = k.input(rng, &["omega", "ang_vel", "w"], V3, -10.0, 10.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
     quat_helper(k);
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["rot_new", "q_new", "orientation_new"],
         Ty::Quat,
-        &format!("integrate_rotation({}, {}, {dt})", q.expr, w.expr),
+        format_args!("integrate_rotation({}, {}, {dt})", q.expr, w.expr),
         -1.0,
         1.0,
     );
     if chance(rng, 0.5) {
         // the body's new forward axis
         let axis = pick(rng, &["wp.vec3(1.0, 0.0, 0.0)", "wp.vec3(0.0, 0.0, 1.0)"]);
-        let f = k.local(
+        let f = k.local_fmt(
             rng,
             &["forward", "heading", "axis_world"],
             V3,
-            &format!("wp.quat_rotate({}, {axis})", r.expr),
+            format_args!("wp.quat_rotate({}, {axis})", r.expr),
             -1.0,
             1.0,
         );
@@ -616,18 +616,18 @@ fn kinetic_energy_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let ke = k.local(
+    let ke = k.local_fmt(
         rng,
         &["ke", "e_kin", "energy_i"],
         Ty::F,
-        &format!("0.5 * {} * wp.dot({v}, {v})", m.expr, v = v.expr),
+        format_args!("0.5 * {} * wp.dot({v}, {v})", m.expr, v = v.expr),
         0.0,
         750.0,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_add({e}, 0, {})", ke.expr));
+        k.line_fmt(format_args!("wp.atomic_add({e}, 0, {})", ke.expr));
     } else {
-        k.line(&format!("{e}[0] += {}", ke.expr));
+        k.line_fmt(format_args!("{e}[0] += {}", ke.expr));
     }
     true
 }
@@ -710,51 +710,51 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let a = k.local(rng, &["a", "i0", "pi"], Ty::I, &ia, 0.0, top);
     let b = k.local(rng, &["b", "i1", "pj"], Ty::I, &ib, 0.0, top);
-    let xij = k.local(
+    let xij = k.local_fmt(
         rng,
         &["xij", "d", "delta"],
         V3,
-        &format!("{x}[{}] - {x}[{}]", a.expr, b.expr),
+        format_args!("{x}[{}] - {x}[{}]", a.expr, b.expr),
         -10.0,
         10.0,
     );
-    let vij = k.local(
+    let vij = k.local_fmt(
         rng,
         &["vij", "dv", "rel_vel"],
         V3,
-        &format!("{v}[{}] - {v}[{}]", a.expr, b.expr),
+        format_args!("{v}[{}] - {v}[{}]", a.expr, b.expr),
         -4.0,
         4.0,
     );
-    let len = k.local(
+    let len = k.local_fmt(
         rng,
         &["length", "l", "dist"],
         Ty::F,
-        &format!("wp.length({}) + 1.0e-06", xij.expr),
+        format_args!("wp.length({}) + 1.0e-06", xij.expr),
         1.0e-6,
         18.0,
     );
-    let dir = k.local(
+    let dir = k.local_fmt(
         rng,
         &["dir", "n", "axis"],
         V3,
-        &format!("{} / {}", xij.expr, len.expr),
+        format_args!("{} / {}", xij.expr, len.expr),
         -1.0,
         1.0,
     );
-    let stretch = k.local(
+    let stretch = k.local_fmt(
         rng,
         &["stretch", "c", "elongation"],
         Ty::F,
-        &format!("{} - {}", len.expr, rest.expr),
+        format_args!("{} - {}", len.expr, rest.expr),
         -2.0,
         18.0,
     );
-    let fs = k.local(
+    let fs = k.local_fmt(
         rng,
         &["fs", "spring_force", "fe"],
         V3,
-        &format!(
+        format_args!(
             "{} * ({ke} * {} + {kd} * wp.dot({}, {}))",
             dir.expr, stretch.expr, dir.expr, vij.expr
         ),
@@ -762,18 +762,18 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         20000.0,
     );
     if chance(rng, 0.5) {
-        k.line(&format!("wp.atomic_sub({f}, {}, {})", a.expr, fs.expr));
-        k.line(&format!("wp.atomic_add({f}, {}, {})", b.expr, fs.expr));
+        k.line_fmt(format_args!("wp.atomic_sub({f}, {}, {})", a.expr, fs.expr));
+        k.line_fmt(format_args!("wp.atomic_add({f}, {}, {})", b.expr, fs.expr));
     } else {
-        k.line(&format!("{f}[{}] -= {}", a.expr, fs.expr));
-        k.line(&format!("{f}[{}] += {}", b.expr, fs.expr));
+        k.line_fmt(format_args!("{f}[{}] -= {}", a.expr, fs.expr));
+        k.line_fmt(format_args!("{f}[{}] += {}", b.expr, fs.expr));
     }
     if chance(rng, 0.4) {
-        let e = k.local(
+        let e = k.local_fmt(
             rng,
             &["energy", "spring_energy", "pe"],
             Ty::F,
-            &format!("0.5 * {ke} * {s} * {s}", s = stretch.expr),
+            format_args!("0.5 * {ke} * {s} * {s}", s = stretch.expr),
             0.0,
             200000.0,
         );
@@ -839,86 +839,86 @@ fn distance_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let i = k.local(
+    let i = k.local_fmt(
         rng,
         &["i0", "a", "pa"],
         Ty::I,
-        &format!("{ea}[{t}]"),
+        format_args!("{ea}[{t}]"),
         0.0,
         top,
     );
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["i1", "b", "pb"],
         Ty::I,
-        &format!("{eb}[{t}]"),
+        format_args!("{eb}[{t}]"),
         0.0,
         top,
     );
-    let wi = k.local(
+    let wi = k.local_fmt(
         rng,
         &["wi", "w0", "inv_m0"],
         Ty::F,
-        &format!("{w}[{}]", i.expr),
+        format_args!("{w}[{}]", i.expr),
         0.1,
         2.0,
     );
-    let wj = k.local(
+    let wj = k.local_fmt(
         rng,
         &["wj", "w1", "inv_m1"],
         Ty::F,
-        &format!("{w}[{}]", j.expr),
+        format_args!("{w}[{}]", j.expr),
         0.1,
         2.0,
     );
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["d", "diff", "xij"],
         V3,
-        &format!("{pos}[{}] - {pos}[{}]", i.expr, j.expr),
+        format_args!("{pos}[{}] - {pos}[{}]", i.expr, j.expr),
         -10.0,
         10.0,
     );
-    let dist = k.local(
+    let dist = k.local_fmt(
         rng,
         &["dist", "length", "l"],
         Ty::F,
-        &format!("wp.length({}) + 1.0e-06", d.expr),
+        format_args!("wp.length({}) + 1.0e-06", d.expr),
         0.0,
         18.0,
     );
-    let nrm = k.local(
+    let nrm = k.local_fmt(
         rng,
         &["n", "dir", "grad"],
         V3,
-        &format!("{} / {}", d.expr, dist.expr),
+        format_args!("{} / {}", d.expr, dist.expr),
         -1.0,
         1.0,
     );
-    let alpha = k.local(
+    let alpha = k.local_fmt(
         rng,
         &["alpha", "alpha_tilde", "a_t"],
         Ty::F,
-        &format!("{compliance} / ({dt} * {dt})"),
+        format_args!("{compliance} / ({dt} * {dt})"),
         0.0,
         10000.0,
     );
-    let lam = k.local(
+    let lam = k.local_fmt(
         rng,
         &["lam", "dlambda", "lambda_c"],
         Ty::F,
-        &format!(
+        format_args!(
             "({} - {}) / ({} + {} + {})",
             dist.expr, rest.expr, wi.expr, wj.expr, alpha.expr
         ),
         -10.0,
         100.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {}, -{} * {} * {})",
         i.expr, wi.expr, lam.expr, nrm.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {}, {} * {} * {})",
         j.expr, wj.expr, lam.expr, nrm.expr
     ));
@@ -973,7 +973,7 @@ fn bending_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let ids: Vec<Val> = (0..3)
         .map(|c| {
-            k.local(
+            k.local_fmt(
                 rng,
                 &[
                     ["i0", "a", "left"][c],
@@ -981,58 +981,58 @@ fn bending_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
                     ["i2", "c", "right"][c],
                 ],
                 Ty::I,
-                &format!("{tri}[{t}, {c}]"),
+                format_args!("{tri}[{t}, {c}]"),
                 0.0,
                 top,
             )
         })
         .collect();
-    let mid = k.local(
+    let mid = k.local_fmt(
         rng,
         &["center", "midpoint", "p_mid"],
         V3,
-        &format!("({pos}[{}] + {pos}[{}]) * 0.5", ids[0].expr, ids[2].expr),
+        format_args!("({pos}[{}] + {pos}[{}]) * 0.5", ids[0].expr, ids[2].expr),
         -5.0,
         5.0,
     );
-    let err = k.local(
+    let err = k.local_fmt(
         rng,
         &["err", "offset", "c_vec"],
         V3,
-        &format!("{pos}[{}] - {}", ids[1].expr, mid.expr),
+        format_args!("{pos}[{}] - {}", ids[1].expr, mid.expr),
         -10.0,
         10.0,
     );
-    let ws = k.local(
+    let ws = k.local_fmt(
         rng,
         &["w_sum", "w_total", "denom"],
         Ty::F,
-        &format!(
+        format_args!(
             "0.25 * {w}[{}] + {w}[{}] + 0.25 * {w}[{}]",
             ids[0].expr, ids[1].expr, ids[2].expr
         ),
         0.15,
         3.0,
     );
-    let corr = k.local(
+    let corr = k.local_fmt(
         rng,
         &["corr", "dp", "correction"],
         V3,
-        &format!("{} * ({stiff} / {})", err.expr, ws.expr),
+        format_args!("{} * ({stiff} / {})", err.expr, ws.expr),
         -70.0,
         70.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {a}, {c} * (0.5 * {w}[{a}]))",
         a = ids[0].expr,
         c = corr.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_sub({delta}, {b}, {c} * {w}[{b}])",
         b = ids[1].expr,
         c = corr.expr
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({delta}, {a}, {c} * (0.5 * {w}[{a}]))",
         a = ids[2].expr,
         c = corr.expr
@@ -1065,46 +1065,52 @@ fn ground_contact(k: &mut Kernel, rng: &mut Gen) -> bool {
         "wp.vec3(0.0, 1.0, 0.0)",
         "wp.vec3(0.0, 0.0, 1.0)",
     ][axis];
-    let depth = k.local(
+    let depth = k.local_fmt(
         rng,
         &["depth", "c", "phi"],
         Ty::F,
-        &format!("{}[{axis}] - {ground} - {radius}", x.expr),
+        format_args!("{}[{axis}] - {ground} - {radius}", x.expr),
         -13.0,
         12.0,
     );
-    let vn = k.local(
+    let vn = k.local_fmt(
         rng,
         &["vn", "v_normal", "approach"],
         Ty::F,
-        &format!("{}[{axis}]", v.expr),
+        format_args!("{}[{axis}]", v.expr),
         -10.0,
         10.0,
     );
-    let xc = k.local(
+    let xc = k.local_fmt(
         rng,
         &["x_c", "x_contact", "pos_c"],
         V3,
-        &format!("wp.vec3({})", x.expr),
+        format_args!("wp.vec3({})", x.expr),
         -23.0,
         23.0,
     );
-    let vc = k.local(
+    let vc = k.local_fmt(
         rng,
         &["v_c", "v_contact", "vel_c"],
         V3,
-        &format!("wp.vec3({})", v.expr),
+        format_args!("wp.vec3({})", v.expr),
         -20.0,
         20.0,
     );
-    k.open(&format!("if {} < 0.0:", depth.expr));
-    k.line(&format!("{} = {} - {n} * {}", xc.expr, x.expr, depth.expr));
+    k.open_fmt(format_args!("if {} < 0.0:", depth.expr));
+    k.line_fmt(format_args!(
+        "{} = {} - {n} * {}",
+        xc.expr, x.expr, depth.expr
+    ));
     if chance(rng, 0.5) {
-        k.open(&format!("if {} < 0.0:", vn.expr));
+        k.open_fmt(format_args!("if {} < 0.0:", vn.expr));
     } else {
-        k.open(&format!("if {} < 0.0 and {} < 0.0:", vn.expr, depth.expr));
+        k.open_fmt(format_args!(
+            "if {} < 0.0 and {} < 0.0:",
+            vn.expr, depth.expr
+        ));
     }
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} = ({v} - {n} * {vn}) * (1.0 - {mu}) - {n} * ({vn} * {e})",
         vc.expr,
         v = v.expr,
@@ -1137,20 +1143,20 @@ fn sphere_obstacle(k: &mut Kernel, rng: &mut Gen) -> bool {
          return s.center + d * (r / (dist + 1.0e-06))\n    \
          return p",
     );
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["x_proj", "p_out", "projected"],
         V3,
-        &format!("push_out_of_sphere({}, {s}, {margin})", x.expr),
+        format_args!("push_out_of_sphere({}, {s}, {margin})", x.expr),
         -10.5,
         10.5,
     );
     if chance(rng, 0.5) {
-        let push = k.local(
+        let push = k.local_fmt(
             rng,
             &["push", "dp", "correction"],
             V3,
-            &format!("{} - {}", p.expr, x.expr),
+            format_args!("{} - {}", p.expr, x.expr),
             -25.0,
             25.0,
         );
@@ -1184,47 +1190,50 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
         x.at(0.9),
     );
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
-    let xc = k.local(
+    let xc = k.local_fmt(
         rng,
         &["p", "x_c", "pos_c"],
         V3,
-        &format!("wp.vec3({})", x.expr),
+        format_args!("wp.vec3({})", x.expr),
         -10.0,
         10.0,
     );
-    let vc = k.local(
+    let vc = k.local_fmt(
         rng,
         &["vel", "v_c", "vel_c"],
         V3,
-        &format!("wp.vec3({})", v.expr),
+        format_args!("wp.vec3({})", v.expr),
         -10.0,
         10.0,
     );
     if k.can_loop() {
         let ax = k.fresh(rng, &["axis", "d", "c"]);
-        k.open(&format!("for {ax} in range(3):"));
-        k.open(&format!("if {}[{ax}] < {lo}[{ax}]:", xc.expr));
-        k.line(&format!("{}[{ax}] = {lo}[{ax}]", xc.expr));
-        k.line(&format!("{v}[{ax}] = wp.abs({v}[{ax}]) * {e}", v = vc.expr));
+        k.open_fmt(format_args!("for {ax} in range(3):"));
+        k.open_fmt(format_args!("if {}[{ax}] < {lo}[{ax}]:", xc.expr));
+        k.line_fmt(format_args!("{}[{ax}] = {lo}[{ax}]", xc.expr));
+        k.line_fmt(format_args!(
+            "{v}[{ax}] = wp.abs({v}[{ax}]) * {e}",
+            v = vc.expr
+        ));
         k.close(false);
-        k.open(&format!("elif {}[{ax}] > {hi}[{ax}]:", xc.expr));
-        k.line(&format!("{}[{ax}] = {hi}[{ax}]", xc.expr));
-        k.line(&format!(
+        k.open_fmt(format_args!("elif {}[{ax}] > {hi}[{ax}]:", xc.expr));
+        k.line_fmt(format_args!("{}[{ax}] = {hi}[{ax}]", xc.expr));
+        k.line_fmt(format_args!(
             "{v}[{ax}] = -wp.abs({v}[{ax}]) * {e}",
             v = vc.expr
         ));
         k.close(false);
         k.close(true);
     } else {
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if wp.min({x} - {lo}) < 0.0 or wp.max({x} - {hi}) > 0.0:",
             x = x.expr
         ));
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} = wp.min(wp.max({}, {lo}), {hi})",
             xc.expr, x.expr
         ));
-        k.line(&format!("{} = -{} * {e}", vc.expr, v.expr));
+        k.line_fmt(format_args!("{} = -{} * {e}", vc.expr, v.expr));
         k.close(false);
     }
     k.offer(xc, &["x_out", "pos_out"]);
@@ -1276,7 +1285,14 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (nb, cnt, _) = neighbor_list(k, rng);
     let ks = k.scalar(rng, &["k", "stiffness", "ke"], Ty::F, 1.0, 100.0);
     let rest = k.scalar(rng, &["rest", "rest_length", "spacing"], Ty::F, 0.1, 1.0);
-    let xi = k.local(rng, &["xi", "p", "x0"], V3, &format!("{x}[{t}]"), -5.0, 5.0);
+    let xi = k.local_fmt(
+        rng,
+        &["xi", "p", "x0"],
+        V3,
+        format_args!("{x}[{t}]"),
+        -5.0,
+        5.0,
+    );
     let force = k.local(
         rng,
         &["force", "f_sum", "fi"],
@@ -1286,32 +1302,32 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         10000.0,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open(&format!("for {nn} in range({cnt}[{t}]):"));
-    let j = k.local(
+    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
+    let j = k.local_fmt(
         rng,
         &["j", "other", "nbr"],
         Ty::I,
-        &format!("{nb}[{t}, {nn}]"),
+        format_args!("{nb}[{t}, {nn}]"),
         0.0,
         (n - 1) as f64,
     );
-    let d = k.local(
+    let d = k.local_fmt(
         rng,
         &["d", "xij", "r"],
         V3,
-        &format!("{x}[{}] - {}", j.expr, xi.expr),
+        format_args!("{x}[{}] - {}", j.expr, xi.expr),
         -10.0,
         10.0,
     );
-    let dist = k.local(
+    let dist = k.local_fmt(
         rng,
         &["dist", "r_len", "l"],
         Ty::F,
-        &format!("wp.length({}) + 1.0e-06", d.expr),
+        format_args!("wp.length({}) + 1.0e-06", d.expr),
         0.0,
         18.0,
     );
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{} += {} * ({ks} * ({} - {rest}) / {})",
         force.expr, d.expr, dist.expr, dist.expr
     ));
@@ -1349,26 +1365,36 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
          diff = wp.max(h * h - r2, 0.0)\n    \
          return 315.0 / (64.0 * wp.pi * h3 * h3 * h3) * diff * diff * diff",
     );
-    let xi = k.local(rng, &["xi", "p", "x0"], V3, &format!("{x}[{t}]"), -0.5, 0.5);
-    let rho = k.local(
+    let xi = k.local_fmt(
+        rng,
+        &["xi", "p", "x0"],
+        V3,
+        format_args!("{x}[{t}]"),
+        -0.5,
+        0.5,
+    );
+    let rho = k.local_fmt(
         rng,
         &["rho", "density", "rho_i"],
         Ty::F,
-        &format!("{mass} * poly6(0.0, {h})"),
+        format_args!("{mass} * poly6(0.0, {h})"),
         0.0,
         1.0e12,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open(&format!("for {nn} in range({cnt}[{t}]):"));
-    let r2 = k.local(
+    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
+    let r2 = k.local_fmt(
         rng,
         &["r2", "dist_sq", "rsq"],
         Ty::F,
-        &format!("wp.length_sq({x}[{nb}[{t}, {nn}]] - {})", xi.expr),
+        format_args!("wp.length_sq({x}[{nb}[{t}, {nn}]] - {})", xi.expr),
         0.0,
         3.0,
     );
-    k.line(&format!("{} += {mass} * poly6({}, {h})", rho.expr, r2.expr));
+    k.line_fmt(format_args!(
+        "{} += {mass} * poly6({}, {h})",
+        rho.expr, r2.expr
+    ));
     k.close(true);
     if chance(rng, 0.5) {
         let rho0 = k.scalar(rng, &["rest_density", "rho0"], Ty::F, 100.0, 1000.0);
@@ -1379,11 +1405,11 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
             1.0,
             50.0,
         );
-        let p = k.local(
+        let p = k.local_fmt(
             rng,
             &["pressure", "p_i", "press"],
             Ty::F,
-            &format!("{stiff} * ({} - {rho0})", rho.expr),
+            format_args!("{stiff} * ({} - {rho0})", rho.expr),
             -5.0e4,
             1.0e14,
         );
@@ -1439,8 +1465,8 @@ fn nbody_direct(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_bodies", "n_bodies", "count"], nb)
     };
-    k.open(&format!("for {j} in range({count}):"));
-    k.line(&format!(
+    k.open_fmt(format_args!("for {j} in range({count}):"));
+    k.line_fmt(format_args!(
         "{} += gravity_accel({}, {bodies}[{j}], {mass}[{j}], {eps})",
         a.expr, p.expr
     ));
@@ -1482,33 +1508,33 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     let eps = lit(*pick(rng, &[0.01, 0.001, 0.1]));
     let a = k.local(rng, &["accel", "acc", "a"], V3, "wp.vec3()", -1.0e6, 1.0e6);
     let t = k.fresh(rng, &["t", "blk", "tile_index"]);
-    k.open(&format!("for {t} in range({nbody} // TILE_BODIES):"));
-    let bt = k.local(
+    k.open_fmt(format_args!("for {t} in range({nbody} // TILE_BODIES):"));
+    let bt = k.local_fmt(
         rng,
         &["body_tile", "x_tile", "src_tile"],
         V3,
-        &format!("wp.tile_load({bodies}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
+        format_args!("wp.tile_load({bodies}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
         -10.0,
         10.0,
     );
-    let mt = k.local(
+    let mt = k.local_fmt(
         rng,
         &["mass_tile", "m_tile", "w_tile"],
         Ty::F,
-        &format!("wp.tile_load({mass}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
+        format_args!("wp.tile_load({mass}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
         0.1,
         10.0,
     );
     if k.can_loop() {
         let j = k.fresh(rng, &["j", "b", "lane"]);
-        k.open(&format!("for {j} in range(TILE_BODIES):"));
-        k.line(&format!(
+        k.open_fmt(format_args!("for {j} in range(TILE_BODIES):"));
+        k.line_fmt(format_args!(
             "{} += gravity_accel({}, {}[{j}], {}[{j}], {eps})",
             a.expr, p.expr, bt.expr, mt.expr
         ));
         k.close(true);
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += gravity_accel({}, {}[0], {}[0], {eps})",
             a.expr, p.expr, bt.expr, mt.expr
         ));
@@ -1517,11 +1543,11 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     if chance(rng, 0.5) {
         let v = k.input(rng, &["v", "vel", "body_vel"], V3, -10.0, 10.0);
         let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-        let v1 = k.local(
+        let v1 = k.local_fmt(
             rng,
             &["v_new", "vel_new", "v1"],
             V3,
-            &format!("{} + {} * {dt}", v.expr, a.expr),
+            format_args!("{} + {} * {dt}", v.expr, a.expr),
             -2.0e4,
             2.0e4,
         );
@@ -1593,22 +1619,24 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tx} = wp.tile_load({x}, shape={ts}, offset={off})"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{tv} = wp.tile_load({v}, shape={ts}, offset={off})"
     ));
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "{ta} = wp.tile_load({a}, shape={ts}, offset={off})"
     ));
     let tv1 = k.fresh(rng, &["tv_new", "v_next", "vt1"]);
     match c {
-        Some(c) => k.line(&format!("{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}")),
-        None => k.line(&format!("{tv1} = {tv} + {ta} * {dt}")),
+        Some(c) => k.line_fmt(format_args!(
+            "{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}"
+        )),
+        None => k.line_fmt(format_args!("{tv1} = {tv} + {ta} * {dt}")),
     }
     let tx1 = k.fresh(rng, &["tx_new", "x_next", "xt1"]);
-    k.line(&format!("{tx1} = {tx} + {tv1} * {dt}"));
+    k.line_fmt(format_args!("{tx1} = {tx} + {tv1} * {dt}"));
     let xo = k.array(
         rng,
         &["x_out", "pos_out", "x_new"],
@@ -1627,7 +1655,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line(&format!("wp.tile_store({xo}, {tx1}, offset={off})"));
-    k.line(&format!("wp.tile_store({vo}, {tv1}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({xo}, {tx1}, offset={off})"));
+    k.line_fmt(format_args!("wp.tile_store({vo}, {tv1}, offset={off})"));
     true
 }

@@ -163,11 +163,11 @@ fn rand_state(k: &mut Kernel, rng: &mut Gen) -> String {
         1_000_000.0,
     );
     let lin = linear_tid(k);
-    let st = k.local(
+    let st = k.local_fmt(
         rng,
         &["state", "rng", "rand_state"],
         Ty::I,
-        &format!("wp.rand_init({seed}, {lin})"),
+        format_args!("wp.rand_init({seed}, {lin})"),
         0.0,
         0.0,
     );
@@ -183,11 +183,11 @@ fn shared_state(k: &mut Kernel, rng: &mut Gen) -> String {
         0.0,
         1_000_000.0,
     );
-    k.local(
+    k.local_fmt(
         rng,
         &["state", "noise_state", "ns"],
         Ty::I,
-        &format!("wp.rand_init({seed})"),
+        format_args!("wp.rand_init({seed})"),
         0.0,
         0.0,
     )
@@ -208,21 +208,21 @@ fn position_jitter(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.5,
     );
     let st = rand_state(k, rng);
-    let off = k.local(
+    let off = k.local_fmt(
         rng,
         &["offset", "delta", "jitter_v"],
         V3,
-        &format!(
+        format_args!(
             "wp.vec3(wp.randf({st}, -1.0, 1.0), wp.randf({st}, -1.0, 1.0), wp.randf({st}, -1.0, 1.0))"
         ),
         -1.0,
         1.0,
     );
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["x_jit", "jittered", "p_new"],
         V3,
-        &format!("{} + {} * {amp}", x.expr, off.expr),
+        format_args!("{} + {} * {amp}", x.expr, off.expr),
         -10.5,
         10.5,
     );
@@ -243,11 +243,11 @@ fn gaussian_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         String::new()
     };
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["noisy", "y", "observed"],
         Ty::F,
-        &format!("{} + {sigma} * wp.randn({st}){mean}", x.expr),
+        format_args!("{} + {sigma} * wp.randn({st}){mean}", x.expr),
         -20.0,
         20.0,
     );
@@ -267,19 +267,19 @@ fn sphere_surface_sample(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["wp.sample_unit_sphere_surface", "wp.sample_unit_sphere"],
     );
-    let dir = k.local(
+    let dir = k.local_fmt(
         rng,
         &["dir", "u", "s"],
         V3,
-        &format!("{sampler}({st})"),
+        format_args!("{sampler}({st})"),
         -1.0,
         1.0,
     );
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "sample", "point"],
         V3,
-        &format!("{} + {} * {}", c.expr, dir.expr, r.expr),
+        format_args!("{} + {} * {}", c.expr, dir.expr, r.expr),
         -15.0,
         15.0,
     );
@@ -302,38 +302,38 @@ fn cosine_hemisphere(k: &mut Kernel, rng: &mut Gen) -> bool {
          b = wp.cross(n, t)\n    \
          return wp.matrix_from_cols(t, b, n)",
     );
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["nrm", "n_hat", "axis"],
         V3,
-        &format!("wp.normalize({})", nin.expr),
+        format_args!("wp.normalize({})", nin.expr),
         -1.0,
         1.0,
     );
-    let disk = k.local(
+    let disk = k.local_fmt(
         rng,
         &["disk", "xy", "d"],
         Ty::V(2),
-        &format!("wp.sample_unit_disk({st})"),
+        format_args!("wp.sample_unit_disk({st})"),
         -1.0,
         1.0,
     );
-    let z = k.local(
+    let z = k.local_fmt(
         rng,
         &["z", "cos_theta", "h"],
         Ty::F,
-        &format!(
+        format_args!(
             "wp.sqrt(wp.max(1.0 - {d}[0] * {d}[0] - {d}[1] * {d}[1], 0.0))",
             d = disk.expr
         ),
         0.0,
         1.0,
     );
-    let dir = k.local(
+    let dir = k.local_fmt(
         rng,
         &["wi", "dir", "bounce_dir"],
         V3,
-        &format!(
+        format_args!(
             "orthonormal_basis({}) * wp.vec3({d}[0], {d}[1], {})",
             n.expr,
             z.expr,
@@ -343,11 +343,11 @@ fn cosine_hemisphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     if chance(rng, 0.5) {
-        let pdf = k.local(
+        let pdf = k.local_fmt(
             rng,
             &["pdf", "p_dir", "density"],
             Ty::F,
-            &format!("{} / wp.pi", z.expr),
+            format_args!("{} / wp.pi", z.expr),
             0.0,
             0.32,
         );
@@ -388,32 +388,32 @@ fn monte_carlo_pi(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open(&format!("for {s} in range({n}):"));
-    let x = k.local(
+    k.open_fmt(format_args!("for {s} in range({n}):"));
+    let x = k.local_fmt(
         rng,
         &["x", "u", "px"],
         Ty::F,
-        &format!("wp.randf({st})"),
+        format_args!("wp.randf({st})"),
         0.0,
         1.0,
     );
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["y", "v", "py"],
         Ty::F,
-        &format!("wp.randf({st})"),
+        format_args!("wp.randf({st})"),
         0.0,
         1.0,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {x} * {x} + {y} * {y} <= 1.0:",
         x = x.expr,
         y = y.expr
     ));
-    k.line(&format!("{} += 1", c.expr));
+    k.line_fmt(format_args!("{} += 1", c.expr));
     k.close(false);
     k.close(true);
-    k.line(&format!("wp.atomic_add({out}, 0, {})", c.expr));
+    k.line_fmt(format_args!("wp.atomic_add({out}, 0, {})", c.expr));
     true
 }
 
@@ -451,12 +451,12 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open(&format!("for {s} in range({n}):"));
-    let x = k.local(
+    k.open_fmt(format_args!("for {s} in range({n}):"));
+    let x = k.local_fmt(
         rng,
         &["x", "xs", "u"],
         Ty::F,
-        &format!("wp.randf({st}, {lo}, {hi})"),
+        format_args!("wp.randf({st}, {lo}, {hi})"),
         -3.0,
         3.0,
     );
@@ -469,9 +469,9 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         ],
     );
     let fx = f.replace("{f}", &freq).replace("{x}", &x.expr);
-    k.line(&format!("{} += {fx}", total.expr));
+    k.line_fmt(format_args!("{} += {fx}", total.expr));
     k.close(true);
-    k.line(&format!(
+    k.line_fmt(format_args!(
         "wp.atomic_add({out}, 0, {} * ({hi} - {lo}) / float({n}))",
         total.expr
     ));
@@ -487,11 +487,11 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
     let freq = k.scalar(rng, &["frequency", "scale", "base_freq"], Ty::F, 0.01, 0.5);
     let oct = k.scalar(rng, &["octaves", "num_octaves", "layers"], Ty::I, 1.0, 6.0);
     let fn_ = *pick(rng, &["wp.noise", "wp.noise", "wp.pnoise"]);
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "coord", "uv"],
         Ty::V(2),
-        &format!("wp.vec2(float({}), float({})) * {freq}", k.tid(0), k.tid(1)),
+        format_args!("wp.vec2(float({}), float({})) * {freq}", k.tid(0), k.tid(1)),
         0.0,
         32.0,
     );
@@ -512,21 +512,21 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
         2.0,
     );
     let o = k.fresh(rng, &["o", "octave", "layer"]);
-    k.open(&format!("for {o} in range({oct}):"));
+    k.open_fmt(format_args!("for {o} in range({oct}):"));
     if fn_ == "wp.pnoise" {
         let per = *pick(rng, &[4, 8, 16]);
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += {} * wp.pnoise({st}, {}, {per}, {per})",
             val.expr, amp.expr, p.expr
         ));
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{} += {} * wp.noise({st}, {})",
             val.expr, amp.expr, p.expr
         ));
     }
-    k.line(&format!("{p} = {p} * 2.0", p = p.expr));
-    k.line(&format!("{a} = {a} * 0.5", a = amp.expr));
+    k.line_fmt(format_args!("{p} = {p} * 2.0", p = p.expr));
+    k.line_fmt(format_args!("{a} = {a} * 0.5", a = amp.expr));
     k.close(true);
     k.offer(val, &["field", "heightmap", "noise_out"]);
     true
@@ -539,11 +539,11 @@ fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
     // period (2) every period gives the same lattice and `period` is moot.
     let scale = k.scalar(rng, &["scale", "frequency", "cell_scale"], Ty::F, 0.7, 1.5);
     let period = k.scalar(rng, &["period", "tile_size", "wrap"], Ty::I, 2.0, 4.0);
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "coord", "xyz"],
         V3,
-        &format!(
+        format_args!(
             "wp.vec3(float({}), float({}), float({})) * {scale}",
             k.tid(0),
             k.tid(1),
@@ -552,22 +552,22 @@ fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         24.0,
     );
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["density", "noise_v", "value"],
         Ty::F,
-        &format!("wp.pnoise({st}, {}, {period}, {period}, {period})", p.expr),
+        format_args!("wp.pnoise({st}, {}, {period}, {period}, {period})", p.expr),
         -1.0,
         1.0,
     );
     if chance(rng, 0.5) {
         // Perlin noise stays mostly within +-0.5: iso levels near zero.
         let th = k.scalar(rng, &["threshold", "iso", "cutoff"], Ty::F, -0.2, 0.2);
-        let m = k.local(
+        let m = k.local_fmt(
             rng,
             &["solid", "occupancy", "mask"],
             Ty::F,
-            &format!("wp.smoothstep({th} - 0.25, {th} + 0.25, {})", n.expr),
+            format_args!("wp.smoothstep({th} - 0.25, {th} + 0.25, {})", n.expr),
             0.0,
             1.0,
         );
@@ -588,22 +588,22 @@ fn curl_noise_flow(k: &mut Kernel, rng: &mut Gen) -> bool {
     let freq = k.scalar(rng, &["frequency", "noise_scale", "k"], Ty::F, 0.1, 2.0);
     let time = k.scalar(rng, &["time", "t", "phase"], Ty::F, 0.0, 100.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.05);
-    let v = k.local(
+    let v = k.local_fmt(
         rng,
         &["vel", "flow", "v_curl"],
         V3,
-        &format!(
+        format_args!(
             "wp.curlnoise({st}, wp.vec4({x}[0] * {freq}, {x}[1] * {freq}, {x}[2] * {freq}, {time}))",
             x = x.expr
         ),
         -10.0,
         10.0,
     );
-    let x1 = k.local(
+    let x1 = k.local_fmt(
         rng,
         &["x_new", "advected", "p_next"],
         V3,
-        &format!("{} + {} * {dt}", x.expr, v.expr),
+        format_args!("{} + {} * {dt}", x.expr, v.expr),
         -11.0,
         11.0,
     );
@@ -632,46 +632,46 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (h_min, h_max) = if leashed { (0.08, 0.1) } else { (0.01, 0.5) };
     let h = k.scalar(rng, &["step_size", "step", "stride"], Ty::F, h_min, h_max);
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "walker", "x"],
         V3,
-        &format!("wp.vec3({})", start.expr),
+        format_args!("wp.vec3({})", start.expr),
         -26.0,
         26.0,
     );
     let s = k.fresh(rng, &["s", "it", "step_i"]);
-    k.open(&format!("for {s} in range({steps}):"));
+    k.open_fmt(format_args!("for {s} in range({steps}):"));
     if leashed {
         // a walk on a leash: steps leaving a ball around the start are refused
         let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.12, 0.25);
-        let cand = k.local(
+        let cand = k.local_fmt(
             rng,
             &["cand", "trial", "q"],
             V3,
-            &format!("{} + wp.sample_unit_sphere_surface({st}) * {h}", p.expr),
+            format_args!("{} + wp.sample_unit_sphere_surface({st}) * {h}", p.expr),
             -26.0,
             26.0,
         );
-        k.open(&format!(
+        k.open_fmt(format_args!(
             "if wp.length({} - {}) < {r}:",
             cand.expr, start.expr
         ));
-        k.line(&format!("{} = {}", p.expr, cand.expr));
+        k.line_fmt(format_args!("{} = {}", p.expr, cand.expr));
         k.close(false);
     } else {
-        k.line(&format!(
+        k.line_fmt(format_args!(
             "{p} = {p} + wp.sample_unit_sphere_surface({st}) * {h}",
             p = p.expr
         ));
     }
     k.close(true);
     if chance(rng, 0.5) {
-        let d = k.local(
+        let d = k.local_fmt(
             rng,
             &["travelled", "displacement", "dist"],
             Ty::F,
-            &format!("wp.length({} - {})", p.expr, start.expr),
+            format_args!("wp.length({} - {})", p.expr, start.expr),
             0.0,
             50.0,
         );
@@ -700,19 +700,19 @@ fn random_gossip(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["n", "count", "num_nodes"], k.launch.dim[0])
     };
-    let j = k.local(
+    let j = k.local_fmt(
         rng,
         &["j", "peer", "other"],
         Ty::I,
-        &format!("wp.randi({st}, 0, {n})"),
+        format_args!("wp.randi({st}, 0, {n})"),
         0.0,
         1.0e6,
     );
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["blended", "v_new", "avg"],
         Ty::F,
-        &format!("wp.lerp({vals}[{t}], {vals}[{}], {mix})", j.expr),
+        format_args!("wp.lerp({vals}[{t}], {vals}[{}], {mix})", j.expr),
         -10.0,
         10.0,
     );
@@ -728,19 +728,19 @@ fn triangle_surface_sample(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = k.tid(0);
     let (verts, tris, _) = super::geometry::triangle_per_thread(k, rng, &[32, 64, 128]);
     let st = rand_state(k, rng);
-    let uv = k.local(
+    let uv = k.local_fmt(
         rng,
         &["uv", "bary", "st"],
         Ty::V(2),
-        &format!("wp.sample_triangle({st})"),
+        format_args!("wp.sample_triangle({st})"),
         0.0,
         1.0,
     );
-    let p = k.local(
+    let p = k.local_fmt(
         rng,
         &["p", "sample", "surface_p"],
         V3,
-        &format!(
+        format_args!(
             "{v}[{f}[{t}, 0]] * (1.0 - {uv}[0] - {uv}[1]) + {v}[{f}[{t}, 1]] * {uv}[0] + {v}[{f}[{t}, 2]] * {uv}[1]",
             v = verts,
             f = tris,
@@ -779,15 +779,15 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let n = k.local(
+    let n = k.local_fmt(
         rng,
         &["events", "count", "n_emit"],
         Ty::I,
-        &format!("int(wp.poisson({st}, {} * {dt}))", rate.expr),
+        format_args!("int(wp.poisson({st}, {} * {dt}))", rate.expr),
         0.0,
         200.0,
     );
-    k.line(&format!("wp.atomic_add({total}, 0, {})", n.expr));
+    k.line_fmt(format_args!("wp.atomic_add({total}, 0, {})", n.expr));
     if chance(rng, 0.5) {
         k.result(n, &["emitted", "counts"]);
     }
@@ -801,19 +801,19 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.scalar(rng, &["keep_prob", "p_keep", "keep"], Ty::F, 0.7, 0.95);
     let st = rand_state(k, rng);
     let y = if chance(rng, 0.5) {
-        let keep = k.local(
+        let keep = k.local_fmt(
             rng,
             &["keep_mask", "kept", "mask"],
             Ty::I,
-            &format!("wp.randf({st}) < {p}"),
+            format_args!("wp.randf({st}) < {p}"),
             0.0,
             1.0,
         );
-        k.local(
+        k.local_fmt(
             rng,
             &["y", "dropped", "out_v"],
             Ty::F,
-            &format!("wp.where({}, {} / {p}, 0.0)", keep.expr, x.expr),
+            format_args!("wp.where({}, {} / {p}, 0.0)", keep.expr, x.expr),
             -20.0,
             20.0,
         )
@@ -826,8 +826,8 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
             -20.0,
             20.0,
         );
-        k.open(&format!("if wp.randf({st}) < {p}:"));
-        k.line(&format!("{} = {} / {p}", y.expr, x.expr));
+        k.open_fmt(format_args!("if wp.randf({st}) < {p}:"));
+        k.line_fmt(format_args!("{} = {} / {p}", y.expr, x.expr));
         k.close(false);
         y
     };
@@ -856,54 +856,54 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let step = k.scalar(rng, &["step", "proposal_width", "delta"], Ty::F, 0.01, 1.0);
     let st = rand_state(k, rng);
-    let xp = k.local(
+    let xp = k.local_fmt(
         rng,
         &["x_prop", "proposal", "x_try"],
         Ty::F,
-        &format!("{} + {step} * wp.randn({st})", x.expr),
+        format_args!("{} + {step} * wp.randn({st})", x.expr),
         -20.0,
         20.0,
     );
-    let e1 = k.local(
+    let e1 = k.local_fmt(
         rng,
         &["e_prop", "e_new", "energy_try"],
         Ty::F,
-        &format!("0.5 * {x} * {x}", x = xp.expr),
+        format_args!("0.5 * {x} * {x}", x = xp.expr),
         0.0,
         200.0,
     );
-    let de = k.local(
+    let de = k.local_fmt(
         rng,
         &["de", "delta_e", "d_energy"],
         Ty::F,
-        &format!("{} - {}", e1.expr, e0.expr),
+        format_args!("{} - {}", e1.expr, e0.expr),
         -10.0,
         210.0,
     );
-    let res = k.local(
+    let res = k.local_fmt(
         rng,
         &["x_next", "accepted", "x_new"],
         Ty::F,
-        &format!("float({})", x.expr),
+        format_args!("float({})", x.expr),
         -20.0,
         20.0,
     );
     // The chain's energy goes along with its state (a rejected move keeps
     // the current one).
-    let en = k.local(
+    let en = k.local_fmt(
         rng,
         &["e_next", "energy_new", "e_kept"],
         Ty::F,
-        &format!("float({})", e0.expr),
+        format_args!("float({})", e0.expr),
         0.0,
         200.0,
     );
-    k.open(&format!(
+    k.open_fmt(format_args!(
         "if {de} <= 0.0 or wp.randf({st}) < wp.exp(-wp.max({de}, 0.0) / {temp}):",
         de = de.expr
     ));
-    k.line(&format!("{} = {}", res.expr, xp.expr));
-    k.line(&format!("{} = {}", en.expr, e1.expr));
+    k.line_fmt(format_args!("{} = {}", res.expr, xp.expr));
+    k.line_fmt(format_args!("{} = {}", en.expr, e1.expr));
     k.close(false);
     k.offer(res, &["x_out", "chain_out"]);
     k.offer(en, &["energy_out", "e_out"]);
@@ -924,30 +924,30 @@ fn random_rotation(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         3.14159,
     );
-    let axis = k.local(
+    let axis = k.local_fmt(
         rng,
         &["axis", "rot_axis", "u"],
         V3,
-        &format!("wp.sample_unit_sphere_surface({st})"),
+        format_args!("wp.sample_unit_sphere_surface({st})"),
         -1.0,
         1.0,
     );
-    let q = k.local(
+    let q = k.local_fmt(
         rng,
         &["q", "rot", "spin"],
         Ty::Quat,
-        &format!(
+        format_args!(
             "wp.quat_from_axis_angle({}, wp.randf({st}, 0.0, {max_angle}))",
             axis.expr
         ),
         -1.0,
         1.0,
     );
-    let r = k.local(
+    let r = k.local_fmt(
         rng,
         &["rotated", "v_rot", "v_new"],
         V3,
-        &format!("wp.quat_rotate({}, {})", q.expr, v.expr),
+        format_args!("wp.quat_rotate({}, {})", q.expr, v.expr),
         -18.0,
         18.0,
     );
@@ -968,11 +968,11 @@ fn stochastic_rounding(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (qlo, qhi) = (span / 2000.0, span / 200.0);
     let q = k.scalar(rng, &["quantum", "step", "resolution"], Ty::F, qlo, qhi);
     let st = rand_state(k, rng);
-    let y = k.local(
+    let y = k.local_fmt(
         rng,
         &["rounded", "quantized", "y"],
         Ty::F,
-        &format!("wp.floor({} / {q} + wp.randf({st})) * {q}", x.expr),
+        format_args!("wp.floor({} / {q} + wp.randf({st})) * {q}", x.expr),
         x.lo - qhi,
         x.hi + qhi,
     );
