@@ -2068,6 +2068,7 @@ thread_local! {
 
 /// A value type in 23 bits: kind, two dimensions, scalar; None for a struct
 /// id too large.
+#[inline]
 fn value_code(v: Value) -> Option<u32> {
     let (kind, a, b, s) = match v {
         Value::Scalar(s) => (1, 0, 0, s),
@@ -2129,6 +2130,7 @@ impl Resolved {
 
     /// `t` as a nonzero code: tag and packed fields for the usual types,
     /// else its index among `others`.
+    #[inline]
     fn code(&mut self, t: &Type) -> u32 {
         let packed = match *t {
             Type::Scalar(_)
@@ -2156,16 +2158,20 @@ impl Resolved {
             Type::Str(i) if i < 1 << TAG => Some(11 << TAG | i),
             _ => None,
         };
-        packed.unwrap_or_else(|| {
-            let i = match self.others.iter().position(|o| o == t) {
-                Some(i) => i,
-                None => {
-                    self.others.push(*t);
-                    self.others.len() - 1
-                }
-            };
-            OTHER | i as u32
-        })
+        packed.unwrap_or_else(|| self.other_code(t))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn other_code(&mut self, t: &Type) -> u32 {
+        let i = match self.others.iter().position(|o| o == t) {
+            Some(i) => i,
+            None => {
+                self.others.push(*t);
+                self.others.len() - 1
+            }
+        };
+        OTHER | i as u32
     }
 
     fn hash(name: &str, codes: &Codes) -> u64 {
