@@ -1825,11 +1825,19 @@ impl Hasher for NameHasher {
             let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
         }
-        let mut tail = 0u64;
-        for (i, b) in chunks.remainder().iter().enumerate() {
-            tail |= (*b as u64) << (8 * i);
-        }
-        self.0 = (self.0.rotate_left(5) ^ tail).wrapping_mul(K);
+        // The last 0 to 7 bytes in two loads (overlapping), with their count.
+        let rest = chunks.remainder();
+        let n = rest.len();
+        let tail = if n >= 4 {
+            let first = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+            let last = u32::from_le_bytes(rest[n - 4..].try_into().expect("4 bytes"));
+            u64::from(first) | u64::from(last) << 32
+        } else if n > 0 {
+            u64::from(rest[0]) | u64::from(rest[n / 2]) << 8 | u64::from(rest[n - 1]) << 16
+        } else {
+            0
+        };
+        self.0 = (self.0.rotate_left(5) ^ tail ^ (n as u64) << 61).wrapping_mul(K);
     }
     fn write_u8(&mut self, i: u8) {
         self.write_u64(i as u64);
@@ -1954,52 +1962,14 @@ pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String>
     // The match is a pure function of the name and the argument types, and
     // the lowering of synthesized kernels asks the same few questions again
     // and again: each thread remembers its answers.
-    let hash = Resolved::hash(name, args);
-    let found = RESOLVED.with(|r| r.borrow().get(hash, name, args));
-    let found = match found {
-        Some(f) => f,
-        None => {
-            let Some(f) = match_overload(name, args) else {
-                let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
-                return Err(format!(
-                    "couldn't find a function '{name}' compatible with the arguments '{}'",
-                    types.join(", ")
-                ));
-            };
-            RESOLVED.with(|r| r.borrow_mut().insert(hash, name, args, f));
-            f
-        }
-    };
-    // Everything comes from the answer: no look at the table on a hit.
-    let mut ov = Overload {
-        native: Cow::Borrowed(found.native),
-        adj_native: Cow::Borrowed(found.native),
-        namespace: if found.flags & GLOBAL != 0 {
-            ""
-        } else {
-            "wp::"
-        },
-        ret: found.ret,
-        require_original_output: found.flags & ORIG != 0,
-        differentiable: found.flags & NODIFF == 0,
-        skip_replay: found.flags & SKIP_REPLAY != 0,
-        defaults: found.defaults,
-        initializer_list: false,
-    };
-    if let (Some(dispatch), Some(ret)) = (found.dispatch, ov.ret) {
-        let (template, list) = dispatch(ret);
-        ov.native = Cow::Owned(format!("{}{template}", found.native));
-        ov.initializer_list = list;
-    }
-    Ok(ov)
+    RESOLVED.with_borrow_mut(|r| r.resolve(name, args))
 }
 
 /// The first line of builtin `name` whose signature `args` fit (warp's
-/// order), with what the call takes from it.
-fn match_overload(name: &str, args: &[Type]) -> Option<Found> {
+/// order), made the call's overload.
+fn match_overload(name: &str, args: &[Type]) -> Result<Overload<'static>, String> {
     let registry: &'static Registry = &REGISTRY;
-    let &(lo, hi) = registry.by_name.get(name)?;
-    for (row, sig) in &registry.rows[lo as usize..hi as usize] {
+    for (row, sig) in registry.lines(name) {
         let Some(sig) = sig else { continue };
         if !sig.outputs.is_empty() {
             continue;
@@ -2015,52 +1985,60 @@ fn match_overload(name: &str, args: &[Type]) -> Option<Found> {
             },
             None => None,
         };
-        return Some(Found {
-            native: row.native,
-            flags: row.flags,
-            dispatch: row.dispatch,
-            defaults: &sig.defaults[first_default..],
+        let mut ov = Overload {
+            native: Cow::Borrowed(row.native),
+            adj_native: Cow::Borrowed(row.native),
+            namespace: if row.flags & GLOBAL != 0 { "" } else { "wp::" },
             ret,
-        });
+            require_original_output: row.flags & ORIG != 0,
+            differentiable: row.flags & NODIFF == 0,
+            skip_replay: row.flags & SKIP_REPLAY != 0,
+            defaults: &sig.defaults[first_default..],
+            initializer_list: false,
+        };
+        if let (Some(dispatch), Some(ret)) = (row.dispatch, ret) {
+            let (template, list) = dispatch(ret);
+            ov.native = Cow::Owned(format!("{}{template}", row.native));
+            ov.initializer_list = list;
+        }
+        return Ok(ov);
     }
-    None
+    let types: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+    Err(format!(
+        "couldn't find a function '{name}' compatible with the arguments '{}'",
+        types.join(", ")
+    ))
 }
 
-/// What a call takes from the line it matched: its native function, flags
-/// and dispatch, the defaults its arguments leave out, the return type.
-#[derive(Debug, Clone, Copy)]
-struct Found {
-    native: &'static str,
-    flags: u16,
-    dispatch: Option<fn(Type) -> (String, bool)>,
-    defaults: &'static [(Type, ConstVal)],
-    ret: Option<Type>,
-}
+/// The arguments a remembered question has at most (longer ones are matched
+/// every time).
+const KEY_ARGS: usize = 8;
+
+/// A question's argument types, each as a nonzero code (see
+/// [`Resolved::code`]), zeros after the last: one compare of a few words.
+type Codes = [u32; KEY_ARGS];
 
 /// A thread's answers of [`match_overload`]: the questions (name and
-/// argument types) with their answers, in one vector, found through a
+/// argument codes) with their overloads, in one vector, found through a
 /// direct-mapped index by the question's hash. A hit compares the name and
-/// the types, so two questions with one hash both stay exact (the second
+/// the codes, so two questions with one hash both stay exact (the second
 /// goes to `spill`).
 struct Resolved {
-    /// Slot `hash % INDEX_SLOTS`: an index into `entries`, or `EMPTY`.
-    index: Box<[u32; INDEX_SLOTS]>,
+    /// Slot `hash % INDEX_SLOTS`: an index into `entries`, or `EMPTY` (no
+    /// slots before the first answer).
+    index: Vec<u32>,
     entries: Vec<Entry>,
     spill: Vec<Entry>,
+    /// The argument types no code packs (tiles, tuples, queries, ...): code
+    /// `OTHER | i` is `others[i]`.
+    others: Vec<Type>,
 }
 
 struct Entry {
     hash: u64,
     name: compact_str::CompactString,
-    args: smallvec::SmallVec<[Type; 4]>,
-    found: Found,
-}
-
-impl Entry {
-    #[inline]
-    fn is(&self, hash: u64, name: &str, args: &[Type]) -> bool {
-        self.hash == hash && self.name == name && self.args[..] == *args
-    }
+    codes: Codes,
+    overload: Overload<'static>,
 }
 
 const INDEX_SLOTS: usize = 1 << 11;
@@ -2069,56 +2047,162 @@ const EMPTY: u32 = u32::MAX;
 /// Questions a thread remembers before it starts over (synthesized kernels
 /// ask a few hundred different ones).
 const RESOLVED_CAP: usize = 1 << 12;
+/// Types without a packed code a thread tells apart before it starts over
+/// (each costs a compare per such argument).
+const OTHERS_CAP: usize = 64;
+
+/// The tag of a code: its top 5 bits.
+const TAG: u32 = 27;
+const OTHER: u32 = 31 << TAG;
 
 thread_local! {
-    static RESOLVED: std::cell::RefCell<Resolved> = std::cell::RefCell::new(Resolved {
-        index: Box::new([EMPTY; INDEX_SLOTS]),
-        entries: Vec::new(),
-        spill: Vec::new(),
-    });
+    static RESOLVED: std::cell::RefCell<Resolved> = const {
+        std::cell::RefCell::new(Resolved {
+            index: Vec::new(),
+            entries: Vec::new(),
+            spill: Vec::new(),
+            others: Vec::new(),
+        })
+    };
+}
+
+/// A value type in 23 bits: kind, two dimensions, scalar; None for a struct
+/// id too large.
+#[inline]
+fn value_code(v: Value) -> Option<u32> {
+    let (kind, a, b, s) = match v {
+        Value::Scalar(s) => (1, 0, 0, s),
+        Value::Vector(n, s) => (2, n, 0, s),
+        Value::Matrix(r, c, s) => (3, r, c, s),
+        Value::Quat(s) => (4, 0, 0, s),
+        Value::Transform(s) => (5, 0, 0, s),
+        Value::Struct(id) => return (id.index() < 1 << 20).then(|| 6 << 20 | id.index()),
+    };
+    let s = s as u32;
+    debug_assert!(s < 16, "a scalar kind fits 4 bits");
+    Some(kind << 20 | (a as u32) << 12 | (b as u32) << 4 | s)
 }
 
 impl Resolved {
-    fn hash(name: &str, args: &[Type]) -> u64 {
-        use std::hash::Hash;
+    #[inline]
+    fn resolve(&mut self, name: &str, args: &[Type]) -> Result<Overload<'static>, String> {
+        if args.len() > KEY_ARGS {
+            return match_overload(name, args);
+        }
+        // Starting over before the codes are made keeps every code's `others` valid.
+        if self.entries.len() + self.spill.len() >= RESOLVED_CAP || self.others.len() >= OTHERS_CAP
+        {
+            self.index.fill(EMPTY);
+            self.entries.clear();
+            self.spill.clear();
+            self.others.clear();
+        }
+        let mut codes: Codes = [0; KEY_ARGS];
+        for (c, t) in codes.iter_mut().zip(args) {
+            *c = self.code(t);
+        }
+        let hash = Self::hash(name, &codes);
+        match self.get(hash, name, &codes) {
+            Some(e) => Ok(e.overload.clone()),
+            None => self.answer(hash, name, codes, args),
+        }
+    }
+
+    /// Match a question asked the first time, and remember the answer.
+    #[cold]
+    #[inline(never)]
+    fn answer(
+        &mut self,
+        hash: u64,
+        name: &str,
+        codes: Codes,
+        args: &[Type],
+    ) -> Result<Overload<'static>, String> {
+        let overload = match_overload(name, args)?;
+        self.insert(Entry {
+            hash,
+            name: name.into(),
+            codes,
+            overload: overload.clone(),
+        });
+        Ok(overload)
+    }
+
+    /// `t` as a nonzero code: tag and packed fields for the usual types,
+    /// else its index among `others`.
+    #[inline]
+    fn code(&mut self, t: &Type) -> u32 {
+        let packed = match *t {
+            Type::Scalar(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Quat(_)
+            | Type::Transform(_)
+            | Type::Struct(_) => t.value().and_then(value_code).map(|v| 1 << TAG | v),
+            Type::Array { dtype, ndim, kind } if ndim < 16 => {
+                let tag = match kind {
+                    ArrayKind::Array => Some(2),
+                    ArrayKind::Indexed => Some(3),
+                    ArrayKind::Fabric => Some(4),
+                    ArrayKind::IndexedFabric => Some(5),
+                    ArrayKind::Fixed(_) => None,
+                };
+                tag.zip(value_code(dtype))
+                    .map(|(tag, v)| tag << TAG | (ndim as u32) << 23 | v)
+            }
+            Type::Range => Some(6 << TAG),
+            Type::Slice => Some(7 << TAG),
+            Type::Shape(r) => Some(8 << TAG | r as u32),
+            Type::IntTuple(n) => Some(9 << TAG | n as u32),
+            Type::StorageStr(s) => Some(10 << TAG | s as u32),
+            Type::Str(i) if i < 1 << TAG => Some(11 << TAG | i),
+            _ => None,
+        };
+        packed.unwrap_or_else(|| self.other_code(t))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn other_code(&mut self, t: &Type) -> u32 {
+        let i = match self.others.iter().position(|o| o == t) {
+            Some(i) => i,
+            None => {
+                self.others.push(*t);
+                self.others.len() - 1
+            }
+        };
+        OTHER | i as u32
+    }
+
+    fn hash(name: &str, codes: &Codes) -> u64 {
         let mut h = NameHasher::default();
         h.write(name.as_bytes());
-        args.hash(&mut h);
+        for pair in codes.chunks_exact(2) {
+            h.write_u64(u64::from(pair[0]) | u64::from(pair[1]) << 32);
+        }
         // A multiplicative hash mixes its high bits best.
         h.finish().rotate_left(26)
     }
 
     #[inline]
-    fn get(&self, hash: u64, name: &str, args: &[Type]) -> Option<Found> {
-        let i = self.index[hash as usize % INDEX_SLOTS];
-        if i != EMPTY {
-            let e = &self.entries[i as usize];
-            if e.is(hash, name, args) {
-                return Some(e.found);
+    fn get(&self, hash: u64, name: &str, codes: &Codes) -> Option<&Entry> {
+        let is = |e: &&Entry| e.hash == hash && e.codes == *codes && e.name == name;
+        if let Some(&i) = self.index.get(hash as usize % INDEX_SLOTS) {
+            if i != EMPTY {
+                let e = &self.entries[i as usize];
+                if is(&e) {
+                    return Some(e);
+                }
             }
         }
-        if self.spill.is_empty() {
-            return None;
-        }
-        self.spill
-            .iter()
-            .find(|e| e.is(hash, name, args))
-            .map(|e| e.found)
+        self.spill.iter().find(is)
     }
 
-    fn insert(&mut self, hash: u64, name: &str, args: &[Type], found: Found) {
-        if self.entries.len() + self.spill.len() >= RESOLVED_CAP {
-            self.index.fill(EMPTY);
-            self.entries.clear();
-            self.spill.clear();
+    fn insert(&mut self, entry: Entry) {
+        if self.index.is_empty() {
+            self.index = vec![EMPTY; INDEX_SLOTS];
         }
-        let entry = Entry {
-            hash,
-            name: name.into(),
-            args: args.iter().copied().collect(),
-            found,
-        };
-        let slot = &mut self.index[hash as usize % INDEX_SLOTS];
+        let slot = &mut self.index[entry.hash as usize % INDEX_SLOTS];
         if *slot == EMPTY {
             *slot = self.entries.len() as u32;
             self.entries.push(entry);

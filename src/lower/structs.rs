@@ -775,40 +775,31 @@ impl<'a> Adjoint<'a> {
         for f in fwd.iter_mut() {
             *f = self.load(*f)?;
         }
-        let names: Vec<&str> = fwd.iter().map(|v| self.emit(*v)).collect();
-        let joined = names.join(", ");
-        let call = if init_list {
-            format!("{{{joined}}}")
+        // The lines written in place (no joined lists): an initializer list
+        // braces the arguments and passes the adjoints' addresses.
+        let (open, close, address) = if init_list {
+            ("{", "}", "&")
         } else {
-            joined.clone()
+            ("", "", "")
         };
-        forward!(self, "{} = wp::{native}({call});", self.emit(out));
+        let mut line = self.new_line();
+        line.put_all(&[self.emit(out), " = wp::", &native, "(", open]);
+        self.push_names(&mut line, fwd.iter().map(|v| self.emit(*v)));
+        line.put_all(&[close, ");"]);
+        self.push_forward_line(line);
         if n > 0 {
-            let adjs: Vec<String> = rev
-                .iter()
-                .map(|v| {
-                    if init_list {
-                        format!("&{}", self.var(*v).adj())
-                    } else {
-                        self.var(*v).adj().to_string()
-                    }
-                })
-                .collect();
-            if init_list {
-                reverse!(
-                    self,
-                    "wp::adj_{adj_native}({{{joined}}}, {{{}}}, {});",
-                    adjs.join(", "),
-                    self.var(out).adj()
-                );
-            } else {
-                reverse!(
-                    self,
-                    "wp::adj_{adj_native}({joined}, {}, {});",
-                    adjs.join(", "),
-                    self.var(out).adj()
-                );
+            let mut line = self.new_line();
+            line.put_all(&["wp::adj_", adj_native, "(", open]);
+            self.push_names(&mut line, fwd.iter().map(|v| self.emit(*v)));
+            line.put_all(&[close, ", ", open]);
+            for (i, v) in rev.iter().enumerate() {
+                if i > 0 {
+                    line.put(", ");
+                }
+                line.put_all(&[address, self.var(*v).adj()]);
             }
+            line.put_all(&[close, ", ", self.var(out).adj(), ");"]);
+            self.push_reverse_line(line);
         }
         Ok(out)
     }

@@ -281,6 +281,11 @@ impl StructId {
     pub fn def(self) -> &'static StructDef {
         STRUCTS.read().expect("struct table").0[self.0 as usize]
     }
+
+    /// The struct's position in the table.
+    pub fn index(self) -> u32 {
+        self.0
+    }
 }
 
 fn type_suffix(s: Scalar) -> &'static str {
