@@ -48,8 +48,8 @@ const COMPOUND_KEYWORDS: &[&str] = &["if", "while", "for", "try", "with", "def",
 
 fn pos_of(t: &Token<'_>) -> Pos {
     Pos {
-        line: t.line,
-        col: t.col,
+        line: t.line(),
+        col: t.col(),
     }
 }
 
@@ -64,7 +64,7 @@ impl<'a> Parser<'_, 'a> {
         self.nest += 1;
         if self.nest > MAX_TREE_DEPTH {
             let t = self.peek();
-            return Err(too_deep(t.line, t.col));
+            return Err(too_deep(t.line(), t.col()));
         }
         Ok(())
     }
@@ -156,8 +156,8 @@ impl<'a> Parser<'_, 'a> {
     fn error_here(&self, message: impl Into<String>) -> LowerError {
         let t = self.peek();
         LowerError {
-            line: t.line,
-            col: t.col,
+            line: t.line(),
+            col: t.col(),
             message: message.into(),
         }
     }
@@ -415,7 +415,7 @@ impl<'a> Parser<'_, 'a> {
             _ => false,
         });
         if self.is_kw("def") {
-            self.funcdef(decorators.into_bump_slice(), first.line)
+            self.funcdef(decorators.into_bump_slice(), first.line())
         } else if self.is_kw("class") && struct_decorator {
             self.bump();
             let name = self.expect_name()?;
@@ -497,7 +497,7 @@ impl<'a> Parser<'_, 'a> {
         };
         self.expect_op(":")?;
         let body = self.suite()?;
-        let end_line = self.peek().line;
+        let end_line = self.peek().line();
         Ok(Stmt {
             kind: StmtKind::FunctionDef(self.alloc(FunctionDef {
                 name,
@@ -580,7 +580,7 @@ impl<'a> Parser<'_, 'a> {
                     return Ok(());
                 }
                 "def" => {
-                    out.push(self.funcdef(&[], t.line)?);
+                    out.push(self.funcdef(&[], t.line())?);
                     return Ok(());
                 }
                 "try" | "with" | "class" | "async" => {
@@ -1557,8 +1557,8 @@ impl<'a> Parser<'_, 'a> {
 
     fn error_at(&self, t: &Token<'_>, message: String) -> LowerError {
         LowerError {
-            line: t.line,
-            col: t.col,
+            line: t.line(),
+            col: t.col(),
             message,
         }
     }
