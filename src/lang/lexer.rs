@@ -24,6 +24,9 @@ pub enum TokenKind {
 
 /// A token borrowing its text from the source. `line` and `col` are 1-based;
 /// `col` counts characters (not bytes) like Python's `ast` col_offset + 1.
+/// They are 32-bit (a source is under 4 GiB, see [`tokenize`]): the token
+/// takes 40 bytes instead of 48, and the lexer writes and the parser copies
+/// each one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token<'a> {
     pub kind: TokenKind,
@@ -31,8 +34,8 @@ pub struct Token<'a> {
     /// `text` packed by [`word`]: the parser asks "is this `(`, `and`, ...?"
     /// of every token many times, and an integer compare answers it.
     pub word: u64,
-    pub line: usize,
-    pub col: usize,
+    line: u32,
+    col: u32,
 }
 
 impl<'a> Token<'a> {
@@ -41,10 +44,26 @@ impl<'a> Token<'a> {
             kind,
             text,
             word: word(text),
-            line,
-            col,
+            line: narrow(line),
+            col: narrow(col),
         }
     }
+
+    pub fn line(&self) -> usize {
+        self.line as usize
+    }
+
+    pub fn col(&self) -> usize {
+        self.col as usize
+    }
+}
+
+/// A line or column as a token holds it: it fits, as the source is shorter
+/// than `u32::MAX` bytes (checked by [`tokenize`]).
+#[inline(always)]
+fn narrow(n: usize) -> u32 {
+    debug_assert!(n <= u32::MAX as usize);
+    n as u32
 }
 
 /// A text of 1 to 8 bytes (every operator and keyword is one) packed into an
@@ -265,8 +284,8 @@ impl<'a> Lexer<'a> {
             kind,
             text,
             word,
-            line,
-            col,
+            line: narrow(line),
+            col: narrow(col),
         });
     }
 
@@ -662,8 +681,13 @@ fn string_end(b: &[u8], quote: usize) -> Option<usize> {
     }
 }
 
-/// Tokenize a whole Python source file.
+/// Tokenize a whole Python source file (of less than 4 GiB, so that every
+/// line and column fits a token's 32 bits; tokens for a larger one would
+/// take some 100 GiB anyway).
 pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, LowerError> {
+    if src.len() >= u32::MAX as usize {
+        return Err(err(1, 1, "source of 4 GiB or more: too large to tokenize"));
+    }
     Lexer {
         src,
         bytes: src.as_bytes(),
@@ -790,7 +814,7 @@ mod tests {
     fn positions_are_one_based() {
         let toks = tokenize("a = 1\n  \n    \nif a:\n    b = 2\n").unwrap();
         let b = toks.iter().find(|t| t.text == "b").unwrap();
-        assert_eq!((b.line, b.col), (5, 5));
+        assert_eq!((b.line(), b.col()), (5, 5));
     }
 
     #[test]
@@ -800,7 +824,7 @@ mod tests {
         let col = |src: &str, text: &str| {
             let toks = tokenize(src).unwrap();
             let t = toks.iter().find(|t| t.text == text).unwrap();
-            (t.line, t.col)
+            (t.line(), t.col())
         };
         assert_eq!(col("x = 1\né = x + 2\n", "x"), (1, 1));
         assert_eq!(col("a = 1\né = a + 2\n", "+"), (2, 7));

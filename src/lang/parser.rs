@@ -20,7 +20,8 @@ struct Parser<'t, 'a> {
     i: usize,
     /// `toks[i]`, kept at hand: the parser looks at the current token several
     /// times a token, and a field read needs no index and no bounds check.
-    cur: Token<'a>,
+    /// A reference, not a copy: moving to the next token copies no token.
+    cur: &'t Token<'a>,
     /// Where the tree's nodes and lists go (see `ast::with_arena`).
     arena: &'a Bump,
     /// Nested constructs the parser is inside of (see [`Parser::enter`]).
@@ -48,12 +49,12 @@ const COMPOUND_KEYWORDS: &[&str] = &["if", "while", "for", "try", "with", "def",
 
 fn pos_of(t: &Token<'_>) -> Pos {
     Pos {
-        line: t.line,
-        col: t.col,
+        line: t.line(),
+        col: t.col(),
     }
 }
 
-impl<'a> Parser<'_, 'a> {
+impl<'t, 'a> Parser<'t, 'a> {
     /// Enters a construct the parser recurses into (a unary operand, an
     /// `else` of a conditional expression, an `elif`, ...): these are what
     /// can nest without brackets, which the lexer bounds. Paired with
@@ -64,7 +65,7 @@ impl<'a> Parser<'_, 'a> {
         self.nest += 1;
         if self.nest > MAX_TREE_DEPTH {
             let t = self.peek();
-            return Err(too_deep(t.line, t.col));
+            return Err(too_deep(t.line(), t.col()));
         }
         Ok(())
     }
@@ -96,19 +97,19 @@ impl<'a> Parser<'_, 'a> {
         v
     }
 
-    fn peek(&self) -> &Token<'a> {
-        &self.cur
+    fn peek(&self) -> &'t Token<'a> {
+        self.cur
     }
 
-    fn peek_at(&self, k: usize) -> &Token<'a> {
+    fn peek_at(&self, k: usize) -> &'t Token<'a> {
         &self.toks[(self.i + k).min(self.toks.len() - 1)]
     }
 
-    fn bump(&mut self) -> Token<'a> {
+    fn bump(&mut self) -> &'t Token<'a> {
         let t = self.cur;
         if self.i + 1 < self.toks.len() {
             self.i += 1;
-            self.cur = self.toks[self.i];
+            self.cur = &self.toks[self.i];
         }
         t
     }
@@ -116,7 +117,7 @@ impl<'a> Parser<'_, 'a> {
     /// Goes back to token `i` (after a statement failed to parse).
     fn seek(&mut self, i: usize) {
         self.i = i;
-        self.cur = self.toks[i];
+        self.cur = &self.toks[i];
     }
 
     // Inlined with a literal argument, `word(op)` folds to a constant and
@@ -156,8 +157,8 @@ impl<'a> Parser<'_, 'a> {
     fn error_here(&self, message: impl Into<String>) -> LowerError {
         let t = self.peek();
         LowerError {
-            line: t.line,
-            col: t.col,
+            line: t.line(),
+            col: t.col(),
             message: message.into(),
         }
     }
@@ -191,7 +192,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn expect_name(&mut self) -> PResult<&'a str> {
-        let t = *self.peek();
+        let t = self.peek();
         if t.kind == TokenKind::Name && !is_keyword_word(t.word) {
             self.bump();
             Ok(t.text)
@@ -283,7 +284,7 @@ impl<'a> Parser<'_, 'a> {
     /// Passes over one top-level statement that is not a function definition,
     /// keeping only its kind (for imports, which the lowering reads) and position.
     fn skip_statement(&mut self) -> PResult<Stmt<'a>> {
-        let start = *self.peek();
+        let start = self.peek();
         if start.kind == TokenKind::Name && (start.text == "import" || start.text == "from") {
             let save = self.i;
             if let Ok(stmt) = self.import_statement() {
@@ -312,7 +313,7 @@ impl<'a> Parser<'_, 'a> {
         }
         Ok(Stmt {
             kind: StmtKind::Other(kind),
-            pos: pos_of(&start),
+            pos: pos_of(start),
         })
     }
 
@@ -351,7 +352,7 @@ impl<'a> Parser<'_, 'a> {
             }
             return Ok(Stmt {
                 kind: StmtKind::Import(names.into_bump_slice()),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         let mut module = BString::new_in(self.arena);
@@ -380,7 +381,7 @@ impl<'a> Parser<'_, 'a> {
         }
         Ok(Stmt {
             kind: StmtKind::ImportFrom(module.into_bump_str(), names.into_bump_slice()),
-            pos: pos_of(&t),
+            pos: pos_of(t),
         })
     }
 
@@ -403,7 +404,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn decorated_or_def(&mut self) -> PResult<Stmt<'a>> {
-        let first = *self.peek();
+        let first = self.peek();
         let mut decorators = self.vec();
         while self.eat_op("@") {
             decorators.push(self.namedexpr_test()?);
@@ -415,7 +416,7 @@ impl<'a> Parser<'_, 'a> {
             _ => false,
         });
         if self.is_kw("def") {
-            self.funcdef(decorators.into_bump_slice(), first.line)
+            self.funcdef(decorators.into_bump_slice(), first.line())
         } else if self.is_kw("class") && struct_decorator {
             self.bump();
             let name = self.expect_name()?;
@@ -433,11 +434,11 @@ impl<'a> Parser<'_, 'a> {
                     decorators: decorators.into_bump_slice(),
                     body,
                 })),
-                pos: pos_of(&first),
+                pos: pos_of(first),
             })
         } else if self.is_kw("class") || self.is_kw("async") {
             let mut s = self.skip_statement()?;
-            s.pos = pos_of(&first);
+            s.pos = pos_of(first);
             Ok(s)
         } else {
             Err(self.error_here("invalid syntax: expected 'def' or 'class' after decorator"))
@@ -465,7 +466,7 @@ impl<'a> Parser<'_, 'a> {
             } else if self.eat_op("/") {
                 has_complex_args = true;
             } else {
-                let t = *self.peek();
+                let t = self.peek();
                 let arg_name = self.expect_name()?;
                 let annotation = if self.eat_op(":") {
                     Some(self.test()?)
@@ -482,7 +483,7 @@ impl<'a> Parser<'_, 'a> {
                     name: arg_name,
                     annotation,
                     default,
-                    pos: pos_of(&t),
+                    pos: pos_of(t),
                 });
             }
             if !self.eat_op(",") {
@@ -497,7 +498,7 @@ impl<'a> Parser<'_, 'a> {
         };
         self.expect_op(":")?;
         let body = self.suite()?;
-        let end_line = self.peek().line;
+        let end_line = self.peek().line();
         Ok(Stmt {
             kind: StmtKind::FunctionDef(self.alloc(FunctionDef {
                 name,
@@ -510,7 +511,7 @@ impl<'a> Parser<'_, 'a> {
                 first_line,
                 end_line,
             })),
-            pos: pos_of(&def),
+            pos: pos_of(def),
         })
     }
 
@@ -539,7 +540,7 @@ impl<'a> Parser<'_, 'a> {
     /// Appends the statement (or the `;`-separated simple statements) at the
     /// current token to `out`.
     fn statement(&mut self, out: &mut BVec<'a, Stmt<'a>>) -> PResult<()> {
-        let t = *self.peek();
+        let t = self.peek();
         if t.kind == TokenKind::Indent {
             return Err(self.error_here("unexpected indent"));
         }
@@ -561,7 +562,7 @@ impl<'a> Parser<'_, 'a> {
                     let orelse = self.else_clause()?;
                     out.push(Stmt {
                         kind: StmtKind::While(test, body, orelse),
-                        pos: pos_of(&t),
+                        pos: pos_of(t),
                     });
                     return Ok(());
                 }
@@ -575,12 +576,12 @@ impl<'a> Parser<'_, 'a> {
                     let orelse = self.else_clause()?;
                     out.push(Stmt {
                         kind: StmtKind::For(target, iter, body, orelse),
-                        pos: pos_of(&t),
+                        pos: pos_of(t),
                     });
                     return Ok(());
                 }
                 "def" => {
-                    out.push(self.funcdef(&[], t.line)?);
+                    out.push(self.funcdef(&[], t.line())?);
                     return Ok(());
                 }
                 "try" | "with" | "class" | "async" => {
@@ -627,7 +628,7 @@ impl<'a> Parser<'_, 'a> {
 
     /// try/with/class/async/match and their clauses: kept as `Other`, body skipped.
     fn other_compound(&mut self) -> PResult<Stmt<'a>> {
-        let start = *self.peek();
+        let start = self.peek();
         let kind = match start.text {
             "try" => "Try",
             "with" => "With",
@@ -642,12 +643,12 @@ impl<'a> Parser<'_, 'a> {
         }
         Ok(Stmt {
             kind: StmtKind::Other(kind),
-            pos: pos_of(&start),
+            pos: pos_of(start),
         })
     }
 
     fn skip_clause(&mut self) -> PResult<()> {
-        let mut last = *self.peek();
+        let mut last = self.peek();
         while !matches!(self.peek().kind, TokenKind::Newline | TokenKind::EndMarker) {
             last = self.bump();
         }
@@ -685,7 +686,7 @@ impl<'a> Parser<'_, 'a> {
         };
         Ok(Stmt {
             kind: StmtKind::If(test, body, orelse),
-            pos: pos_of(&t),
+            pos: pos_of(t),
         })
     }
 
@@ -701,8 +702,8 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn small_statement(&mut self) -> PResult<Stmt<'a>> {
-        let t = *self.peek();
-        let pos = pos_of(&t);
+        let t = self.peek();
+        let pos = pos_of(t);
         if t.kind == TokenKind::Name {
             let simple = |kind| Ok(Stmt { kind, pos });
             match t.text {
@@ -849,7 +850,7 @@ impl<'a> Parser<'_, 'a> {
         }
         Ok(Expr {
             kind: ExprKind::Other("Yield"),
-            pos: pos_of(&t),
+            pos: pos_of(t),
         })
     }
 
@@ -911,7 +912,7 @@ impl<'a> Parser<'_, 'a> {
             let e = self.or_expr()?;
             return Ok(Expr {
                 kind: ExprKind::Starred(self.alloc(e)),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         self.or_expr()
@@ -923,7 +924,7 @@ impl<'a> Parser<'_, 'a> {
             let e = self.or_expr()?;
             return Ok(Expr {
                 kind: ExprKind::Starred(self.alloc(e)),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         self.namedexpr_test()
@@ -950,10 +951,10 @@ impl<'a> Parser<'_, 'a> {
             if t.kind == TokenKind::Name {
                 return Ok(Expr {
                     kind: ExprKind::Name(t.text),
-                    pos: pos_of(&t),
+                    pos: pos_of(t),
                 });
             }
-            return self.number(&t);
+            return self.number(t);
         }
         self.enter()?;
         let e = self.test_inner();
@@ -985,7 +986,7 @@ impl<'a> Parser<'_, 'a> {
             self.test()?;
             return Ok(Expr {
                 kind: ExprKind::Other("Lambda"),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         const NOT: u64 = word("not");
@@ -1102,7 +1103,7 @@ impl<'a> Parser<'_, 'a> {
             self.leave();
             return Ok(Expr {
                 kind: ExprKind::UnaryOp(UnaryOp::Not, self.alloc(operand)),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         self.comparison()
@@ -1118,7 +1119,7 @@ impl<'a> Parser<'_, 'a> {
         const IN: u64 = word("in");
         const IS: u64 = word("is");
         const NOT: u64 = word("not");
-        let t = *self.peek();
+        let t = self.peek();
         let op = match (t.kind, t.word) {
             (TokenKind::Op, LT) => CmpOp::Lt,
             (TokenKind::Op, LE) => CmpOp::LtE,
@@ -1180,8 +1181,8 @@ impl<'a> Parser<'_, 'a> {
     #[inline(always)]
     fn binary_level_from(&mut self, mut left: Expr<'a>, min_precedence: u8) -> PResult<Expr<'a>> {
         loop {
-            let t = *self.peek();
-            let Some((op, precedence)) = binary_op(&t).filter(|&(_, p)| p >= min_precedence) else {
+            let t = self.peek();
+            let Some((op, precedence)) = binary_op(t).filter(|&(_, p)| p >= min_precedence) else {
                 return Ok(left);
             };
             self.bump();
@@ -1203,7 +1204,7 @@ impl<'a> Parser<'_, 'a> {
         const MINUS: u64 = word("-");
         const PLUS: u64 = word("+");
         const TILDE: u64 = word("~");
-        let t = *self.peek();
+        let t = self.peek();
         let op = match (t.kind, t.word) {
             (TokenKind::Op, MINUS) => UnaryOp::Neg,
             (TokenKind::Op, PLUS) => UnaryOp::Pos,
@@ -1216,7 +1217,7 @@ impl<'a> Parser<'_, 'a> {
         self.leave();
         Ok(Expr {
             kind: ExprKind::UnaryOp(op, self.alloc(operand)),
-            pos: pos_of(&t),
+            pos: pos_of(t),
         })
     }
 
@@ -1226,7 +1227,7 @@ impl<'a> Parser<'_, 'a> {
             self.primary()?;
             return Ok(Expr {
                 kind: ExprKind::Other("Await"),
-                pos: pos_of(&t),
+                pos: pos_of(t),
             });
         }
         let base = self.primary()?;
@@ -1281,7 +1282,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn expect_name_or_keyword(&mut self) -> PResult<Ident<'a>> {
-        let t = *self.peek();
+        let t = self.peek();
         if t.kind == TokenKind::Name {
             self.bump();
             Ok(t.text)
@@ -1303,7 +1304,7 @@ impl<'a> Parser<'_, 'a> {
                 let value = self.test()?;
                 args.push(Expr {
                     kind: ExprKind::Starred(self.alloc(value)),
-                    pos: pos_of(&t),
+                    pos: pos_of(t),
                 });
             } else if self.peek().kind == TokenKind::Name
                 && self.peek_at(1).kind == TokenKind::Op
@@ -1399,8 +1400,8 @@ impl<'a> Parser<'_, 'a> {
     }
 
     fn atom(&mut self) -> PResult<Expr<'a>> {
-        let t = *self.peek();
-        let pos = pos_of(&t);
+        let t = self.peek();
+        let pos = pos_of(t);
         match t.kind {
             TokenKind::Name => {
                 const TRUE: u64 = word("True");
@@ -1418,7 +1419,7 @@ impl<'a> Parser<'_, 'a> {
             }
             TokenKind::Number => {
                 self.bump();
-                self.number(&t)
+                self.number(t)
             }
             TokenKind::String => {
                 let mut text = BString::new_in(self.arena);
@@ -1557,8 +1558,8 @@ impl<'a> Parser<'_, 'a> {
 
     fn error_at(&self, t: &Token<'_>, message: String) -> LowerError {
         LowerError {
-            line: t.line,
-            col: t.col,
+            line: t.line(),
+            col: t.col(),
             message,
         }
     }
@@ -1730,7 +1731,7 @@ fn parse_tokens_here<'a>(toks: &[Token<'a>], arena: &'a Bump) -> Result<Module<'
     let module = Parser {
         toks,
         i: 0,
-        cur: toks[0],
+        cur: &toks[0],
         arena,
         nest: 0,
     }

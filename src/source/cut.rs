@@ -562,7 +562,7 @@ fn line_defines<'a>(line: &[Token<'a>], out: &mut Vec<&'a str>) {
 /// Classifies a top-level statement and collects the names it binds and reads.
 fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
     let lines = logical_lines(toks);
-    let line = toks[0].line;
+    let line = toks[0].line();
     let mut defines = Vec::new();
     let mut decorator_refs = BTreeSet::new();
     let mut kind = Kind::Other;
