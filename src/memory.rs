@@ -129,7 +129,7 @@ pub fn release_free_memory() {
 /// transparent huge pages where the kernel gives them. A token counter's
 /// line table (4 MiB, read at random, one lookup a line) spans 1,024 pages
 /// of 4 KiB, and its lookups waited on TLB misses, prefetches included
-/// (`perf annotate`); on 2 MiB pages it spans two.
+/// (`perf annotate`); on 2 MiB pages it spans two (its word table, one).
 ///
 /// The process keeps THP off (`main`: its heap churns), so the table's huge
 /// pages are faulted in with THP allowed for a moment, process-wide: make
