@@ -676,6 +676,15 @@ impl<'a> Adjoint<'a> {
             .expect("the function block is never popped")
     }
 
+    /// [`Adjoint::block`] and the current indentation, borrowed together.
+    fn block_and_indentation(&mut self) -> (&mut Block, &str) {
+        let block = self
+            .blocks
+            .last_mut()
+            .expect("the function block is never popped");
+        (block, &self.indentation)
+    }
+
     /// An empty line already indented, in the reused line buffer: give it
     /// back through `push_forward_line` or `push_reverse_line`.
     fn new_line(&mut self) -> String {
@@ -710,14 +719,7 @@ impl<'a> Adjoint<'a> {
     }
 
     fn add_forward(&mut self, statement: &str, replay: Option<&str>, skip_replay: bool) {
-        let Adjoint {
-            blocks,
-            indentation,
-            ..
-        } = self;
-        let block = blocks
-            .last_mut()
-            .expect("the function block is never popped");
+        let (block, indentation) = self.block_and_indentation();
         block.forward.push_parts(&[indentation, statement]);
         match replay {
             _ if skip_replay => {}
@@ -731,14 +733,7 @@ impl<'a> Adjoint<'a> {
     }
 
     fn add_reverse(&mut self, statement: &str) {
-        let Adjoint {
-            blocks,
-            indentation,
-            ..
-        } = self;
-        let block = blocks
-            .last_mut()
-            .expect("the function block is never popped");
+        let (block, indentation) = self.block_and_indentation();
         block.reverse.push_parts(&[indentation, statement]);
     }
 
@@ -793,35 +788,12 @@ impl<'a> Adjoint<'a> {
         let pad = width.saturating_sub(chars);
         let mut number = itoa::Buffer::new();
         let number = number.format(line.saturating_sub(self.line_offset));
-        let Adjoint {
-            blocks,
-            indentation,
-            ..
-        } = self;
-        let block = blocks
-            .last_mut()
-            .expect("the function block is never popped");
+        let (block, indentation) = self.block_and_indentation();
         let pad = &PAD[..pad.min(PAD.len())];
-        let forward = [
-            indentation.as_str(),
-            "// ",
-            text,
-            pad,
-            "       <L ",
-            number,
-            ">",
-        ];
+        let forward = [indentation, "// ", text, pad, "       <L ", number, ">"];
         block.forward.push_parts(&forward);
         block.replay.push_last_of(&block.forward);
-        let reverse = [
-            indentation.as_str(),
-            "// adj: ",
-            text,
-            pad,
-            "  <L ",
-            number,
-            ">",
-        ];
+        let reverse = [indentation, "// adj: ", text, pad, "  <L ", number, ">"];
         block.reverse.push_parts(&reverse);
         self.lineno = Some(rel);
     }
