@@ -228,6 +228,12 @@ pub fn check_module<'a>(
     {
         let mut cx = Cx {
             params,
+            // Parameter names are distinct (Python refuses a repeated one).
+            arrays: params
+                .iter()
+                .filter(|p| matches!(p.kind, ParamKind::Array { .. }))
+                .map(|p| p.name.as_str())
+                .collect(),
             dim,
             funcs: Vec::new(),
             consts: Vec::new(),
@@ -292,6 +298,10 @@ fn const_value(e: &Expr) -> Option<f64> {
 
 struct Cx<'p, 'a> {
     params: &'p [Param],
+    /// The names of the array parameters: the passes ask of a name at every
+    /// assignment and array access whether it is one (a search of `params`
+    /// compared every parameter's name).
+    arrays: Vec<&'p str>,
     dim: &'p [usize],
     funcs: Vec<&'a FunctionDef<'a>>,
     consts: Vec<(&'a str, f64)>,
@@ -509,11 +519,7 @@ fn reaching_end(spans: &[(usize, usize)], p: usize) -> usize {
 /// a return/break/continue, or an assignment to a live name — as what
 /// decides it: `true` if it always has one, else the roots it assigns
 /// (pushed to `watch`), of which a live one gives it one.
-fn effect_watch<'a>(
-    s: &Stmt<'a>,
-    watch: &mut Vec<&'a str>,
-    is_array: &dyn Fn(&str) -> bool,
-) -> bool {
+fn effect_watch<'a>(s: &Stmt<'a>, watch: &mut Vec<&'a str>, arrays: &[&str]) -> bool {
     match &s.kind {
         StmtKind::Expr(_)
         | StmtKind::Return(_)
@@ -523,17 +529,17 @@ fn effect_watch<'a>(
         StmtKind::Assign(ts, _) => {
             let mut always = false;
             for t in ts.iter() {
-                always |= target_watch(t, watch, is_array);
+                always |= target_watch(t, watch, arrays);
             }
             always
         }
         StmtKind::AugAssign(t, _, _) | StmtKind::AnnAssign(t, _, _) => {
-            target_watch(t, watch, is_array)
+            target_watch(t, watch, arrays)
         }
         StmtKind::If(_, b, e) | StmtKind::While(_, b, e) | StmtKind::For(_, _, b, e) => {
             let mut always = false;
             for s in b.iter().chain(e.iter()) {
-                always |= effect_watch(s, watch, is_array);
+                always |= effect_watch(s, watch, arrays);
             }
             always
         }
@@ -542,22 +548,19 @@ fn effect_watch<'a>(
 }
 
 /// [`effect_watch`] of an assignment target: `true` if it stores to an
-/// array, else its roots into `watch` (an assignment to a live one counts).
-fn target_watch<'a>(
-    t: &Expr<'a>,
-    watch: &mut Vec<&'a str>,
-    is_array: &dyn Fn(&str) -> bool,
-) -> bool {
+/// array (one of `arrays`), else its roots into `watch` (an assignment to a
+/// live one counts).
+fn target_watch<'a>(t: &Expr<'a>, watch: &mut Vec<&'a str>, arrays: &[&str]) -> bool {
     match &t.kind {
         ExprKind::Tuple(xs) => {
             let mut always = false;
             for x in xs.iter() {
-                always |= target_watch(x, watch, is_array);
+                always |= target_watch(x, watch, arrays);
             }
             always
         }
         _ => match root(t) {
-            Some(r) if is_array(r) => true,
+            Some(r) if has(arrays, r) => true,
             Some(r) => {
                 watch.push(r);
                 false
@@ -669,17 +672,13 @@ impl<'a> Ids<'a> {
     }
 }
 
-/// What [`Cx::liveness`] needs of a statement, worked out once for all its
-/// rounds: the names it reads (`reads`) when it has an effect, and whether
-/// it has one (`always`, or one of `watch` live). Ranges index flat lists.
 fn param<'p>(params: &'p [Param], name: &str) -> Option<&'p Param> {
     params.iter().find(|p| eq(&p.name, name))
 }
 
-fn is_array(params: &[Param], name: &str) -> bool {
-    param(params, name).is_some_and(|p| matches!(p.kind, ParamKind::Array { .. }))
-}
-
+/// What [`Cx::liveness`] needs of a statement, worked out once for all its
+/// rounds: the names it reads (`reads`) when it has an effect, and whether
+/// it has one (`always`, or one of `watch` live). Ranges index flat lists.
 struct LiveStmt {
     always: bool,
     watch: std::ops::Range<usize>,
@@ -692,7 +691,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     }
 
     fn is_array(&self, name: &str) -> bool {
-        is_array(self.params, name)
+        has(&self.arrays, name)
     }
 
     fn kernel(&mut self, k: &'a FunctionDef<'a>) -> Result<(), Rule> {
@@ -759,8 +758,9 @@ impl<'p, 'a> Cx<'p, 'a> {
         must: &[&'a str],
         kernel: bool,
     ) -> Result<(), Rule> {
-        let params = self.params;
-        let is_array = |n: &str| kernel && is_array(params, n);
+        // In a func, a name is the func's own parameter or local, never one
+        // of the kernel's arrays.
+        let arrays: &[&str] = if kernel { &self.arrays } else { &[] };
         // Each statement's reads and effect are the same every round: they
         // are listed once, as name ids, and the rounds only flip flags (they
         // walked the expressions and scanned the live list anew each time).
@@ -782,7 +782,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                 StmtKind::Assign(ts, v) => {
                     let mut always = false;
                     for t in ts.iter() {
-                        always |= target_watch(t, &mut watch, &is_array);
+                        always |= target_watch(t, &mut watch, arrays);
                     }
                     names(v, &mut buf);
                     for t in ts.iter() {
@@ -791,18 +791,18 @@ impl<'p, 'a> Cx<'p, 'a> {
                     always
                 }
                 StmtKind::AugAssign(t, _, v) => {
-                    let always = target_watch(t, &mut watch, &is_array);
+                    let always = target_watch(t, &mut watch, arrays);
                     names(v, &mut buf);
                     target_reads(t, &mut buf);
                     always
                 }
                 StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
-                    let always = effect_watch(s, &mut watch, &is_array);
+                    let always = effect_watch(s, &mut watch, arrays);
                     names(c, &mut buf);
                     always
                 }
                 StmtKind::For(_, it, _, _) => {
-                    let always = effect_watch(s, &mut watch, &is_array);
+                    let always = effect_watch(s, &mut watch, arrays);
                     names(it, &mut buf);
                     always
                 }
@@ -864,7 +864,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                     _ => ns.extend(root(t)),
                 }
                 for &n in &ns {
-                    if !is_array(n) && !live(n) {
+                    if !has(arrays, n) && !live(n) {
                         return Err(Rule::Dead);
                     }
                 }
