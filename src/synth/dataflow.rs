@@ -268,9 +268,10 @@ pub fn check_module<'a>(
             }
         }
         let kernel = kernel.ok_or(Rule::Unparsed)?;
+        let mut stmts = Vec::new();
         for n in 0..cx.funcs.len() {
             let f = cx.funcs[n];
-            let mut stmts = Vec::new();
+            stmts.clear();
             walk(f.body, &mut stmts);
             let args: Vec<&str> = f.args.iter().map(|a| a.name).collect();
             cx.liveness(&stmts, &args, false)?;
@@ -711,7 +712,8 @@ impl<'p, 'a> Cx<'p, 'a> {
                 _ => {}
             }
         }
-        let mut stmts = Vec::new();
+        // Room for a typical kernel's statements, not a doubling every few.
+        let mut stmts = Vec::with_capacity(64);
         let mut spans = Vec::new();
         walk_spans(k.body, &mut stmts, &mut spans);
         // Liveness over the kernel: params and tid must be live too.
@@ -901,7 +903,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                 slots.push(n);
             }
         }
-        let mut exprs: Vec<&Expr<'a>> = Vec::new();
+        let mut exprs: Vec<&Expr<'a>> = Vec::with_capacity(stmts.len());
         for s in stmts {
             match &s.kind {
                 StmtKind::Assign(ts, v) => {
@@ -1115,7 +1117,10 @@ impl<'p, 'a> Cx<'p, 'a> {
         // or was added at (a read that missed may now find it).
         let mut step = 0u32;
         let mut seen = vec![0u32; stmts.len()];
-        let mut deps: Vec<Reads> = vec![Reads::new(); stmts.len()];
+        // Made, not cloned: `vec!` clones an empty `Reads` per statement.
+        let mut deps: Vec<Reads> = std::iter::repeat_with(Reads::new)
+            .take(stmts.len())
+            .collect();
         let mut changed_at = vec![0u32; self.ids.names.len()];
         for round in 0..16 {
             let mut changed = false;
