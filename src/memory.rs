@@ -73,6 +73,12 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         if Allocator::plain(new_size, layout.align()) {
+            if new_size >= ROOM_FROM_BYTES && new_size > layout.size() {
+                // SAFETY: the caller's contract, passed on; a plain alignment.
+                if let Some(p) = unsafe { grow_in_room(ptr, layout.size(), new_size) } {
+                    return p;
+                }
+            }
             // SAFETY: see the impl; `ptr` is a live mimalloc block, and a
             // block it moves to is aligned as in `alloc`.
             unsafe { libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast() }
@@ -81,6 +87,67 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
             unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
         }
     }
+}
+
+thread_local! {
+    /// The room of [`with_growth_room`] on this thread; 0 outside it.
+    static GROWTH_ROOM: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Least size past which a block growing in [`with_growth_room`] gets the
+/// room: smaller blocks (levels, dictionaries, small pages) stay as sized.
+#[cfg(not(feature = "system-alloc"))]
+const ROOM_FROM_BYTES: usize = 32 << 10;
+
+/// Runs `f` with every block that grows past 32 KiB on this thread, and not
+/// past `room`, given `room` bytes at once, so that it grows on in place up
+/// to `room`. Parquet's plain encoder starts each page's buffer empty and
+/// doubles it value by value: its `realloc` copies were more bytes than the
+/// text it copies in. Only the pages touched count in memory, and a freed
+/// room is reused whole by the next page's.
+pub fn with_growth_room<R>(room: usize, f: impl FnOnce() -> R) -> R {
+    /// Puts the previous room back, also when `f` unwinds.
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GROWTH_ROOM.set(self.0);
+        }
+    }
+    let _restore = Restore(GROWTH_ROOM.replace(room));
+    f()
+}
+
+/// The block `ptr` (`old_size` bytes asked) grown to `new_size` bytes by the
+/// room of [`with_growth_room`]: `ptr` itself if it has room, else a block
+/// of the whole room; `None` outside a room or past it.
+///
+/// # Safety
+/// `ptr` is a live block of this allocator with a plain alignment
+/// ([`Allocator::plain`]), `old_size` the size it was asked with.
+#[cfg(not(feature = "system-alloc"))]
+#[cold]
+unsafe fn grow_in_room(ptr: *mut u8, old_size: usize, new_size: usize) -> Option<*mut u8> {
+    let room = GROWTH_ROOM.get();
+    if new_size > room {
+        return None;
+    }
+    // SAFETY: `ptr` is a live mimalloc block (the caller).
+    if unsafe { libmimalloc_sys::mi_usable_size(ptr.cast()) } >= new_size {
+        return Some(ptr);
+    }
+    // SAFETY: a non-zero size; a block of at least 16 bytes is aligned to
+    // 16, enough for a plain alignment.
+    let grown: *mut u8 = unsafe { libmimalloc_sys::mi_malloc(room).cast() };
+    if grown.is_null() {
+        return None;
+    }
+    // SAFETY: both blocks hold `old_size` bytes and are distinct; `ptr` is
+    // freed once, here, and not used again (it is not returned).
+    unsafe {
+        std::ptr::copy_nonoverlapping(ptr, grown, old_size);
+        libmimalloc_sys::mi_free(ptr.cast());
+    }
+    Some(grown)
 }
 
 /// Samples a worker processes between two collections of its heap.
@@ -244,6 +311,45 @@ mod tests {
                     a.dealloc(z, layout);
                 }
             }
+        }
+    }
+
+    #[cfg(not(feature = "system-alloc"))]
+    #[test]
+    fn a_block_grows_in_place_within_its_room_and_keeps_its_bytes() {
+        use std::alloc::{GlobalAlloc, Layout};
+        let a = Allocator;
+        let room = 1 << 20;
+        let layout = |size| Layout::from_size_align(size, 1).unwrap();
+        // SAFETY: non-zero sizes; each block is used with the layout it last
+        // had and freed once.
+        unsafe {
+            let small = 20_000;
+            let p = a.alloc(layout(small));
+            p.write_bytes(0x5a, small);
+            let (roomy, size, in_place) = with_growth_room(room, || {
+                let roomy = a.realloc(p, layout(small), 2 * small);
+                let mut q = roomy;
+                let mut size = 2 * small;
+                while size * 2 <= room {
+                    q = a.realloc(q, layout(size), size * 2);
+                    size *= 2;
+                }
+                (roomy, size, q == roomy)
+            });
+            assert!(in_place, "doublings up to the room stay in place");
+            assert!((0..small).all(|i| *roomy.add(i) == 0x5a), "contents kept");
+            // Outside the room, a block grows as mimalloc grows it.
+            let beyond = a.realloc(roomy, layout(size), 2 * room);
+            assert!((0..small).all(|i| *beyond.add(i) == 0x5a), "contents kept");
+            a.dealloc(beyond, layout(2 * room));
+            let p = a.alloc(layout(small));
+            let grown = a.realloc(p, layout(small), 2 * small);
+            assert!(
+                libmimalloc_sys::mi_usable_size(grown.cast()) < room,
+                "no room outside"
+            );
+            a.dealloc(grown, layout(2 * small));
         }
     }
 

@@ -33,6 +33,13 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::ShardInfo;
 use super::pages::CompactPages;
+use crate::memory::with_growth_room;
+
+/// Room for a buffer of page values while parquet encodes (see
+/// [`with_growth_room`]). Parquet adds up to a page limit of values at a
+/// time to a page that may be just under it, so a text page ends below twice
+/// the limit, and its buffer, doubling, asks for up to twice that.
+const PAGE_BUFFER_ROOM: usize = 4 * super::TEXT_PAGE_BYTES;
 
 /// "PAR1": a Parquet file starts and ends with it.
 const MAGIC: &[u8; 4] = b"PAR1";
@@ -300,7 +307,8 @@ impl OpenShard {
                 none.insert(writer)
             }
         };
-        group.write(batch).with_context(|| self.context())?;
+        with_growth_room(PAGE_BUFFER_ROOM, || group.write(batch))
+            .with_context(|| self.context())?;
         self.rows += batch.num_rows() as u64;
         Ok(())
     }
@@ -309,10 +317,11 @@ impl OpenShard {
     pub fn end_group(&mut self) -> Result<()> {
         let context = self.context();
         let mut writer = self.group.take().context("no row group to write")?;
-        writer.flush().with_context(|| context.clone())?;
+        with_growth_room(PAGE_BUFFER_ROOM, || writer.flush()).with_context(|| context.clone())?;
         writer.inner_mut().data_end = writer.bytes_written() as u64;
         let GroupSink { file, footer, .. } =
-            writer.into_inner().with_context(|| context.clone())?;
+            with_growth_room(PAGE_BUFFER_ROOM, || writer.into_inner())
+                .with_context(|| context.clone())?;
         let thrift = footer
             .len()
             .checked_sub(TRAILER_LEN)
