@@ -634,24 +634,27 @@ impl TextUnits {
     /// equal to unit `j`) repeats, all but the last that agrees: how many
     /// bytes they cover and their tokens.
     fn repeated_after(&self, j: usize, rest: &[u8]) -> (usize, u32) {
-        let bytes = &self.bytes[..self.len];
-        let from = self.units[j].start + self.units[j].len;
-        let mut agreeing = j;
-        for u in &self.units[j + 1..] {
-            let at = u.start - from;
-            if rest.get(at..at + u.len) != Some(&bytes[u.start..u.start + u.len]) {
-                break;
-            }
+        let (bytes, units) = (&self.bytes[..self.len], &self.units);
+        let from = units[j].start + units[j].len;
+        // Whether units `a..b` agree, compared as one span.
+        let agree = |a: usize, b: usize| {
+            let (start, end) = (units[a].start, units[b - 1].start + units[b - 1].len);
+            rest.get(start - from..end - from) == Some(&bytes[start..end])
+        };
+        // `agreeing`: the first unit after `j` that does not agree. Runs are
+        // usually tens of lines, so eight at a time, then one by one.
+        let mut agreeing = j + 1;
+        while agreeing + 8 <= units.len() && agree(agreeing, agreeing + 8) {
+            agreeing += 8;
+        }
+        while agreeing < units.len() && agree(agreeing, agreeing + 1) {
             agreeing += 1;
         }
-        if agreeing <= j + 1 {
+        if agreeing < j + 3 {
             return (0, 0);
         }
-        let last = &self.units[agreeing - 1];
-        (
-            last.start + last.len - from,
-            last.total - self.units[j].total,
-        )
+        let last = &units[agreeing - 2];
+        (last.start + last.len - from, last.total - units[j].total)
     }
 }
 
