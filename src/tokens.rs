@@ -349,7 +349,7 @@ impl Tokenizer {
             bits: TextBits::default(),
             word_bits: Vec::new(),
             // Tables only where they are read: a built-in encoding's counts.
-            lines: HashedCounts::new(if self.is_builtin() { 16 } else { 0 }),
+            lines: LineCounts::new(if self.is_builtin() { 16 } else { 0 }),
             words: HashedCounts::new(if self.is_builtin() { 15 } else { 0 }),
             pieces: Cache::new(PIECE_CACHE_BYTES),
         }
@@ -568,6 +568,186 @@ impl HashedCounts {
     }
 }
 
+/// Line chunks' counts: a [`HashedCounts`] table, and the previous text's
+/// lines, so that a text repeating them is counted by comparing bytes rather
+/// than by hashing each line (a row's backward function begins with its
+/// forward function's arguments and body; about a third of all lines are
+/// such repeats).
+///
+/// A line whose hash key and length are those of a line `j` of the previous
+/// text (found through [`TextUnits::resync`]) takes that line's count: the same
+/// 110 hash bits as a table hit, and the length too. From there the
+/// previous text's chunks after `j` are compared byte for byte with the text
+/// that follows, and all the agreeing ones but the last are counted at once
+/// by their running totals, without hashing nor even cutting them: a chunk
+/// cut, right after a `\n`, depends only on the bytes up to the next
+/// non-blank one, inside the next chunk, which agrees too; so the text has
+/// the same cuts there.
+struct LineCounts {
+    table: HashedCounts,
+    /// The text being counted: its chunks, and runs of chunks counted at once.
+    current: TextUnits,
+    previous: TextUnits,
+}
+
+/// A text's [`Unit`]s, and where to find its hashed lines by their key.
+struct TextUnits {
+    /// The text (canonical), [`TextUnits::len`] bytes of it: the previous text only.
+    bytes: Vec<u8>,
+    len: usize,
+    units: Vec<Unit>,
+    /// Slot `key.check % RESYNC_SLOTS`: 1 + the index of a hashed line's
+    /// unit with that key (the last one), or 0.
+    resync: Vec<u32>,
+}
+
+/// One chunk of a text, or a run of chunks (then `key` is unused).
+#[derive(Clone, Copy)]
+struct Unit {
+    start: usize,
+    len: usize,
+    key: ChunkKey,
+    /// Its tokens; 0 until known (a chunk is never 0 tokens).
+    count: u32,
+    /// The text's tokens up to its end.
+    total: u32,
+}
+
+/// [`TextUnits::resync`]'s slots: more than the lines of most texts (two
+/// lines in one slot only lose the first one's repeats).
+const RESYNC_SLOTS: usize = 1024;
+
+impl TextUnits {
+    /// The index of the unit that is a hashed line with `key` and `len` bytes.
+    #[inline(always)]
+    fn line(&self, key: ChunkKey, len: usize) -> Option<usize> {
+        let j = (*self.resync.get(key.check as usize % RESYNC_SLOTS)? as usize).checked_sub(1)?;
+        let u = &self.units[j];
+        (u.len == len
+            && u.key.check == key.check
+            && u.key.check2 == key.check2
+            && u.key.set == key.set)
+            .then_some(j)
+    }
+
+    /// The units after unit `j` that `rest` (the text right after a chunk
+    /// equal to unit `j`) repeats, all but the last that agrees: how many
+    /// bytes they cover and their tokens.
+    fn repeated_after(&self, j: usize, rest: &[u8]) -> (usize, u32) {
+        let (bytes, units) = (&self.bytes[..self.len], &self.units);
+        let from = units[j].start + units[j].len;
+        // Whether units `a..b` agree, compared as one span.
+        let agree = |a: usize, b: usize| {
+            let (start, end) = (units[a].start, units[b - 1].start + units[b - 1].len);
+            rest.get(start - from..end - from) == Some(&bytes[start..end])
+        };
+        // `agreeing`: the first unit after `j` that does not agree. Runs are
+        // usually tens of lines, so eight at a time, then one by one.
+        let mut agreeing = j + 1;
+        while agreeing + 8 <= units.len() && agree(agreeing, agreeing + 8) {
+            agreeing += 8;
+        }
+        while agreeing < units.len() && agree(agreeing, agreeing + 1) {
+            agreeing += 1;
+        }
+        if agreeing < j + 3 {
+            return (0, 0);
+        }
+        let last = &units[agreeing - 2];
+        (last.start + last.len - from, last.total - units[j].total)
+    }
+}
+
+impl LineCounts {
+    fn new(bits: u32) -> LineCounts {
+        let units = || TextUnits {
+            bytes: Vec::new(),
+            len: 0,
+            units: Vec::new(),
+            resync: vec![0; RESYNC_SLOTS],
+        };
+        LineCounts {
+            table: HashedCounts::new(bits),
+            current: units(),
+            previous: units(),
+        }
+    }
+
+    /// The sum of the counts of `text`'s `lines`: from the previous text's
+    /// lines, from the table, or from `miss` for a line in neither (then kept
+    /// in the table). Two passes, as [`HashedCounts::sum`]. The text's units
+    /// become the previous text's.
+    fn sum<'t>(
+        &mut self,
+        text: &'t [u8],
+        mut lines: LineChunks<'t, '_>,
+        mut miss: impl FnMut(&'t [u8]) -> u32,
+    ) -> u32 {
+        let (current, previous) = (&mut self.current, &self.previous);
+        let units = &mut current.units;
+        // The slots of the text before the previous one (a run's slot is its
+        // line's): a few stores, where a fill would write every slot.
+        for u in units.iter() {
+            current.resync[u.key.check as usize % RESYNC_SLOTS] = 0;
+        }
+        units.clear();
+        let base = text.as_ptr() as usize;
+        while let Some(line) = lines.next() {
+            let (start, len) = (line.as_ptr() as usize - base, line.len());
+            let key = self.table.key(line);
+            current.resync[key.check as usize % RESYNC_SLOTS] = units.len() as u32 + 1;
+            let Some(j) = previous.line(key, len) else {
+                self.table.prefetch(key);
+                units.push(Unit {
+                    start,
+                    len,
+                    key,
+                    count: 0,
+                    total: 0,
+                });
+                continue;
+            };
+            units.push(Unit {
+                start,
+                len,
+                key,
+                count: previous.units[j].count,
+                total: 0,
+            });
+            let (covered, tokens) = previous.repeated_after(j, &text[start + len..]);
+            if covered > 0 {
+                // A run, not a line: never in `resync`, its key unused.
+                units.push(Unit {
+                    start: start + len,
+                    len: covered,
+                    key,
+                    count: tokens,
+                    total: 0,
+                });
+                lines.skip_to(start + len + covered);
+            }
+        }
+        let mut total = 0;
+        for u in units.iter_mut() {
+            if u.count == 0 {
+                u.count = match self.table.get(u.key) {
+                    Some(n) => n,
+                    None => {
+                        let n = miss(&text[u.start..u.start + u.len]);
+                        self.table.insert(u.key, n);
+                        n
+                    }
+                };
+            }
+            total += u.count;
+            u.total = total;
+        }
+        std::mem::swap(&mut self.current.units, &mut self.previous.units);
+        std::mem::swap(&mut self.current.resync, &mut self.previous.resync);
+        total
+    }
+}
+
 /// Counts tokens on one thread, remembering the counts of the chunks it has
 /// seen.
 pub struct Counter {
@@ -576,8 +756,8 @@ pub struct Counter {
     bits: TextBits,
     /// Where a line not in `lines` splits into words ([`word_cuts`]).
     word_bits: Vec<u64>,
-    /// Line chunks' counts (2^16 sets, 4 MiB).
-    lines: HashedCounts,
+    /// Line chunks' counts (2^16 sets, 4 MiB), and the previous text's lines.
+    lines: LineCounts,
     /// Word chunks' counts, for lines not in `lines` (2^15 sets, 2 MiB: one
     /// huge page; at 1 MiB on small pages the job took ~1.2% more CPU).
     words: HashedCounts,
@@ -621,7 +801,7 @@ impl Counter {
         // A line not seen before is the sum of its words, a word not seen
         // before that of its pieces.
         let (words, pieces, word_bits) = (&mut self.words, &mut self.pieces, &mut self.word_bits);
-        self.lines.sum(
+        let total = self.lines.sum(
             bytes,
             LineChunks::new(bytes, &self.bits, ranks.builtin),
             |line| {
@@ -630,7 +810,17 @@ impl Counter {
                     count_word(pieces, ranks, word)
                 })
             },
-        )
+        );
+        // Kept for the next text (the canonical buffer is swapped, not copied).
+        let previous = &mut self.lines.previous;
+        if ranks.digits_are_tokens {
+            std::mem::swap(&mut self.bits.canonical, &mut previous.bytes);
+        } else {
+            previous.bytes.clear();
+            previous.bytes.extend_from_slice(text.as_bytes());
+        }
+        previous.len = text.len();
+        total
     }
 }
 
@@ -1001,10 +1191,15 @@ struct SetBits<'m> {
 
 impl<'m> SetBits<'m> {
     fn new(bits: &'m [u64]) -> SetBits<'m> {
+        SetBits::from(bits, 0)
+    }
+
+    /// The set bits at `p` and after.
+    fn from(bits: &'m [u64], p: usize) -> SetBits<'m> {
         SetBits {
             bits,
-            word: 0,
-            rest: bits.first().copied().unwrap_or(0),
+            word: p / 64,
+            rest: bits.get(p / 64).map_or(0, |w| w & (!0u64 << (p % 64))),
         }
     }
 }
@@ -1042,6 +1237,12 @@ impl<'t, 'm> LineChunks<'t, 'm> {
             start: 0,
             newlines: SetBits::new(&bits.newlines),
         }
+    }
+
+    /// Goes on from `p`, where a chunk starts.
+    fn skip_to(&mut self, p: usize) {
+        self.start = p;
+        self.newlines = SetBits::from(&self.bits.newlines, p);
     }
 
     /// [`cut_after_newline`], from the bits.
@@ -1637,6 +1838,59 @@ mod tests {
                 for line in lines {
                     assert_eq!(word_chunks(line).concat(), line);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn texts_repeating_the_previous_ones_lines_count_alike() {
+        // Each text is the previous one's lines, some dropped, some changed,
+        // some new ones between them: the runs a text shares with the one
+        // before are counted from it, and must agree with the reference.
+        let pieces = [
+            " ", "  ", "\t", "\r", "/", "//", ";", "{", "}", "(", "a", "var", "_", "1", "123",
+            "\u{e9}", "\u{a0}", "'s", "wp::", "\x0b", "x'", ")", ".",
+        ];
+        let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let tok = Tokenizer {
+                spec: TokenizerSpec::O200k,
+                kind: Kind::Builtin(ranks),
+            };
+            let mut counter = tok.counter();
+            let random_line = |next: &mut dyn FnMut() -> u64| -> String {
+                let indent = ["", "  ", "    ", "\t", " /"][(next() % 5) as usize];
+                let len = next() % 6;
+                let body: String = (0..len)
+                    .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                    .collect();
+                format!("{indent}{body}\n")
+            };
+            let mut lines: Vec<String> = (0..30).map(|_| random_line(&mut next)).collect();
+            for _ in 0..3000 {
+                let text = lines.concat();
+                assert_eq!(
+                    counter.count(&text),
+                    Some(reference(ranks, &text)),
+                    "{builtin:?} {text:?}"
+                );
+                let mut changed = Vec::new();
+                for line in &lines {
+                    match next() % 16 {
+                        0 => {}
+                        1 => changed.push(random_line(&mut next)),
+                        2 => {
+                            changed.push(random_line(&mut next));
+                            changed.push(line.clone());
+                        }
+                        _ => changed.push(line.clone()),
+                    }
+                }
+                if changed.is_empty() || next().is_multiple_of(50) {
+                    changed = (0..30).map(|_| random_line(&mut next)).collect();
+                }
+                lines = changed;
             }
         }
     }
