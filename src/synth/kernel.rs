@@ -785,15 +785,21 @@ impl<'k> Kernel<'k> {
         self.lines += 1;
     }
 
-    /// [`Kernel::line`] of `parts` joined, written in place (no `format!`
-    /// of the line first).
-    fn line_of(&mut self, parts: &[&str]) {
+    /// [`Kernel::line`] of `parts` joined, written in place: one reserve
+    /// and a copy per part, where `format_args!` cost a line ~700
+    /// instructions of formatting machinery.
+    pub fn line_of(&mut self, parts: &[&str]) {
+        self.line_of_two(&[], parts);
+    }
+
+    /// [`Kernel::line_of`] of `head` then `rest` (a local's name and `=`,
+    /// then its expression's parts).
+    fn line_of_two(&mut self, head: &[&str], rest: &[&str]) {
         for _ in 0..self.indent {
-            self.body.push_str("    ");
+            self.body.put("    ");
         }
-        for p in parts {
-            self.body.push_str(p);
-        }
+        self.body.put_all(head);
+        self.body.put_all(rest);
         self.body.push('\n');
         self.lines += 1;
     }
@@ -804,6 +810,13 @@ impl<'k> Kernel<'k> {
     pub fn open(&mut self, text: &str) {
         self.line(text);
         self.enter(is_loop(text));
+    }
+
+    /// [`Kernel::open`] of `parts` joined, written in place.
+    pub fn open_of(&mut self, parts: &[&str]) {
+        let start = self.body.len() + 4 * self.indent;
+        self.line_of(parts);
+        self.enter(is_loop(&self.body[start..]));
     }
 
     /// [`Kernel::open`] of `format_args!(...)`, written in place.
@@ -844,7 +857,27 @@ impl<'k> Kernel<'k> {
         hi: f64,
     ) -> Val {
         let name = self.fresh(rng, pool);
-        self.line_of(&[&name, " = ", expr]);
+        self.line_of_two(&[&name, " = "], &[expr]);
+        Val {
+            expr: name,
+            ty,
+            lo,
+            hi,
+        }
+    }
+
+    /// [`Kernel::local`] of `parts` joined, written in place.
+    pub fn local_of(
+        &mut self,
+        rng: &mut Gen,
+        pool: &[&str],
+        ty: Ty,
+        parts: &[&str],
+        lo: f64,
+        hi: f64,
+    ) -> Val {
+        let name = self.fresh(rng, pool);
+        self.line_of_two(&[&name, " = "], parts);
         Val {
             expr: name,
             ty,
