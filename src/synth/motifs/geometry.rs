@@ -211,7 +211,7 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let s = sphere_param(k, rng, &["sphere", "target", "ball"]);
-    let (o, d) = aimed_ray(k, rng, 8.0, &format!("{s}.center"), 1.0);
+    let (o, d) = aimed_ray(k, rng, 8.0, &[&s[..], ".center"].concat(), 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 4.0, 9.0);
     ray_sphere_helper(k);
     let t = k.local_of(
@@ -316,7 +316,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     };
     let s = k.fresh(rng, &["s", "sphere", "n"]);
     let count = if chance(rng, 0.5) {
-        format!("{c}.shape[0]")
+        [&c[..], ".shape[0]"].concat()
     } else {
         k.size_param(rng, &["num_spheres", "sphere_count", "n_spheres"], ns)
     };
@@ -615,7 +615,13 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
     let lo = k.scalar(rng, &["box_lower", "lower", "bmin"], V3, -4.0, -1.0);
     let hi = k.scalar(rng, &["box_upper", "upper", "bmax"], V3, 1.0, 4.0);
     // Rays aimed at the box's center: most enter it.
-    let (o, d) = aimed_ray(k, rng, 10.0, &format!("0.5 * ({lo} + {hi})"), 1.0);
+    let (o, d) = aimed_ray(
+        k,
+        rng,
+        10.0,
+        &["0.5 * (", &lo, " + ", &hi, ")"].concat(),
+        1.0,
+    );
     let inv = k.local_fmt(
         rng,
         &["inv_d", "inv_dir", "rcp"],
@@ -1191,9 +1197,9 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.05,
             1.0,
         );
-        format!("wp.length({} - {}) - {r}", p.expr, q.expr)
+        ["wp.length(", &p.expr, " - ", &q.expr, ") - ", &r].concat()
     } else {
-        format!("wp.length({} - {})", p.expr, q.expr)
+        ["wp.length(", &p.expr, " - ", &q.expr, ")"].concat()
     };
     let dist = k.local(rng, &["dist", "sdf", "d"], Ty::F, &d, -1.0, 18.0);
     k.offer(dist, &["dist_out", "sdf_out"]);

@@ -417,7 +417,7 @@ fn axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, XS, Ty::F, -10.0, 10.0);
     let y = k.input(rng, YS, Ty::F, -10.0, 10.0);
     let a = k.scalar(rng, &["alpha", "a", "scale", "gain"], Ty::F, -4.0, 4.0);
-    let expr = format!("{a} * {} + {}", x.expr, y.expr);
+    let expr = [&a[..], " * ", &x.expr, " + ", &y.expr].concat();
     let r = k.local(rng, &["r", "axpy", "scaled"], Ty::F, &expr, -50.0, 50.0);
     k.offer(r, OUTS);
     true
@@ -440,9 +440,9 @@ fn lerp_blend(k: &mut Kernel, rng: &mut Gen) -> bool {
             .expr
     };
     let expr = if chance(rng, 0.5) {
-        format!("{} + {t} * ({} - {})", a.expr, b.expr, a.expr)
+        [&a.expr[..], " + ", &t, " * (", &b.expr, " - ", &a.expr, ")"].concat()
     } else {
-        format!("wp.lerp({}, {}, {t})", a.expr, b.expr)
+        ["wp.lerp(", &a.expr, ", ", &b.expr, ", ", &t, ")"].concat()
     };
     let r = k.local(
         rng,
@@ -466,7 +466,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
             &["stats", "norm", "moments"],
             &[("mean", Ty::F, -2.0, 2.0), ("inv_std", Ty::F, 0.25, 2.0)],
         );
-        let e = format!("({} - {st}.mean) * {st}.inv_std", x.expr);
+        let e = ["(", &x.expr, " - ", &st, ".mean) * ", &st, ".inv_std"].concat();
         let z = k.local(rng, &["z", "zscore", "normed"], Ty::F, &e, -24.0, 24.0);
         k.offer(z, &["z_out", "normalized", "out"]);
         return true;
@@ -474,7 +474,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let mean = k.scalar(rng, &["mean", "mu", "center"], Ty::F, -2.0, 2.0);
     let std = k.scalar(rng, &["std", "sigma", "scale"], Ty::F, 0.5, 4.0);
     let expr = if chance(rng, 0.5) {
-        format!("({} - {mean}) / {std}", x.expr)
+        ["(", &x.expr, " - ", &mean, ") / ", &std].concat()
     } else {
         let inv = k.local_of(
             rng,
@@ -484,7 +484,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.25,
             2.0,
         );
-        format!("({} - {mean}) * {}", x.expr, inv.expr)
+        ["(", &x.expr, " - ", &mean, ") * ", &inv.expr].concat()
     };
     let z = k.local(rng, &["z", "zscore", "normed"], Ty::F, &expr, -24.0, 24.0);
     k.offer(z, &["z_out", "normalized", "out"]);
@@ -509,7 +509,7 @@ fn weighted_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         let w = nice(rng, 0.15, 0.8);
         lo += w * v.lo;
         hi += w * v.hi;
-        terms.push(format!("{} * {}", lit(w), v.expr));
+        terms.push([&lit(w)[..], " * ", &v.expr].concat());
     }
     let r = k.local(
         rng,
@@ -548,12 +548,22 @@ fn unit_convert(k: &mut Kernel, rng: &mut Gen) -> bool {
     let scale = k.scalar(rng, &["scale", "factor", "gain"], Ty::F, 0.5, 2.0);
     let expr = if off != 0.0 {
         if fac == 1.0 {
-            format!("({} {}) * {scale}", x.expr, plus(-off))
+            ["(", &x.expr, " ", &plus(-off), ") * ", &scale].concat()
         } else {
-            format!("({} {}) * {} * {scale}", x.expr, plus(-off), lit(fac))
+            [
+                "(",
+                &x.expr,
+                " ",
+                &plus(-off),
+                ") * ",
+                &lit(fac),
+                " * ",
+                &scale,
+            ]
+            .concat()
         }
     } else {
-        format!("{} * {} * {scale}", x.expr, lit(fac))
+        [&x.expr[..], " * ", &lit(fac), " * ", &scale].concat()
     };
     let v = k.local(rng, outs, Ty::F, &expr, -1000.0, 1000.0);
     k.offer(v, &["converted", "out"]);
@@ -595,12 +605,28 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     let out = k.output(rng, &["cell_id", "tile_of", "block_id"], Ty::I);
     let shift = k.scalar(rng, &["shift", "base_id", "first"], Ty::I, 0.0, 100.0);
     let expr = if chance(rng, 0.5) {
-        format!(
-            "{} * {width} + ({width} - 1 - {}) + {shift}",
-            row.expr, col.expr
-        )
+        [
+            &row.expr[..],
+            " * ",
+            &width,
+            " + (",
+            &width,
+            " - 1 - ",
+            &col.expr,
+            ") + ",
+            &shift,
+        ]
+        .concat()
     } else {
-        format!("({} // 2) * 1000 + {} // 2 + {shift}", row.expr, col.expr)
+        [
+            "(",
+            &row.expr,
+            " // 2) * 1000 + ",
+            &col.expr,
+            " // 2 + ",
+            &shift,
+        ]
+        .concat()
     };
     k.line_of(&[&out, "[", &t, "] = ", &expr]);
     true
@@ -626,7 +652,16 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
             "hermite_step",
             "@wp.func\ndef hermite_step(edge0: float, edge1: float, x: float) -> float:\n    t = wp.clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0)\n    return t * t * (3.0 - 2.0 * t)",
         );
-        let e = format!("hermite_step({}, {}, {})", lit(e0), lit(e0 + w), x.expr);
+        let e = [
+            "hermite_step(",
+            &lit(e0),
+            ", ",
+            &lit(e0 + w),
+            ", ",
+            &x.expr,
+            ")",
+        ]
+        .concat();
         let s = k.local(
             rng,
             &["smooth", "fade", "ramp", "blend_w"],
@@ -697,35 +732,57 @@ fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
                 "@wp.func\ndef sigmoid(x: float) -> float:\n    return 1.0 / (1.0 + wp.exp(-x))",
             );
             (
-                format!("{x} * sigmoid({x})"),
+                [&x[..], " * sigmoid(", &x, ")"].concat(),
                 -1.0,
                 &["swish", "silu", "gated"],
             )
         }
         0 => (
-            format!("1.0 / (1.0 + wp.exp(-{x}))"),
+            ["1.0 / (1.0 + wp.exp(-", &x, "))"].concat(),
             0.0,
             &["sig", "gate", "prob"],
         ),
         1 => (
-            format!("wp.log(1.0 + wp.exp({x}))"),
+            ["wp.log(1.0 + wp.exp(", &x, "))"].concat(),
             0.0,
             &["softplus", "sp"],
         ),
         2 => (
-            format!("0.5 * {x} * (1.0 + wp.tanh(0.7978846 * ({x} + 0.044715 * {x} * {x} * {x})))"),
+            [
+                "0.5 * ",
+                &x,
+                " * (1.0 + wp.tanh(0.7978846 * (",
+                &x,
+                " + 0.044715 * ",
+                &x,
+                " * ",
+                &x,
+                " * ",
+                &x,
+                ")))",
+            ]
+            .concat(),
             -1.0,
             &["gelu", "act"],
         ),
         3 => (
-            format!("{x} / (1.0 + wp.exp(-{x}))"),
+            [&x[..], " / (1.0 + wp.exp(-", &x, "))"].concat(),
             -1.0,
             &["swish", "silu"],
         ),
         _ => {
             let slope = k.scalar(rng, &["slope", "leak", "negative_slope"], Ty::F, 0.01, 0.3);
             (
-                format!("wp.max({x}, 0.0) + {slope} * wp.min({x}, 0.0)"),
+                [
+                    "wp.max(",
+                    &x,
+                    ", 0.0) + ",
+                    &slope,
+                    " * wp.min(",
+                    &x,
+                    ", 0.0)",
+                ]
+                .concat(),
                 -6.0,
                 &["leaky", "act", "relu_out"],
             )
@@ -767,7 +824,7 @@ fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
             "gaussian",
             "@wp.func\ndef gaussian(r: float, h: float) -> float:\n    q = r / h\n    return wp.exp(-0.5 * (q * q)) / (h * 2.5066283)",
         );
-        (format!("gaussian({}, {sigma})", d.expr), 1.0)
+        (["gaussian(", &d.expr, ", ", &sigma, ")"].concat(), 1.0)
     } else {
         (
             format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr),
@@ -796,8 +853,8 @@ fn log_compress(k: &mut Kernel, rng: &mut Gen) -> bool {
         100.0,
     );
     let expr = match below(rng, 3) {
-        0 => format!("wp.log(1.0 + wp.abs({}))", x.expr),
-        1 => format!("20.0 * wp.log10(wp.abs({}) + 1.0e-06)", x.expr),
+        0 => ["wp.log(1.0 + wp.abs(", &x.expr, "))"].concat(),
+        1 => ["20.0 * wp.log10(wp.abs(", &x.expr, ") + 1.0e-06)"].concat(),
         _ => format!("wp.sign({0}) * wp.log(1.0 + wp.abs({0}))", x.expr),
     };
     let v = k.local(
@@ -851,15 +908,15 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let expr = match below(rng, 3) {
         0 => coords
             .iter()
-            .map(|c| format!("wp.sin({} * {c})", lit(f)))
+            .map(|c| ["wp.sin(", &lit(f), " * ", &c, ")"].concat())
             .collect::<Vec<_>>()
             .join(" * "),
         1 => coords
             .iter()
-            .map(|c| format!("{c} * {c}"))
+            .map(|c| [&c[..], " * ", &c].concat())
             .collect::<Vec<_>>()
             .join(" + "),
-        _ => format!("wp.cos({} * ({}))", lit(f), coords.join(" + ")),
+        _ => ["wp.cos(", &lit(f), " * (", &coords.join(" + "), "))"].concat(),
     };
     let v = k.local(
         rng,
@@ -1357,7 +1414,7 @@ fn horner_poly(k: &mut Kernel, rng: &mut Gen) -> bool {
     let lead = nice(rng, 0.1, 1.0);
     let mut e = lit(if chance(rng, 0.5) { lead } else { -lead });
     for _ in 0..deg {
-        e = format!("({e}) * {} {}", x.expr, plus(nice(rng, -1.0, 1.0)));
+        e = ["(", &e, ") * ", &x.expr, " ", &plus(nice(rng, -1.0, 1.0))].concat();
     }
     // Outer parens of the first term are redundant: drop them once.
     let e = e.replacen("(", "", 1).replacen(")", "", 1);
@@ -1377,15 +1434,17 @@ fn horner_poly(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn rational_approx(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["x", "t", "arg"], Ty::F, -3.0, 3.0);
     let d = k.expr_depth(rng, 1, 4);
-    let mut num = format!(
-        "{} + {} * {}",
-        lit(nice(rng, -1.0, 1.0)),
-        lit(nice(rng, 0.1, 2.0)),
-        x.expr
-    );
+    let mut num = [
+        &lit(nice(rng, -1.0, 1.0))[..],
+        " + ",
+        &lit(nice(rng, 0.1, 2.0)),
+        " * ",
+        &x.expr,
+    ]
+    .concat();
     for _ in 1..d {
         let c = nice(rng, -1.0, 1.0);
-        num = format!("{num} {} * {} * {}", plus(c), x.expr, x.expr);
+        num = [&num[..], " ", &plus(c), " * ", &x.expr, " * ", &x.expr].concat();
     }
     let b = lit(nice(rng, 0.05, 1.0));
     let expr = format!("({num}) / (1.0 + {b} * ({0} * {0}))", x.expr);
@@ -1539,9 +1598,9 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         // The mean: each thread adds its share.
         let inv_n = 1.0 / k.launch.dim.iter().product::<usize>() as f64;
         let e = if chance(rng, 0.5) {
-            format!("{} * {}", x.expr, lit(inv_n))
+            [&x.expr[..], " * ", &lit(inv_n)].concat()
         } else {
-            format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 2.0)))
+            ["wp.abs(", &x.expr, ") * ", &lit(nice(rng, 0.1, 2.0))].concat()
         };
         k.line_of(&["wp.atomic_add(", &total, ", 0, ", &e, ")"]);
     }
@@ -1563,7 +1622,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
     // change of one value hardly ever lands.
     let x = if which != 0 && chance(rng, 0.5) {
         Val {
-            expr: format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 4.0))),
+            expr: ["wp.abs(", &x.expr, ") * ", &lit(nice(rng, 0.1, 4.0))].concat(),
             ..x
         }
     } else {
@@ -1714,7 +1773,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (init, upd, names, hi): (&str, String, &[&str], f64) = match below(rng, 4) {
         0 => (
             "float(0.0)",
-            format!("+= {a}[{t}, {j}]"),
+            ["+= ", &a, "[", &t, ", ", &j, "]"].concat(),
             &["total", "row_sum", "s"],
             32.0,
         ),
@@ -1730,7 +1789,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
             );
             (
                 "float(0.0)",
-                format!("+= {a}[{t}, {j}] * {x}[{j}]"),
+                ["+= ", &a, "[", &t, ", ", &j, "] * ", &x, "[", &j, "]"].concat(),
                 &["dot", "acc", "proj"],
                 32.0,
             )
@@ -1743,7 +1802,10 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         ),
         _ => (
             "float(0.0)",
-            format!("+= {a}[{t}, {j}] * {a}[{t}, {j}]"),
+            [
+                "+= ", &a, "[", &t, ", ", &j, "] * ", &a, "[", &t, ", ", &j, "]",
+            ]
+            .concat(),
             &["sq", "norm_sq", "ss"],
             32.0,
         ),
@@ -1766,7 +1828,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
     if chance(rng, 0.5) {
         let out = k.output(rng, &["row_out", "out", "per_row"], Ty::F);
         let e = if names[0] == "sq" {
-            format!("wp.sqrt({})", v.expr)
+            ["wp.sqrt(", &v.expr, ")"].concat()
         } else {
             v.expr.clone()
         };
@@ -2112,9 +2174,31 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let shift = k.scalar(rng, &["shift", "lag", "delay"], Ty::I, 1.0, (n / 2) as f64);
     let t = k.tid(0);
     let e = match below(rng, 3) {
-        0 => format!("{src}[({t} + {shift}) % {len}]"),
-        1 => format!("{src}[({t} - {shift} + {len}) % {len}]"),
-        _ => format!("{src}[wp.min({t} + {shift}, {len} - 1)]"),
+        0 => [&src[..], "[(", &t, " + ", &shift, ") % ", &len, "]"].concat(),
+        1 => [
+            &src[..],
+            "[(",
+            &t,
+            " - ",
+            &shift,
+            " + ",
+            &len,
+            ") % ",
+            &len,
+            "]",
+        ]
+        .concat(),
+        _ => [
+            &src[..],
+            "[wp.min(",
+            &t,
+            " + ",
+            &shift,
+            ", ",
+            &len,
+            " - 1)]",
+        ]
+        .concat(),
     };
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
@@ -2297,13 +2381,40 @@ fn pool_2x2(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line_of(&[&r, " = 2 * ", &a]);
     k.line_of(&[&c, " = 2 * ", &b]);
     let e = if chance(rng, 0.5) {
-        format!(
-            "wp.max(wp.max({img}[{r}, {c}], {img}[{r} + 1, {c}]), wp.max({img}[{r}, {c} + 1], {img}[{r} + 1, {c} + 1]))"
-        )
+        [
+            "wp.max(wp.max(",
+            &img,
+            "[",
+            &r,
+            ", ",
+            &c,
+            "], ",
+            &img,
+            "[",
+            &r,
+            " + 1, ",
+            &c,
+            "]), wp.max(",
+            &img,
+            "[",
+            &r,
+            ", ",
+            &c,
+            " + 1], ",
+            &img,
+            "[",
+            &r,
+            " + 1, ",
+            &c,
+            " + 1]))",
+        ]
+        .concat()
     } else {
-        format!(
-            "0.25 * ({img}[{r}, {c}] + {img}[{r} + 1, {c}] + {img}[{r}, {c} + 1] + {img}[{r} + 1, {c} + 1])"
-        )
+        [
+            "0.25 * (", &img, "[", &r, ", ", &c, "] + ", &img, "[", &r, " + 1, ", &c, "] + ", &img,
+            "[", &r, ", ", &c, " + 1] + ", &img, "[", &r, " + 1, ", &c, " + 1])",
+        ]
+        .concat()
     };
     let v = k.local(rng, &["pooled", "p", "coarse_v"], Ty::F, &e, -1.0, 1.0);
     k.offer(v, &["coarse", "pooled_out", "out"]);
@@ -2379,16 +2490,16 @@ fn lr_index(
 ) -> (String, String) {
     let (l, r) = match below(rng, 3) {
         0 => (
-            format!("wp.max({t} - 1, 0)"),
-            format!("wp.min({t} + 1, {len} - 1)"),
+            ["wp.max(", &t, " - 1, 0)"].concat(),
+            ["wp.min(", &t, " + 1, ", &len, " - 1)"].concat(),
         ),
         1 => (
-            format!("wp.clamp({t} - 1, 0, {len} - 1)"),
-            format!("wp.clamp({t} + 1, 0, {len} - 1)"),
+            ["wp.clamp(", &t, " - 1, 0, ", &len, " - 1)"].concat(),
+            ["wp.clamp(", &t, " + 1, 0, ", &len, " - 1)"].concat(),
         ),
         _ => (
-            format!("({t} - 1 + {len}) % {len}"),
-            format!("({t} + 1) % {len}"),
+            ["(", &t, " - 1 + ", &len, ") % ", &len].concat(),
+            ["(", &t, " + 1) % ", &len].concat(),
         ),
     };
     let n = 1.0e4;
@@ -2423,32 +2534,100 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0 => {
             let w = *pick(rng, &[(0.25, 0.5), (1.0 / 3.0, 1.0 / 3.0), (0.2, 0.6)]);
             (
-                format!(
-                    "{} * ({u}[{l}] + {u}[{r}]) + {} * {u}[{t}]",
-                    lit(w.0),
-                    lit(w.1)
-                ),
+                [
+                    &lit(w.0)[..],
+                    " * (",
+                    &u,
+                    "[",
+                    &l,
+                    "] + ",
+                    &u,
+                    "[",
+                    &r,
+                    "]) + ",
+                    &lit(w.1),
+                    " * ",
+                    &u,
+                    "[",
+                    &t,
+                    "]",
+                ]
+                .concat(),
                 &["smoothed", "avg", "u_s"],
             )
         }
         1 => {
             let a = k.scalar(rng, &["alpha", "kappa", "coeff"], Ty::F, 0.05, 0.25);
             (
-                format!("{u}[{t}] + {a} * ({u}[{l}] - 2.0 * {u}[{t}] + {u}[{r}])"),
+                [
+                    &u[..],
+                    "[",
+                    &t,
+                    "] + ",
+                    &a,
+                    " * (",
+                    &u,
+                    "[",
+                    &l,
+                    "] - 2.0 * ",
+                    &u,
+                    "[",
+                    &t,
+                    "] + ",
+                    &u,
+                    "[",
+                    &r,
+                    "])",
+                ]
+                .concat(),
                 &["u_new", "diffused", "next_u"],
             )
         }
         2 => {
             let h = k.scalar(rng, &["dx", "h", "spacing"], Ty::F, 0.01, 1.0);
             (
-                format!("({u}[{r}] - {u}[{l}]) / (2.0 * {h})"),
+                [
+                    "(",
+                    &u,
+                    "[",
+                    &r,
+                    "] - ",
+                    &u,
+                    "[",
+                    &l,
+                    "]) / (2.0 * ",
+                    &h,
+                    ")",
+                ]
+                .concat(),
                 &["grad", "du_dx", "slope"],
             )
         }
         _ => {
             let c = k.scalar(rng, &["courant", "cfl", "c"], Ty::F, 0.1, 0.9);
             (
-                format!("0.5 * ({u}[{l}] + {u}[{r}]) - 0.5 * {c} * ({u}[{r}] - {u}[{l}])"),
+                [
+                    "0.5 * (",
+                    &u,
+                    "[",
+                    &l,
+                    "] + ",
+                    &u,
+                    "[",
+                    &r,
+                    "]) - 0.5 * ",
+                    &c,
+                    " * (",
+                    &u,
+                    "[",
+                    &r,
+                    "] - ",
+                    &u,
+                    "[",
+                    &l,
+                    "])",
+                ]
+                .concat(),
                 &["u_adv", "advected", "u_lf"],
             )
         }
@@ -2483,17 +2662,58 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (e, names): (String, &[&str]) = match below(rng, 3) {
         0 => (
-            format!(
-                "0.2 * ({f}[{a}, {b}] + {f}[{xm}, {b}] + {f}[{xp}, {b}] + {f}[{a}, {ym}] + {f}[{a}, {yp}])"
-            ),
+            [
+                "0.2 * (", &f, "[", &a, ", ", &b, "] + ", &f, "[", &xm, ", ", &b, "] + ", &f, "[",
+                &xp, ", ", &b, "] + ", &f, "[", &a, ", ", &ym, "] + ", &f, "[", &a, ", ", &yp,
+                "])",
+            ]
+            .concat(),
             &["avg", "blurred", "f_new"],
         ),
         1 => {
             let dt = k.scalar(rng, &["alpha", "dt_k", "rate"], Ty::F, 0.01, 0.2);
             (
-                format!(
-                    "{f}[{a}, {b}] + {dt} * ({f}[{xm}, {b}] + {f}[{xp}, {b}] + {f}[{a}, {ym}] + {f}[{a}, {yp}] - 4.0 * {f}[{a}, {b}])"
-                ),
+                [
+                    &f[..],
+                    "[",
+                    &a,
+                    ", ",
+                    &b,
+                    "] + ",
+                    &dt,
+                    " * (",
+                    &f,
+                    "[",
+                    &xm,
+                    ", ",
+                    &b,
+                    "] + ",
+                    &f,
+                    "[",
+                    &xp,
+                    ", ",
+                    &b,
+                    "] + ",
+                    &f,
+                    "[",
+                    &a,
+                    ", ",
+                    &ym,
+                    "] + ",
+                    &f,
+                    "[",
+                    &a,
+                    ", ",
+                    &yp,
+                    "] - 4.0 * ",
+                    &f,
+                    "[",
+                    &a,
+                    ", ",
+                    &b,
+                    "])",
+                ]
+                .concat(),
                 &["f_next", "diffused", "u_new"],
             )
         }
@@ -2547,14 +2767,14 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.size_param(rng, &["ny", "dim_y"], d[1]),
         k.size_param(rng, &["nz", "dim_z"], d[2]),
     ];
-    let mut terms = vec![format!("{f}[{}, {}, {}]", t[0], t[1], t[2])];
+    let mut terms = vec![[&f[..], "[", &(t[0]), ", ", &(t[1]), ", ", &(t[2]), "]"].concat()];
     for ax in 0..3 {
-        let m = format!("wp.max({} - 1, 0)", t[ax]);
-        let p = format!("wp.min({} + 1, {} - 1)", t[ax], sizes[ax]);
+        let m = ["wp.max(", &(t[ax]), " - 1, 0)"].concat();
+        let p = ["wp.min(", &(t[ax]), " + 1, ", &(sizes[ax]), " - 1)"].concat();
         for e in [m, p] {
             let mut idx = [t[0].to_string(), t[1].to_string(), t[2].to_string()];
             idx[ax] = e;
-            terms.push(format!("{f}[{}]", idx.join(", ")));
+            terms.push([&f[..], "[", &idx.join(", "), "]"].concat());
         }
     }
     let s = k.local(
@@ -3026,7 +3246,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let (ts, len) = tile_size(k, rng);
         let b = k.tid(0);
         let nb = k.launch.dim[0];
-        (ts.clone(), format!("{b} * {ts}"), vec![nb * len])
+        (ts.clone(), [&b[..], " * ", &ts].concat(), vec![nb * len])
     } else {
         if !k.has_helper("TH") {
             let th = *pick(rng, &[4usize, 8, 16]);
@@ -3040,7 +3260,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let d = k.shape();
         (
             "(TH, TW)".to_string(),
-            format!("({i} * TH, {j} * TW)"),
+            ["(", &i, " * TH, ", &j, " * TW)"].concat(),
             vec![d[0] * th, d[1] * tw],
         )
     }

@@ -151,7 +151,7 @@ pub const MOTIFS: &[Motif] = &[
 
 /// Formats a value expression times `scale` (a Python expression).
 fn scaled(v: &Val, scale: &str) -> String {
-    format!("{} * {scale}", v.expr)
+    [&v.expr[..], " * ", &scale].concat()
 }
 
 /// `x_new = x + v_new * dt` after `v_new = v + (f * w + g) * dt`.
@@ -191,7 +191,7 @@ fn semi_implicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     let g = if chance(rng, 0.5) {
         k.scalar(rng, &["gravity", "g"], V3, -10.0, 10.0)
     } else {
-        format!("wp.vec3(0.0, {}, 0.0)", lit(-nice(rng, 1.0, 9.81)))
+        ["wp.vec3(0.0, ", &lit(-nice(rng, 1.0, 9.81)), ", 0.0)"].concat()
     };
     let a = k.local_of(
         rng,
@@ -285,7 +285,7 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         20.0,
     );
     let damp = if chance(rng, 0.5) {
-        format!(" * {}", lit(nice(rng, 0.95, 1.0)))
+        [" * ", &lit(nice(rng, 0.95, 1.0))].concat()
     } else {
         String::new()
     };
@@ -713,7 +713,10 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             top,
         );
-        (format!("{e}[{t}, 0]"), format!("{e}[{t}, 1]"))
+        (
+            [&e[..], "[", &t, ", 0]"].concat(),
+            [&e[..], "[", &t, ", 1]"].concat(),
+        )
     } else {
         let a = k.array(
             rng,
@@ -733,7 +736,10 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             top,
         );
-        (format!("{a}[{t}]"), format!("{b}[{t}]"))
+        (
+            [&a[..], "[", &t, "]"].concat(),
+            [&b[..], "[", &t, "]"].concat(),
+        )
     };
     let rest = k.input(rng, &["rest_length", "rest", "l0"], Ty::F, 0.05, 2.0);
     let ke = k.scalar(rng, &["ke", "stiffness", "k_spring"], Ty::F, 10.0, 1000.0);
@@ -1572,7 +1578,7 @@ fn nbody_direct(k: &mut Kernel, rng: &mut Gen) -> bool {
     let a = k.local(rng, &["accel", "acc", "a"], V3, "wp.vec3()", -1.0e6, 1.0e6);
     let j = k.fresh(rng, &["j", "b", "other"]);
     let count = if chance(rng, 0.5) {
-        format!("{bodies}.shape[0]")
+        [&bodies[..], ".shape[0]"].concat()
     } else {
         k.size_param(rng, &["num_bodies", "n_bodies", "count"], nb)
     };
@@ -1770,7 +1776,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         None
     };
-    let off = format!("{b} * {ts}");
+    let off = [&b[..], " * ", &ts].concat();
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
