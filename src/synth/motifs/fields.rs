@@ -463,13 +463,13 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
                 " += ",
                 &img,
                 "[wp.clamp(",
-                &a,
+                a,
                 " + ",
                 &di,
                 ", 0, ",
                 &na,
                 " - 1), wp.clamp(",
-                &b,
+                b,
                 " + ",
                 &dj,
                 ", 0, ",
@@ -484,9 +484,9 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
                 " += ",
                 &img,
                 "[",
-                &a,
+                a,
                 ", wp.clamp(",
-                &b,
+                b,
                 " + ",
                 &di,
                 ", 0, ",
@@ -563,7 +563,7 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = g.tid[last];
     let n = &g.size[last];
     let mut idx: Vec<String> = g.tid.iter().map(|s| s.to_string()).collect();
-    idx[last] = ["wp.clamp(", &t, " + ", &o, ", 0, ", &n, " - 1)"].concat();
+    idx[last] = ["wp.clamp(", t, " + ", &o, ", 0, ", n, " - 1)"].concat();
     k.line_of(&[
         &acc.expr,
         " += ",
@@ -705,7 +705,7 @@ fn semi_lagrangian_advect(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["x_back", "src_x", "bx"],
         Ty::F,
         &[
-            "float(", &b, ") - ", &vel.expr, "[0] * ", &dt, " * ", &inv_dx,
+            "float(", b, ") - ", &vel.expr, "[0] * ", &dt, " * ", &inv_dx,
         ],
         -100.0,
         200.0,
@@ -715,7 +715,7 @@ fn semi_lagrangian_advect(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["y_back", "src_y", "by"],
         Ty::F,
         &[
-            "float(", &a, ") - ", &vel.expr, "[1] * ", &dt, " * ", &inv_dx,
+            "float(", a, ") - ", &vel.expr, "[1] * ", &dt, " * ", &inv_dx,
         ],
         -100.0,
         200.0,
@@ -790,14 +790,7 @@ fn gradient(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["grad", "grad_phi", "g"],
         ty,
-        &[
-            &ty.py(),
-            "(",
-            &comps.join(", "),
-            ") * (0.5 * ",
-            &inv_dx,
-            ")",
-        ],
+        &[ty.py(), "(", &comps.join(", "), ") * (0.5 * ", &inv_dx, ")"],
         -20.0,
         20.0,
     );
@@ -1177,7 +1170,7 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["sx", "u", "src_x"],
         Ty::F,
-        &["float(", &b, ") * ", &sx],
+        &["float(", b, ") * ", &sx],
         0.0,
         64.0,
     );
@@ -1185,7 +1178,7 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["sy", "v", "src_y"],
         Ty::F,
-        &["float(", &a, ") * ", &sy],
+        &["float(", a, ") * ", &sy],
         0.0,
         64.0,
     );

@@ -165,15 +165,7 @@ fn aimed_ray(k: &mut Kernel, rng: &mut Gen, span: f64, target: &str, jitter: f64
         rng,
         &["d", "rd", "dir_n"],
         V3,
-        &[
-            "wp.normalize(",
-            &target,
-            " - ",
-            &o.expr,
-            " + ",
-            &j.expr,
-            ")",
-        ],
+        &["wp.normalize(", target, " - ", &o.expr, " + ", &j.expr, ")"],
         -1.0,
         1.0,
     );
@@ -379,7 +371,7 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["cos_theta", "facing", "denom"],
         Ty::F,
-        &["-wp.dot(", &n, ", ", &d.expr, ")"],
+        &["-wp.dot(", n, ", ", &d.expr, ")"],
         -1.0,
         1.0,
     );
@@ -387,7 +379,7 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["dist", "s", "height_above"],
         Ty::F,
-        &["wp.dot(", &n, ", ", &o.expr, ") - ", &h],
+        &["wp.dot(", n, ", ", &o.expr, ") - ", &h],
         -15.0,
         15.0,
     );
@@ -789,7 +781,7 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["a", "p0", "va"],
         V3,
-        &[&verts, "[", &tris, "[", &t, ", 0]]"],
+        &[&verts, "[", &tris, "[", t, ", 0]]"],
         -5.0,
         5.0,
     );
@@ -797,7 +789,7 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["b", "p1", "vb"],
         V3,
-        &[&verts, "[", &tris, "[", &t, ", 1]]"],
+        &[&verts, "[", &tris, "[", t, ", 1]]"],
         -5.0,
         5.0,
     );
@@ -805,7 +797,7 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["c", "p2", "vc"],
         V3,
-        &[&verts, "[", &tris, "[", &t, ", 2]]"],
+        &[&verts, "[", &tris, "[", t, ", 2]]"],
         -5.0,
         5.0,
     );
@@ -987,7 +979,7 @@ fn barycentric_interp(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["f", "fi", "tri"],
         Ty::I,
-        &[&face, "[", &t, "]"],
+        &[&face, "[", t, "]"],
         0.0,
         (nf - 1) as f64,
     );

@@ -250,7 +250,7 @@ fn orthonormal_frame(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["t", "tangent", "u"],
         Ty::V(3),
-        &["wp.normalize(wp.cross(", &up, ", ", &nn.expr, "))"],
+        &["wp.normalize(wp.cross(", up, ", ", &nn.expr, "))"],
         -1.0,
         1.0,
     );

@@ -590,7 +590,7 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["row", "r", "iy"],
         Ty::I,
-        &[&t, " // ", &width],
+        &[t, " // ", &width],
         0.0,
         (n / w) as f64,
     );
@@ -598,7 +598,7 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["col", "c", "ix"],
         Ty::I,
-        &[&t, " % ", &width],
+        &[t, " % ", &width],
         0.0,
         w as f64,
     );
@@ -628,7 +628,7 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
         ]
         .concat()
     };
-    k.line_of(&[&out, "[", &t, "] = ", &expr]);
+    k.line_of(&[&out, "[", t, "] = ", &expr]);
     true
 }
 
@@ -899,21 +899,21 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let h = k.scalar(rng, &["dx", "h", "spacing", "cell_size"], Ty::F, 0.01, 0.5);
     let mut coords = Vec::new();
     let cpool: [&[&str]; 3] = [&["x", "cx", "xc"], &["y", "cy", "yc"], &["z", "cz", "zc"]];
-    for d in 0..k.dims() {
+    for (d, &pool) in cpool.iter().enumerate().take(k.dims()) {
         let t = k.tid(d);
-        let c = k.local_of(rng, cpool[d], Ty::F, &["float(", &t, ") * ", &h], 0.0, 32.0);
+        let c = k.local_of(rng, pool, Ty::F, &["float(", t, ") * ", &h], 0.0, 32.0);
         coords.push(c.expr);
     }
     let f = nice(rng, 0.5, 4.0);
     let expr = match below(rng, 3) {
         0 => coords
             .iter()
-            .map(|c| ["wp.sin(", &lit(f), " * ", &c, ")"].concat())
+            .map(|c| ["wp.sin(", &lit(f), " * ", c, ")"].concat())
             .collect::<Vec<_>>()
             .join(" * "),
         1 => coords
             .iter()
-            .map(|c| [&c[..], " * ", &c].concat())
+            .map(|c| [&c[..], " * ", c].concat())
             .collect::<Vec<_>>()
             .join(" + "),
         _ => ["wp.cos(", &lit(f), " * (", &coords.join(" + "), "))"].concat(),
@@ -1124,7 +1124,7 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
     let it = k.fresh(rng, &["it", "step", "n"]);
     let nxt = k.fresh(rng, &["nxt", "E_next", "upd"]);
     if chance(rng, 0.5) {
-        k.open_of(&["for ", &it, " in range(", &iters, "):"]);
+        k.open_of(&["for ", &it, " in range(", iters, "):"]);
         k.line_of(&[&nxt, " = ", &m.expr, " + ", &e, " * wp.sin(", &g.expr, ")"]);
         k.open_of(&["if wp.abs(", &nxt, " - ", &g.expr, ") < ", &tol, ":"]);
         k.line("break");
@@ -1134,7 +1134,7 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         // Newton's method on f(E) = E - e sin(E) - M.
         k.line_of(&[&it, " = int(0)"]);
-        k.open_of(&["while ", &it, " < ", &iters, ":"]);
+        k.open_of(&["while ", &it, " < ", iters, ":"]);
         let f = k.fresh(rng, &["f", "resid", "err"]);
         k.line_of(&[
             &f,
@@ -1221,23 +1221,23 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
         let head = if m == 0 { "if" } else { "elif" };
         if m == 0 {
             k.open_of(&[
-                &head,
+                head,
                 " ",
                 &x.expr,
                 " ",
-                &cmp,
+                cmp,
                 " ",
                 &lit(*t),
                 " or ",
                 &y.expr,
                 " ",
-                &cmp,
+                cmp,
                 " ",
                 &lit(yt),
                 ":",
             ]);
         } else {
-            k.open_of(&[&head, " ", &x.expr, " ", &cmp, " ", &lit(*t), ":"]);
+            k.open_of(&[head, " ", &x.expr, " ", cmp, " ", &lit(*t), ":"]);
         }
         k.line_of(&[&out, "[", &own, "] = ", &v(m)]);
         k.close(false);
@@ -1717,7 +1717,7 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line_of(&[&kept, "[", &slot, "] = ", &x.expr]);
     k.set_any_order(&kept);
     if let Some(ids) = ids {
-        k.line_of(&[&ids, "[", &slot, "] = ", &t]);
+        k.line_of(&[&ids, "[", &slot, "] = ", t]);
         k.set_any_order(&ids);
     }
     k.close(false);
@@ -1773,7 +1773,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (init, upd, names, hi): (&str, String, &[&str], f64) = match below(rng, 4) {
         0 => (
             "float(0.0)",
-            ["+= ", &a, "[", &t, ", ", &j, "]"].concat(),
+            ["+= ", &a, "[", t, ", ", &j, "]"].concat(),
             &["total", "row_sum", "s"],
             32.0,
         ),
@@ -1789,7 +1789,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
             );
             (
                 "float(0.0)",
-                ["+= ", &a, "[", &t, ", ", &j, "] * ", &x, "[", &j, "]"].concat(),
+                ["+= ", &a, "[", t, ", ", &j, "] * ", &x, "[", &j, "]"].concat(),
                 &["dot", "acc", "proj"],
                 32.0,
             )
@@ -1803,7 +1803,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         _ => (
             "float(0.0)",
             [
-                "+= ", &a, "[", &t, ", ", &j, "] * ", &a, "[", &t, ", ", &j, "]",
+                "+= ", &a, "[", t, ", ", &j, "] * ", &a, "[", t, ", ", &j, "]",
             ]
             .concat(),
             &["sq", "norm_sq", "ss"],
@@ -1811,10 +1811,10 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         ),
     };
     let acc = k.fresh(rng, names);
-    k.line_of(&[&acc, " = ", &init]);
+    k.line_of(&[&acc, " = ", init]);
     k.open_of(&["for ", &j, " in range(", &cols, "):"]);
     if upd.is_empty() {
-        k.line_of(&[&acc, " = wp.max(", &acc, ", ", &a, "[", &t, ", ", &j, "])"]);
+        k.line_of(&[&acc, " = wp.max(", &acc, ", ", &a, "[", t, ", ", &j, "])"]);
     } else {
         k.line_of(&[&acc, " ", &upd]);
     }
@@ -1832,7 +1832,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         } else {
             v.expr.clone()
         };
-        k.line_of(&[&out, "[", &t, "] = ", &e]);
+        k.line_of(&[&out, "[", t, "] = ", &e]);
     } else {
         k.offer(v, &["row_out", "reduced", "out"]);
     }
@@ -1862,11 +1862,11 @@ fn window_mean(k: &mut Kernel, rng: &mut Gen) -> bool {
     let j = k.fresh(rng, &["j", "o", "off"]);
     k.open_of(&["for ", &j, " in range(-", &r, ", ", &r, " + 1):"]);
     let idx = k.fresh(rng, &["jj", "idx", "src_i"]);
-    k.line_of(&[&idx, " = wp.clamp(", &t, " + ", &j, ", 0, ", &len, " - 1)"]);
+    k.line_of(&[&idx, " = wp.clamp(", t, " + ", &j, ", 0, ", &len, " - 1)"]);
     k.line_of(&[&acc, " += ", &x, "[", &idx, "]"]);
     k.close(true);
     let out = k.output(rng, &["smoothed", "mean_out", "avg"], Ty::F);
-    k.line_of(&[&out, "[", &t, "] = ", &acc, " / float(2 * ", &r, " + 1)"]);
+    k.line_of(&[&out, "[", t, "] = ", &acc, " / float(2 * ", &r, " + 1)"]);
     true
 }
 
@@ -1892,7 +1892,7 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["key", "mine", "xi"],
         Ty::F,
-        &[&x, "[", &t, "]"],
+        &[&x, "[", t, "]"],
         -10.0,
         10.0,
     );
@@ -1904,7 +1904,7 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line_of(&[&oj, " = ", &x, "[", &j, "]"]);
     if chance(rng, 0.5) {
         k.open_of(&[
-            "if ", &oj, " < ", &me.expr, " or (", &oj, " == ", &me.expr, " and ", &j, " < ", &t,
+            "if ", &oj, " < ", &me.expr, " or (", &oj, " == ", &me.expr, " and ", &j, " < ", t,
             "):",
         ]);
     } else {
@@ -1916,10 +1916,10 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.close(true);
     if k.int_arrays() {
         let out = k.output(rng, &["ranks", "order", "dst_index"], Ty::I);
-        k.line_of(&[&out, "[", &t, "] = ", &r]);
+        k.line_of(&[&out, "[", t, "] = ", &r]);
     } else {
         let out = k.output(rng, &["ranks", "quantile", "order_f"], Ty::F);
-        k.line_of(&[&out, "[", &t, "] = float(", &r, ") / float(", &len, ")"]);
+        k.line_of(&[&out, "[", t, "] = float(", &r, ") / float(", &len, ")"]);
     }
     true
 }
@@ -1962,24 +1962,24 @@ fn running_sum_cap(k: &mut Kernel, rng: &mut Gen) -> bool {
     let j = k.fresh(rng, &["j", "item", "c"]);
     k.open_of(&["for ", &j, " in range(", &cols, "):"]);
     k.open_of(&[
-        "if ", &acc, " + ", &a, "[", &t, ", ", &j, "] > ", &budget, ":",
+        "if ", &acc, " + ", &a, "[", t, ", ", &j, "] > ", &budget, ":",
     ]);
     k.line("break");
     k.close(false);
-    k.line_of(&[&acc, " += ", &a, "[", &t, ", ", &j, "]"]);
+    k.line_of(&[&acc, " += ", &a, "[", t, ", ", &j, "]"]);
     k.line_of(&[&cnt, " += 1"]);
     k.close(true);
     let out = k.output(rng, &["fill", "used_out", "load"], Ty::F);
-    k.line_of(&[&out, "[", &t, "] = ", &acc]);
+    k.line_of(&[&out, "[", t, "] = ", &acc]);
     let out2 = k.output(
         rng,
         &["num_taken", "items_out", "counts"],
         if k.int_arrays() { Ty::I } else { Ty::F },
     );
     if k.int_arrays() {
-        k.line_of(&[&out2, "[", &t, "] = ", &cnt]);
+        k.line_of(&[&out2, "[", t, "] = ", &cnt]);
     } else {
-        k.line_of(&[&out2, "[", &t, "] = float(", &cnt, ")"]);
+        k.line_of(&[&out2, "[", t, "] = float(", &cnt, ")"]);
     }
     true
 }
@@ -2042,7 +2042,7 @@ fn reverse_permute(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["v", "mirrored", "rev"],
         Ty::F,
-        &[&src, "[", &len, " - 1 - ", &t, "]"],
+        &[&src, "[", &len, " - 1 - ", t, "]"],
         -10.0,
         10.0,
     );
@@ -2174,11 +2174,11 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let shift = k.scalar(rng, &["shift", "lag", "delay"], Ty::I, 1.0, (n / 2) as f64);
     let t = k.tid(0);
     let e = match below(rng, 3) {
-        0 => [&src[..], "[(", &t, " + ", &shift, ") % ", &len, "]"].concat(),
+        0 => [&src[..], "[(", t, " + ", &shift, ") % ", &len, "]"].concat(),
         1 => [
             &src[..],
             "[(",
-            &t,
+            t,
             " - ",
             &shift,
             " + ",
@@ -2188,17 +2188,7 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
             "]",
         ]
         .concat(),
-        _ => [
-            &src[..],
-            "[wp.min(",
-            &t,
-            " + ",
-            &shift,
-            ", ",
-            &len,
-            " - 1)]",
-        ]
-        .concat(),
+        _ => [&src[..], "[wp.min(", t, " + ", &shift, ", ", &len, " - 1)]"].concat(),
     };
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
@@ -2207,7 +2197,7 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
             rng,
             &["echo", "mixed", "comb"],
             Ty::F,
-            &[&src, "[", &t, "] + ", &lit(g), " * ", &v.expr],
+            &[&src, "[", t, "] + ", &lit(g), " * ", &v.expr],
             -20.0,
             20.0,
         );
@@ -2243,15 +2233,8 @@ fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let src = k.array(rng, pool, Ty::F, vec![2 * n], Role::In, -1.0, 1.0);
     let t = k.tid(0);
-    let a = k.local_of(rng, a_names, Ty::F, &[&src, "[2 * ", &t, "]"], -1.0, 1.0);
-    let b = k.local_of(
-        rng,
-        b_names,
-        Ty::F,
-        &[&src, "[2 * ", &t, " + 1]"],
-        -1.0,
-        1.0,
-    );
+    let a = k.local_of(rng, a_names, Ty::F, &[&src, "[2 * ", t, "]"], -1.0, 1.0);
+    let b = k.local_of(rng, b_names, Ty::F, &[&src, "[2 * ", t, " + 1]"], -1.0, 1.0);
     match below(rng, 3) {
         0 => {
             let m = k.local_fmt(
@@ -2320,7 +2303,7 @@ fn block_transpose(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["j", "src_idx", "aos_i"],
         Ty::I,
-        &["(", &t, " % ", &bsz, ") * ", &nb, " + ", &t, " // ", &bsz],
+        &["(", t, " % ", &bsz, ") * ", &nb, " + ", t, " // ", &bsz],
         0.0,
         n as f64,
     );
@@ -2353,7 +2336,7 @@ fn transpose_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["v", "t", "elem"],
         Ty::F,
-        &[&src, "[", &b, ", ", &a, "]"],
+        &[&src, "[", b, ", ", a, "]"],
         -10.0,
         10.0,
     );
@@ -2378,8 +2361,8 @@ fn pool_2x2(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["r", "y0", "si"]),
         k.fresh(rng, &["c", "x0", "sj"]),
     );
-    k.line_of(&[&r, " = 2 * ", &a]);
-    k.line_of(&[&c, " = 2 * ", &b]);
+    k.line_of(&[&r, " = 2 * ", a]);
+    k.line_of(&[&c, " = 2 * ", b]);
     let e = if chance(rng, 0.5) {
         [
             "wp.max(wp.max(",
@@ -2446,15 +2429,15 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         " += ",
         &fine,
         "[2 * ",
-        &a,
+        a,
         " + ",
         &o,
         " % 2, 2 * ",
-        &b,
+        b,
         " + (",
         &o,
         " // 2) % 2, 2 * ",
-        &c,
+        c,
         " + ",
         &o,
         " // 4]",
@@ -2490,16 +2473,16 @@ fn lr_index(
 ) -> (String, String) {
     let (l, r) = match below(rng, 3) {
         0 => (
-            ["wp.max(", &t, " - 1, 0)"].concat(),
-            ["wp.min(", &t, " + 1, ", &len, " - 1)"].concat(),
+            ["wp.max(", t, " - 1, 0)"].concat(),
+            ["wp.min(", t, " + 1, ", len, " - 1)"].concat(),
         ),
         1 => (
-            ["wp.clamp(", &t, " - 1, 0, ", &len, " - 1)"].concat(),
-            ["wp.clamp(", &t, " + 1, 0, ", &len, " - 1)"].concat(),
+            ["wp.clamp(", t, " - 1, 0, ", len, " - 1)"].concat(),
+            ["wp.clamp(", t, " + 1, 0, ", len, " - 1)"].concat(),
         ),
         _ => (
-            ["(", &t, " - 1 + ", &len, ") % ", &len].concat(),
-            ["(", &t, " + 1) % ", &len].concat(),
+            ["(", t, " - 1 + ", len, ") % ", len].concat(),
+            ["(", t, " + 1) % ", len].concat(),
         ),
     };
     let n = 1.0e4;
@@ -2549,7 +2532,7 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
                     " * ",
                     &u,
                     "[",
-                    &t,
+                    t,
                     "]",
                 ]
                 .concat(),
@@ -2562,7 +2545,7 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
                 [
                     &u[..],
                     "[",
-                    &t,
+                    t,
                     "] + ",
                     &a,
                     " * (",
@@ -2572,7 +2555,7 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
                     "] - 2.0 * ",
                     &u,
                     "[",
-                    &t,
+                    t,
                     "] + ",
                     &u,
                     "[",
@@ -2663,9 +2646,8 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (e, names): (String, &[&str]) = match below(rng, 3) {
         0 => (
             [
-                "0.2 * (", &f, "[", &a, ", ", &b, "] + ", &f, "[", &xm, ", ", &b, "] + ", &f, "[",
-                &xp, ", ", &b, "] + ", &f, "[", &a, ", ", &ym, "] + ", &f, "[", &a, ", ", &yp,
-                "])",
+                "0.2 * (", &f, "[", a, ", ", b, "] + ", &f, "[", &xm, ", ", b, "] + ", &f, "[",
+                &xp, ", ", b, "] + ", &f, "[", a, ", ", &ym, "] + ", &f, "[", a, ", ", &yp, "])",
             ]
             .concat(),
             &["avg", "blurred", "f_new"],
@@ -2676,9 +2658,9 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
                 [
                     &f[..],
                     "[",
-                    &a,
+                    a,
                     ", ",
-                    &b,
+                    b,
                     "] + ",
                     &dt,
                     " * (",
@@ -2686,31 +2668,31 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
                     "[",
                     &xm,
                     ", ",
-                    &b,
+                    b,
                     "] + ",
                     &f,
                     "[",
                     &xp,
                     ", ",
-                    &b,
+                    b,
                     "] + ",
                     &f,
                     "[",
-                    &a,
+                    a,
                     ", ",
                     &ym,
                     "] + ",
                     &f,
                     "[",
-                    &a,
+                    a,
                     ", ",
                     &yp,
                     "] - 4.0 * ",
                     &f,
                     "[",
-                    &a,
+                    a,
                     ", ",
-                    &b,
+                    b,
                     "])",
                 ]
                 .concat(),
@@ -2723,7 +2705,7 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
                 &["gx", "dfdx", "grad_x"],
                 Ty::F,
                 &[
-                    "0.5 * (", &f, "[", &xp, ", ", &b, "] - ", &f, "[", &xm, ", ", &b, "])",
+                    "0.5 * (", &f, "[", &xp, ", ", b, "] - ", &f, "[", &xm, ", ", b, "])",
                 ],
                 -0.5,
                 0.5,
@@ -2733,7 +2715,7 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
                 &["gy", "dfdy", "grad_y"],
                 Ty::F,
                 &[
-                    "0.5 * (", &f, "[", &a, ", ", &yp, "] - ", &f, "[", &a, ", ", &ym, "])",
+                    "0.5 * (", &f, "[", a, ", ", &yp, "] - ", &f, "[", a, ", ", &ym, "])",
                 ],
                 -0.5,
                 0.5,
@@ -2767,10 +2749,10 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.size_param(rng, &["ny", "dim_y"], d[1]),
         k.size_param(rng, &["nz", "dim_z"], d[2]),
     ];
-    let mut terms = vec![[&f[..], "[", &(t[0]), ", ", &(t[1]), ", ", &(t[2]), "]"].concat()];
+    let mut terms = vec![[&f[..], "[", (t[0]), ", ", (t[1]), ", ", (t[2]), "]"].concat()];
     for ax in 0..3 {
-        let m = ["wp.max(", &(t[ax]), " - 1, 0)"].concat();
-        let p = ["wp.min(", &(t[ax]), " + 1, ", &(sizes[ax]), " - 1)"].concat();
+        let m = ["wp.max(", (t[ax]), " - 1, 0)"].concat();
+        let p = ["wp.min(", (t[ax]), " + 1, ", &(sizes[ax]), " - 1)"].concat();
         for e in [m, p] {
             let mut idx = [t[0].to_string(), t[1].to_string(), t[2].to_string()];
             idx[ax] = e;
@@ -2828,8 +2810,8 @@ fn box_filter_loop(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["si", "yy", "ii"]),
         k.fresh(rng, &["sj", "xx", "jj"]),
     );
-    k.line_of(&[&si, " = wp.clamp(", &a, " + ", &di, ", 0, ", &w, " - 1)"]);
-    k.line_of(&[&sj, " = wp.clamp(", &b, " + ", &dj, ", 0, ", &h, " - 1)"]);
+    k.line_of(&[&si, " = wp.clamp(", a, " + ", &di, ", 0, ", &w, " - 1)"]);
+    k.line_of(&[&sj, " = wp.clamp(", b, " + ", &dj, ", 0, ", &h, " - 1)"]);
     k.line_of(&[&acc, " += ", &img, "[", &si, ", ", &sj, "]"]);
     k.close(true);
     k.close(true);
@@ -2837,7 +2819,7 @@ fn box_filter_loop(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line_of(&[&side, " = float(2 * ", &r, " + 1)"]);
     let out = k.output(rng, &["blurred", "out", "dst"], Ty::F);
     k.line_of(&[
-        &out, "[", &a, ", ", &b, "] = ", &acc, " / (", &side, " * ", &side, ")",
+        &out, "[", a, ", ", b, "] = ", &acc, " / (", &side, " * ", &side, ")",
     ]);
     true
 }
@@ -2871,15 +2853,15 @@ fn pairwise_window(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["ia", "ja", "u"]),
         k.fresh(rng, &["ib", "jb", "v"]),
     );
-    k.line_of(&[&ia, " = (", &t, " + ", &a, ") % ", &len]);
-    k.line_of(&[&ib, " = (", &t, " + ", &b, ") % ", &len]);
+    k.line_of(&[&ia, " = (", t, " + ", &a, ") % ", &len]);
+    k.line_of(&[&ib, " = (", t, " + ", &b, ") % ", &len]);
     let dd = k.fresh(rng, &["d", "dx", "r"]);
     k.line_of(&[&dd, " = ", &x, "[", &ia, "] - ", &x, "[", &ib, "]"]);
     k.line_of(&[&acc, " += 1.0 / (", &dd, " * ", &dd, " + ", &soft, ")"]);
     k.close(true);
     k.close(true);
     let out = k.output(rng, &["energy_out", "out", "pair_e"], Ty::F);
-    k.line_of(&[&out, "[", &t, "] = ", &acc]);
+    k.line_of(&[&out, "[", t, "] = ", &acc]);
     true
 }
 
@@ -2915,7 +2897,7 @@ fn matmul_row(k: &mut Kernel, rng: &mut Gen) -> bool {
     let l = k.fresh(rng, &["l", "kk", "p"]);
     k.open_of(&["for ", &l, " in range(", &kk, "):"]);
     k.line_of(&[
-        &acc, " += ", &a, "[", &i, ", ", &l, "] * ", &b, "[", &l, ", ", &j, "]",
+        &acc, " += ", &a, "[", i, ", ", &l, "] * ", &b, "[", &l, ", ", j, "]",
     ]);
     k.close(true);
     let v = Val {
@@ -2968,7 +2950,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         ", shape=",
         &ts,
         ", offset=",
-        &b,
+        b,
         " * ",
         &ts,
         ")",
@@ -2993,7 +2975,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line_of(&["wp.tile_store(", &out, ", ", &s, ", offset=", &b, ")"]);
+        k.line_of(&["wp.tile_store(", &out, ", ", &s, ", offset=", b, ")"]);
     } else {
         let out = k.array(
             rng,
@@ -3034,7 +3016,7 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
     ]);
     let f = *pick(rng, &["wp.sin", "wp.cos", "wp.tanh", "wp.abs", "wp.exp"]);
     let m = k.fresh(rng, &["m", "mapped", "y"]);
-    k.line_of(&[&m, " = wp.tile_map(", &f, ", ", &t, ")"]);
+    k.line_of(&[&m, " = wp.tile_map(", f, ", ", &t, ")"]);
     let out = k.array(
         rng,
         &["out", "dst", "result"],
@@ -3070,14 +3052,14 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         ", shape=",
         &ts,
         ", offset=",
-        &b,
+        b,
         " * ",
         &ts,
         ")",
     ]);
     let f = *pick(rng, &["tile_max", "tile_min"]);
     let m = k.fresh(rng, &["m", "ext", "best"]);
-    k.line_of(&[&m, " = wp.", &f, "(", &t, ")"]);
+    k.line_of(&[&m, " = wp.", f, "(", &t, ")"]);
     let out = k.array(
         rng,
         &["block_ext", "out", "per_block"],
@@ -3087,7 +3069,7 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line_of(&["wp.tile_store(", &out, ", ", &m, ", offset=", &b, ")"]);
+    k.line_of(&["wp.tile_store(", &out, ", ", &m, ", offset=", b, ")"]);
     true
 }
 
@@ -3147,7 +3129,7 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
         " = wp.tile_load(",
         &a,
         ", shape=(TM, TK), offset=(",
-        &i,
+        i,
         " * TM, ",
         &l,
         " * TK))",
@@ -3159,7 +3141,7 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
         ", shape=(TK, TN), offset=(",
         &l,
         " * TK, ",
-        &j,
+        j,
         " * TN))",
     ]);
     k.line_of(&["wp.tile_matmul(", &ta, ", ", &tb, ", ", &acc, ")"]);
@@ -3170,9 +3152,9 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
         ", ",
         &acc,
         ", offset=(",
-        &i,
+        i,
         " * TM, ",
-        &j,
+        j,
         " * TN))",
     ]);
     true
@@ -3246,7 +3228,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let (ts, len) = tile_size(k, rng);
         let b = k.tid(0);
         let nb = k.launch.dim[0];
-        (ts.clone(), [&b[..], " * ", &ts].concat(), vec![nb * len])
+        (ts.clone(), [b, " * ", &ts].concat(), vec![nb * len])
     } else {
         if !k.has_helper("TH") {
             let th = *pick(rng, &[4usize, 8, 16]);
@@ -3260,7 +3242,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let d = k.shape();
         (
             "(TH, TW)".to_string(),
-            ["(", &i, " * TH, ", &j, " * TW)"].concat(),
+            ["(", i, " * TH, ", j, " * TW)"].concat(),
             vec![d[0] * th, d[1] * tw],
         )
     }

@@ -151,7 +151,7 @@ pub const MOTIFS: &[Motif] = &[
 
 /// Formats a value expression times `scale` (a Python expression).
 fn scaled(v: &Val, scale: &str) -> String {
-    [&v.expr[..], " * ", &scale].concat()
+    [&v.expr[..], " * ", scale].concat()
 }
 
 /// `x_new = x + v_new * dt` after `v_new = v + (f * w + g) * dt`.
@@ -627,7 +627,7 @@ fn orientation_step(k: &mut Kernel, rng: &mut Gen) -> bool {
             rng,
             &["forward", "heading", "axis_world"],
             V3,
-            &["wp.quat_rotate(", &r.expr, ", ", &axis, ")"],
+            &["wp.quat_rotate(", &r.expr, ", ", axis, ")"],
             -1.0,
             1.0,
         );
@@ -714,8 +714,8 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             top,
         );
         (
-            [&e[..], "[", &t, ", 0]"].concat(),
-            [&e[..], "[", &t, ", 1]"].concat(),
+            [&e[..], "[", t, ", 0]"].concat(),
+            [&e[..], "[", t, ", 1]"].concat(),
         )
     } else {
         let a = k.array(
@@ -737,8 +737,8 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             top,
         );
         (
-            [&a[..], "[", &t, "]"].concat(),
-            [&b[..], "[", &t, "]"].concat(),
+            [&a[..], "[", t, "]"].concat(),
+            [&b[..], "[", t, "]"].concat(),
         )
     };
     let rest = k.input(rng, &["rest_length", "rest", "l0"], Ty::F, 0.05, 2.0);
@@ -898,7 +898,7 @@ fn distance_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["i0", "a", "pa"],
         Ty::I,
-        &[&ea, "[", &t, "]"],
+        &[&ea, "[", t, "]"],
         0.0,
         top,
     );
@@ -906,7 +906,7 @@ fn distance_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["i1", "b", "pb"],
         Ty::I,
-        &[&eb, "[", &t, "]"],
+        &[&eb, "[", t, "]"],
         0.0,
         top,
     );
@@ -1201,7 +1201,7 @@ fn ground_contact(k: &mut Kernel, rng: &mut Gen) -> bool {
         20.0,
     );
     k.open_of(&["if ", &depth.expr, " < 0.0:"]);
-    k.line_of(&[&xc.expr, " = ", &x.expr, " - ", &n, " * ", &depth.expr]);
+    k.line_of(&[&xc.expr, " = ", &x.expr, " - ", n, " * ", &depth.expr]);
     if chance(rng, 0.5) {
         k.open_of(&["if ", &vn.expr, " < 0.0:"]);
     } else {
@@ -1388,7 +1388,7 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (nb, cnt, _) = neighbor_list(k, rng);
     let ks = k.scalar(rng, &["k", "stiffness", "ke"], Ty::F, 1.0, 100.0);
     let rest = k.scalar(rng, &["rest", "rest_length", "spacing"], Ty::F, 0.1, 1.0);
-    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", &t, "]"], -5.0, 5.0);
+    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", t, "]"], -5.0, 5.0);
     let force = k.local(
         rng,
         &["force", "f_sum", "fi"],
@@ -1398,12 +1398,12 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         10000.0,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open_of(&["for ", &nn, " in range(", &cnt, "[", &t, "]):"]);
+    k.open_of(&["for ", &nn, " in range(", &cnt, "[", t, "]):"]);
     let j = k.local_of(
         rng,
         &["j", "other", "nbr"],
         Ty::I,
-        &[&nb, "[", &t, ", ", &nn, "]"],
+        &[&nb, "[", t, ", ", &nn, "]"],
         0.0,
         (n - 1) as f64,
     );
@@ -1471,7 +1471,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
          diff = wp.max(h * h - r2, 0.0)\n    \
          return 315.0 / (64.0 * wp.pi * h3 * h3 * h3) * diff * diff * diff",
     );
-    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", &t, "]"], -0.5, 0.5);
+    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", t, "]"], -0.5, 0.5);
     let rho = k.local_of(
         rng,
         &["rho", "density", "rho_i"],
@@ -1481,7 +1481,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e12,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open_of(&["for ", &nn, " in range(", &cnt, "[", &t, "]):"]);
+    k.open_of(&["for ", &nn, " in range(", &cnt, "[", t, "]):"]);
     let r2 = k.local_of(
         rng,
         &["r2", "dist_sq", "rsq"],
@@ -1492,7 +1492,7 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
             "[",
             &nb,
             "[",
-            &t,
+            t,
             ", ",
             &nn,
             "]] - ",
@@ -1776,7 +1776,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         None
     };
-    let off = [&b[..], " * ", &ts].concat();
+    let off = [b, " * ", &ts].concat();
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
