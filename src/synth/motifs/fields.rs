@@ -297,7 +297,7 @@ fn neighbour_sum(g: &Grid, arr: &str, centre: &str) -> String {
         if d > 0 {
             s.push_str(" + ");
         }
-        s.push_str(&[&g.at(arr, d, -1)[..], " + ", &g.at(arr, d, 1)].concat());
+        s.push_str(&format!("{} + {}", g.at(arr, d, -1), g.at(arr, d, 1)));
     }
     s.push_str(&format!(" - {}.0 * {centre})", 2 * g.tid.len()));
     s
@@ -508,7 +508,7 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let den = if two {
         format!("float({s} * {s})", s = side.expr)
     } else {
-        ["float(", &side.expr, ")"].concat()
+        format!("float({})", side.expr)
     };
     let avg = k.local_of(
         rng,
@@ -563,7 +563,7 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = g.tid[last];
     let n = &g.size[last];
     let mut idx: Vec<String> = g.tid.iter().map(|s| s.to_string()).collect();
-    idx[last] = ["wp.clamp(", t, " + ", &o, ", 0, ", n, " - 1)"].concat();
+    idx[last] = format!("wp.clamp({t} + {o}, 0, {n} - 1)");
     k.line_of(&[
         &acc.expr,
         " += ",
@@ -784,7 +784,7 @@ fn gradient(k: &mut Kernel, rng: &mut Gen) -> bool {
     let g = Grid::new(k, rng, &phi, periodic);
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 0.5, 20.0);
     let comps: Vec<String> = (0..k.dims())
-        .map(|d| [&g.at(&phi, d, 1)[..], " - ", &g.at(&phi, d, -1)].concat())
+        .map(|d| format!("{} - {}", g.at(&phi, d, 1), g.at(&phi, d, -1)))
         .collect();
     let gr = k.local_of(
         rng,
@@ -821,7 +821,7 @@ fn jacobi_pressure(k: &mut Kernel, rng: &mut Gen) -> bool {
         if d > 0 {
             s.push_str(" + ");
         }
-        s.push_str(&[&g.at(&p, d, -1)[..], " + ", &g.at(&p, d, 1)].concat());
+        s.push_str(&format!("{} + {}", g.at(&p, d, -1), g.at(&p, d, 1)));
     }
     let sum = k.local_of(
         rng,
@@ -1111,7 +1111,7 @@ fn image_histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
     let nb = if chance(rng, 0.5) {
         k.size_param(rng, &["num_bins", "n_bins", "bin_count"], bins)
     } else {
-        [&hist[..], ".shape[0]"].concat()
+        format!("{hist}.shape[0]")
     };
     let v = k.local_of(
         rng,

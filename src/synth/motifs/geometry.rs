@@ -203,7 +203,7 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let s = sphere_param(k, rng, &["sphere", "target", "ball"]);
-    let (o, d) = aimed_ray(k, rng, 8.0, &[&s[..], ".center"].concat(), 1.0);
+    let (o, d) = aimed_ray(k, rng, 8.0, &format!("{s}.center"), 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 4.0, 9.0);
     ray_sphere_helper(k);
     let t = k.local_of(
@@ -308,7 +308,7 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     };
     let s = k.fresh(rng, &["s", "sphere", "n"]);
     let count = if chance(rng, 0.5) {
-        [&c[..], ".shape[0]"].concat()
+        format!("{c}.shape[0]")
     } else {
         k.size_param(rng, &["num_spheres", "sphere_count", "n_spheres"], ns)
     };
@@ -607,13 +607,7 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
     let lo = k.scalar(rng, &["box_lower", "lower", "bmin"], V3, -4.0, -1.0);
     let hi = k.scalar(rng, &["box_upper", "upper", "bmax"], V3, 1.0, 4.0);
     // Rays aimed at the box's center: most enter it.
-    let (o, d) = aimed_ray(
-        k,
-        rng,
-        10.0,
-        &["0.5 * (", &lo, " + ", &hi, ")"].concat(),
-        1.0,
-    );
+    let (o, d) = aimed_ray(k, rng, 10.0, &format!("0.5 * ({lo} + {hi})"), 1.0);
     let inv = k.local_fmt(
         rng,
         &["inv_d", "inv_dir", "rcp"],
@@ -1189,9 +1183,9 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.05,
             1.0,
         );
-        ["wp.length(", &p.expr, " - ", &q.expr, ") - ", &r].concat()
+        format!("wp.length({} - {}) - {r}", p.expr, q.expr)
     } else {
-        ["wp.length(", &p.expr, " - ", &q.expr, ")"].concat()
+        format!("wp.length({} - {})", p.expr, q.expr)
     };
     let dist = k.local(rng, &["dist", "sdf", "d"], Ty::F, &d, -1.0, 18.0);
     k.offer(dist, &["dist_out", "sdf_out"]);

@@ -328,11 +328,11 @@ fn mat_vec(k: &mut Kernel, rng: &mut Gen) -> bool {
     let m = k.input(rng, &["A", "m", "jac", "weights_m"], Ty::M(n), -1.0, 1.0);
     let x = k.input(rng, &["x", "v", "p", "feat"], Ty::V(n), -10.0, 10.0);
     let e = match below(rng, 3) {
-        0 => [&m.expr[..], " * ", &x.expr].concat(),
-        1 => ["wp.transpose(", &m.expr, ") * ", &x.expr].concat(),
+        0 => format!("{} * {}", m.expr, x.expr),
+        1 => format!("wp.transpose({}) * {}", m.expr, x.expr),
         _ => {
             let b = k.input(rng, &["bias", "b", "offset"], Ty::V(n), -1.0, 1.0);
-            [&m.expr[..], " * ", &x.expr, " + ", &b.expr].concat()
+            format!("{} * {} + {}", m.expr, x.expr, b.expr)
         }
     };
     let y = k.local(rng, &["y", "mx", "out_v"], Ty::V(n), &e, -41.0, 41.0);
@@ -406,11 +406,11 @@ fn axis_angle_rotate(k: &mut Kernel, rng: &mut Gen) -> bool {
             -1.0,
             1.0,
         );
-        [&r.expr[..], " * ", &v.expr].concat()
+        format!("{} * {}", r.expr, v.expr)
     } else if chance(rng, 0.5) {
-        ["wp.quat_rotate(", &q.expr, ", ", &v.expr, ")"].concat()
+        format!("wp.quat_rotate({}, {})", q.expr, v.expr)
     } else {
-        ["wp.quat_rotate_inv(", &q.expr, ", ", &v.expr, ")"].concat()
+        format!("wp.quat_rotate_inv({}, {})", q.expr, v.expr)
     };
     let r = k.local(
         rng,
@@ -473,16 +473,12 @@ fn transform_points(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.set_unit(&name);
     let p = k.input(rng, &["p", "local_p", "point", "x"], Ty::V(3), -10.0, 10.0);
     let e = match below(rng, 4) {
-        0 => ["wp.transform_point(", &xf.expr, ", ", &p.expr, ")"].concat(),
-        1 => ["wp.transform_vector(", &xf.expr, ", ", &p.expr, ")"].concat(),
-        2 => [
-            "wp.transform_point(wp.transform_inverse(",
-            &xf.expr,
-            "), ",
-            &p.expr,
-            ")",
-        ]
-        .concat(),
+        0 => format!("wp.transform_point({}, {})", xf.expr, p.expr),
+        1 => format!("wp.transform_vector({}, {})", xf.expr, p.expr),
+        2 => format!(
+            "wp.transform_point(wp.transform_inverse({}), {})",
+            xf.expr, p.expr
+        ),
         _ => {
             let t = k.local_of(
                 rng,
@@ -492,7 +488,7 @@ fn transform_points(k: &mut Kernel, rng: &mut Gen) -> bool {
                 -1.0,
                 1.0,
             );
-            [&p.expr[..], " - ", &t.expr].concat()
+            format!("{} - {}", p.expr, t.expr)
         }
     };
     let r = k.local(rng, &["world_p", "p_w", "q_pt"], Ty::V(3), &e, -40.0, 40.0);

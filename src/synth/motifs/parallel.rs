@@ -417,7 +417,7 @@ fn axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, XS, Ty::F, -10.0, 10.0);
     let y = k.input(rng, YS, Ty::F, -10.0, 10.0);
     let a = k.scalar(rng, &["alpha", "a", "scale", "gain"], Ty::F, -4.0, 4.0);
-    let expr = [&a[..], " * ", &x.expr, " + ", &y.expr].concat();
+    let expr = format!("{a} * {} + {}", x.expr, y.expr);
     let r = k.local(rng, &["r", "axpy", "scaled"], Ty::F, &expr, -50.0, 50.0);
     k.offer(r, OUTS);
     true
@@ -440,9 +440,9 @@ fn lerp_blend(k: &mut Kernel, rng: &mut Gen) -> bool {
             .expr
     };
     let expr = if chance(rng, 0.5) {
-        [&a.expr[..], " + ", &t, " * (", &b.expr, " - ", &a.expr, ")"].concat()
+        format!("{} + {t} * ({} - {})", a.expr, b.expr, a.expr)
     } else {
-        ["wp.lerp(", &a.expr, ", ", &b.expr, ", ", &t, ")"].concat()
+        format!("wp.lerp({}, {}, {t})", a.expr, b.expr)
     };
     let r = k.local(
         rng,
@@ -466,7 +466,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
             &["stats", "norm", "moments"],
             &[("mean", Ty::F, -2.0, 2.0), ("inv_std", Ty::F, 0.25, 2.0)],
         );
-        let e = ["(", &x.expr, " - ", &st, ".mean) * ", &st, ".inv_std"].concat();
+        let e = format!("({} - {st}.mean) * {st}.inv_std", x.expr);
         let z = k.local(rng, &["z", "zscore", "normed"], Ty::F, &e, -24.0, 24.0);
         k.offer(z, &["z_out", "normalized", "out"]);
         return true;
@@ -474,7 +474,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let mean = k.scalar(rng, &["mean", "mu", "center"], Ty::F, -2.0, 2.0);
     let std = k.scalar(rng, &["std", "sigma", "scale"], Ty::F, 0.5, 4.0);
     let expr = if chance(rng, 0.5) {
-        ["(", &x.expr, " - ", &mean, ") / ", &std].concat()
+        format!("({} - {mean}) / {std}", x.expr)
     } else {
         let inv = k.local_of(
             rng,
@@ -484,7 +484,7 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.25,
             2.0,
         );
-        ["(", &x.expr, " - ", &mean, ") * ", &inv.expr].concat()
+        format!("({} - {mean}) * {}", x.expr, inv.expr)
     };
     let z = k.local(rng, &["z", "zscore", "normed"], Ty::F, &expr, -24.0, 24.0);
     k.offer(z, &["z_out", "normalized", "out"]);
@@ -509,7 +509,7 @@ fn weighted_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         let w = nice(rng, 0.15, 0.8);
         lo += w * v.lo;
         hi += w * v.hi;
-        terms.push([&lit(w)[..], " * ", &v.expr].concat());
+        terms.push(format!("{} * {}", lit(w), v.expr));
     }
     let r = k.local(
         rng,
@@ -548,22 +548,12 @@ fn unit_convert(k: &mut Kernel, rng: &mut Gen) -> bool {
     let scale = k.scalar(rng, &["scale", "factor", "gain"], Ty::F, 0.5, 2.0);
     let expr = if off != 0.0 {
         if fac == 1.0 {
-            ["(", &x.expr, " ", &plus(-off), ") * ", &scale].concat()
+            format!("({} {}) * {scale}", x.expr, plus(-off))
         } else {
-            [
-                "(",
-                &x.expr,
-                " ",
-                &plus(-off),
-                ") * ",
-                &lit(fac),
-                " * ",
-                &scale,
-            ]
-            .concat()
+            format!("({} {}) * {} * {scale}", x.expr, plus(-off), lit(fac))
         }
     } else {
-        [&x.expr[..], " * ", &lit(fac), " * ", &scale].concat()
+        format!("{} * {} * {scale}", x.expr, lit(fac))
     };
     let v = k.local(rng, outs, Ty::F, &expr, -1000.0, 1000.0);
     k.offer(v, &["converted", "out"]);
@@ -605,28 +595,12 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     let out = k.output(rng, &["cell_id", "tile_of", "block_id"], Ty::I);
     let shift = k.scalar(rng, &["shift", "base_id", "first"], Ty::I, 0.0, 100.0);
     let expr = if chance(rng, 0.5) {
-        [
-            &row.expr[..],
-            " * ",
-            &width,
-            " + (",
-            &width,
-            " - 1 - ",
-            &col.expr,
-            ") + ",
-            &shift,
-        ]
-        .concat()
+        format!(
+            "{} * {width} + ({width} - 1 - {}) + {shift}",
+            row.expr, col.expr
+        )
     } else {
-        [
-            "(",
-            &row.expr,
-            " // 2) * 1000 + ",
-            &col.expr,
-            " // 2 + ",
-            &shift,
-        ]
-        .concat()
+        format!("({} // 2) * 1000 + {} // 2 + {shift}", row.expr, col.expr)
     };
     k.line_of(&[&out, "[", t, "] = ", &expr]);
     true
@@ -652,16 +626,7 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
             "hermite_step",
             "@wp.func\ndef hermite_step(edge0: float, edge1: float, x: float) -> float:\n    t = wp.clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0)\n    return t * t * (3.0 - 2.0 * t)",
         );
-        let e = [
-            "hermite_step(",
-            &lit(e0),
-            ", ",
-            &lit(e0 + w),
-            ", ",
-            &x.expr,
-            ")",
-        ]
-        .concat();
+        let e = format!("hermite_step({}, {}, {})", lit(e0), lit(e0 + w), x.expr);
         let s = k.local(
             rng,
             &["smooth", "fade", "ramp", "blend_w"],
@@ -732,57 +697,35 @@ fn activation(k: &mut Kernel, rng: &mut Gen) -> bool {
                 "@wp.func\ndef sigmoid(x: float) -> float:\n    return 1.0 / (1.0 + wp.exp(-x))",
             );
             (
-                [&x[..], " * sigmoid(", &x, ")"].concat(),
+                format!("{x} * sigmoid({x})"),
                 -1.0,
                 &["swish", "silu", "gated"],
             )
         }
         0 => (
-            ["1.0 / (1.0 + wp.exp(-", &x, "))"].concat(),
+            format!("1.0 / (1.0 + wp.exp(-{x}))"),
             0.0,
             &["sig", "gate", "prob"],
         ),
         1 => (
-            ["wp.log(1.0 + wp.exp(", &x, "))"].concat(),
+            format!("wp.log(1.0 + wp.exp({x}))"),
             0.0,
             &["softplus", "sp"],
         ),
         2 => (
-            [
-                "0.5 * ",
-                &x,
-                " * (1.0 + wp.tanh(0.7978846 * (",
-                &x,
-                " + 0.044715 * ",
-                &x,
-                " * ",
-                &x,
-                " * ",
-                &x,
-                ")))",
-            ]
-            .concat(),
+            format!("0.5 * {x} * (1.0 + wp.tanh(0.7978846 * ({x} + 0.044715 * {x} * {x} * {x})))"),
             -1.0,
             &["gelu", "act"],
         ),
         3 => (
-            [&x[..], " / (1.0 + wp.exp(-", &x, "))"].concat(),
+            format!("{x} / (1.0 + wp.exp(-{x}))"),
             -1.0,
             &["swish", "silu"],
         ),
         _ => {
             let slope = k.scalar(rng, &["slope", "leak", "negative_slope"], Ty::F, 0.01, 0.3);
             (
-                [
-                    "wp.max(",
-                    &x,
-                    ", 0.0) + ",
-                    &slope,
-                    " * wp.min(",
-                    &x,
-                    ", 0.0)",
-                ]
-                .concat(),
+                format!("wp.max({x}, 0.0) + {slope} * wp.min({x}, 0.0)"),
                 -6.0,
                 &["leaky", "act", "relu_out"],
             )
@@ -824,7 +767,7 @@ fn gaussian_weight(k: &mut Kernel, rng: &mut Gen) -> bool {
             "gaussian",
             "@wp.func\ndef gaussian(r: float, h: float) -> float:\n    q = r / h\n    return wp.exp(-0.5 * (q * q)) / (h * 2.5066283)",
         );
-        (["gaussian(", &d.expr, ", ", &sigma, ")"].concat(), 1.0)
+        (format!("gaussian({}, {sigma})", d.expr), 1.0)
     } else {
         (
             format!("wp.exp(-({0} * {0}) / (2.0 * {sigma} * {sigma}))", d.expr),
@@ -853,8 +796,8 @@ fn log_compress(k: &mut Kernel, rng: &mut Gen) -> bool {
         100.0,
     );
     let expr = match below(rng, 3) {
-        0 => ["wp.log(1.0 + wp.abs(", &x.expr, "))"].concat(),
-        1 => ["20.0 * wp.log10(wp.abs(", &x.expr, ") + 1.0e-06)"].concat(),
+        0 => format!("wp.log(1.0 + wp.abs({}))", x.expr),
+        1 => format!("20.0 * wp.log10(wp.abs({}) + 1.0e-06)", x.expr),
         _ => format!("wp.sign({0}) * wp.log(1.0 + wp.abs({0}))", x.expr),
     };
     let v = k.local(
@@ -908,15 +851,15 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let expr = match below(rng, 3) {
         0 => coords
             .iter()
-            .map(|c| ["wp.sin(", &lit(f), " * ", c, ")"].concat())
+            .map(|c| format!("wp.sin({} * {c})", lit(f)))
             .collect::<Vec<_>>()
             .join(" * "),
         1 => coords
             .iter()
-            .map(|c| [&c[..], " * ", c].concat())
+            .map(|c| format!("{c} * {c}"))
             .collect::<Vec<_>>()
             .join(" + "),
-        _ => ["wp.cos(", &lit(f), " * (", &coords.join(" + "), "))"].concat(),
+        _ => format!("wp.cos({} * ({}))", lit(f), coords.join(" + ")),
     };
     let v = k.local(
         rng,
@@ -1414,7 +1357,7 @@ fn horner_poly(k: &mut Kernel, rng: &mut Gen) -> bool {
     let lead = nice(rng, 0.1, 1.0);
     let mut e = lit(if chance(rng, 0.5) { lead } else { -lead });
     for _ in 0..deg {
-        e = ["(", &e, ") * ", &x.expr, " ", &plus(nice(rng, -1.0, 1.0))].concat();
+        e = format!("({e}) * {} {}", x.expr, plus(nice(rng, -1.0, 1.0)));
     }
     // Outer parens of the first term are redundant: drop them once.
     let e = e.replacen("(", "", 1).replacen(")", "", 1);
@@ -1434,17 +1377,15 @@ fn horner_poly(k: &mut Kernel, rng: &mut Gen) -> bool {
 fn rational_approx(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["x", "t", "arg"], Ty::F, -3.0, 3.0);
     let d = k.expr_depth(rng, 1, 4);
-    let mut num = [
-        &lit(nice(rng, -1.0, 1.0))[..],
-        " + ",
-        &lit(nice(rng, 0.1, 2.0)),
-        " * ",
-        &x.expr,
-    ]
-    .concat();
+    let mut num = format!(
+        "{} + {} * {}",
+        lit(nice(rng, -1.0, 1.0)),
+        lit(nice(rng, 0.1, 2.0)),
+        x.expr
+    );
     for _ in 1..d {
         let c = nice(rng, -1.0, 1.0);
-        num = [&num[..], " ", &plus(c), " * ", &x.expr, " * ", &x.expr].concat();
+        num = format!("{num} {} * {} * {}", plus(c), x.expr, x.expr);
     }
     let b = lit(nice(rng, 0.05, 1.0));
     let expr = format!("({num}) / (1.0 + {b} * ({0} * {0}))", x.expr);
@@ -1598,9 +1539,9 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         // The mean: each thread adds its share.
         let inv_n = 1.0 / k.launch.dim.iter().product::<usize>() as f64;
         let e = if chance(rng, 0.5) {
-            [&x.expr[..], " * ", &lit(inv_n)].concat()
+            format!("{} * {}", x.expr, lit(inv_n))
         } else {
-            ["wp.abs(", &x.expr, ") * ", &lit(nice(rng, 0.1, 2.0))].concat()
+            format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 2.0)))
         };
         k.line_of(&["wp.atomic_add(", &total, ", 0, ", &e, ")"]);
     }
@@ -1622,7 +1563,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
     // change of one value hardly ever lands.
     let x = if which != 0 && chance(rng, 0.5) {
         Val {
-            expr: ["wp.abs(", &x.expr, ") * ", &lit(nice(rng, 0.1, 4.0))].concat(),
+            expr: format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 4.0))),
             ..x
         }
     } else {
@@ -1773,7 +1714,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (init, upd, names, hi): (&str, String, &[&str], f64) = match below(rng, 4) {
         0 => (
             "float(0.0)",
-            ["+= ", &a, "[", t, ", ", &j, "]"].concat(),
+            format!("+= {a}[{t}, {j}]"),
             &["total", "row_sum", "s"],
             32.0,
         ),
@@ -1789,7 +1730,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
             );
             (
                 "float(0.0)",
-                ["+= ", &a, "[", t, ", ", &j, "] * ", &x, "[", &j, "]"].concat(),
+                format!("+= {a}[{t}, {j}] * {x}[{j}]"),
                 &["dot", "acc", "proj"],
                 32.0,
             )
@@ -1802,10 +1743,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         ),
         _ => (
             "float(0.0)",
-            [
-                "+= ", &a, "[", t, ", ", &j, "] * ", &a, "[", t, ", ", &j, "]",
-            ]
-            .concat(),
+            format!("+= {a}[{t}, {j}] * {a}[{t}, {j}]"),
             &["sq", "norm_sq", "ss"],
             32.0,
         ),
@@ -1828,7 +1766,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
     if chance(rng, 0.5) {
         let out = k.output(rng, &["row_out", "out", "per_row"], Ty::F);
         let e = if names[0] == "sq" {
-            ["wp.sqrt(", &v.expr, ")"].concat()
+            format!("wp.sqrt({})", v.expr)
         } else {
             v.expr.clone()
         };
@@ -2174,21 +2112,9 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let shift = k.scalar(rng, &["shift", "lag", "delay"], Ty::I, 1.0, (n / 2) as f64);
     let t = k.tid(0);
     let e = match below(rng, 3) {
-        0 => [&src[..], "[(", t, " + ", &shift, ") % ", &len, "]"].concat(),
-        1 => [
-            &src[..],
-            "[(",
-            t,
-            " - ",
-            &shift,
-            " + ",
-            &len,
-            ") % ",
-            &len,
-            "]",
-        ]
-        .concat(),
-        _ => [&src[..], "[wp.min(", t, " + ", &shift, ", ", &len, " - 1)]"].concat(),
+        0 => format!("{src}[({t} + {shift}) % {len}]"),
+        1 => format!("{src}[({t} - {shift} + {len}) % {len}]"),
+        _ => format!("{src}[wp.min({t} + {shift}, {len} - 1)]"),
     };
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
@@ -2364,40 +2290,13 @@ fn pool_2x2(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.line_of(&[&r, " = 2 * ", a]);
     k.line_of(&[&c, " = 2 * ", b]);
     let e = if chance(rng, 0.5) {
-        [
-            "wp.max(wp.max(",
-            &img,
-            "[",
-            &r,
-            ", ",
-            &c,
-            "], ",
-            &img,
-            "[",
-            &r,
-            " + 1, ",
-            &c,
-            "]), wp.max(",
-            &img,
-            "[",
-            &r,
-            ", ",
-            &c,
-            " + 1], ",
-            &img,
-            "[",
-            &r,
-            " + 1, ",
-            &c,
-            " + 1]))",
-        ]
-        .concat()
+        format!(
+            "wp.max(wp.max({img}[{r}, {c}], {img}[{r} + 1, {c}]), wp.max({img}[{r}, {c} + 1], {img}[{r} + 1, {c} + 1]))"
+        )
     } else {
-        [
-            "0.25 * (", &img, "[", &r, ", ", &c, "] + ", &img, "[", &r, " + 1, ", &c, "] + ", &img,
-            "[", &r, ", ", &c, " + 1] + ", &img, "[", &r, " + 1, ", &c, " + 1])",
-        ]
-        .concat()
+        format!(
+            "0.25 * ({img}[{r}, {c}] + {img}[{r} + 1, {c}] + {img}[{r}, {c} + 1] + {img}[{r} + 1, {c} + 1])"
+        )
     };
     let v = k.local(rng, &["pooled", "p", "coarse_v"], Ty::F, &e, -1.0, 1.0);
     k.offer(v, &["coarse", "pooled_out", "out"]);
@@ -2473,16 +2372,16 @@ fn lr_index(
 ) -> (String, String) {
     let (l, r) = match below(rng, 3) {
         0 => (
-            ["wp.max(", t, " - 1, 0)"].concat(),
-            ["wp.min(", t, " + 1, ", len, " - 1)"].concat(),
+            format!("wp.max({t} - 1, 0)"),
+            format!("wp.min({t} + 1, {len} - 1)"),
         ),
         1 => (
-            ["wp.clamp(", t, " - 1, 0, ", len, " - 1)"].concat(),
-            ["wp.clamp(", t, " + 1, 0, ", len, " - 1)"].concat(),
+            format!("wp.clamp({t} - 1, 0, {len} - 1)"),
+            format!("wp.clamp({t} + 1, 0, {len} - 1)"),
         ),
         _ => (
-            ["(", t, " - 1 + ", len, ") % ", len].concat(),
-            ["(", t, " + 1) % ", len].concat(),
+            format!("({t} - 1 + {len}) % {len}"),
+            format!("({t} + 1) % {len}"),
         ),
     };
     let n = 1.0e4;
@@ -2517,100 +2416,32 @@ fn neighbor_avg_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0 => {
             let w = *pick(rng, &[(0.25, 0.5), (1.0 / 3.0, 1.0 / 3.0), (0.2, 0.6)]);
             (
-                [
-                    &lit(w.0)[..],
-                    " * (",
-                    &u,
-                    "[",
-                    &l,
-                    "] + ",
-                    &u,
-                    "[",
-                    &r,
-                    "]) + ",
-                    &lit(w.1),
-                    " * ",
-                    &u,
-                    "[",
-                    t,
-                    "]",
-                ]
-                .concat(),
+                format!(
+                    "{} * ({u}[{l}] + {u}[{r}]) + {} * {u}[{t}]",
+                    lit(w.0),
+                    lit(w.1)
+                ),
                 &["smoothed", "avg", "u_s"],
             )
         }
         1 => {
             let a = k.scalar(rng, &["alpha", "kappa", "coeff"], Ty::F, 0.05, 0.25);
             (
-                [
-                    &u[..],
-                    "[",
-                    t,
-                    "] + ",
-                    &a,
-                    " * (",
-                    &u,
-                    "[",
-                    &l,
-                    "] - 2.0 * ",
-                    &u,
-                    "[",
-                    t,
-                    "] + ",
-                    &u,
-                    "[",
-                    &r,
-                    "])",
-                ]
-                .concat(),
+                format!("{u}[{t}] + {a} * ({u}[{l}] - 2.0 * {u}[{t}] + {u}[{r}])"),
                 &["u_new", "diffused", "next_u"],
             )
         }
         2 => {
             let h = k.scalar(rng, &["dx", "h", "spacing"], Ty::F, 0.01, 1.0);
             (
-                [
-                    "(",
-                    &u,
-                    "[",
-                    &r,
-                    "] - ",
-                    &u,
-                    "[",
-                    &l,
-                    "]) / (2.0 * ",
-                    &h,
-                    ")",
-                ]
-                .concat(),
+                format!("({u}[{r}] - {u}[{l}]) / (2.0 * {h})"),
                 &["grad", "du_dx", "slope"],
             )
         }
         _ => {
             let c = k.scalar(rng, &["courant", "cfl", "c"], Ty::F, 0.1, 0.9);
             (
-                [
-                    "0.5 * (",
-                    &u,
-                    "[",
-                    &l,
-                    "] + ",
-                    &u,
-                    "[",
-                    &r,
-                    "]) - 0.5 * ",
-                    &c,
-                    " * (",
-                    &u,
-                    "[",
-                    &r,
-                    "] - ",
-                    &u,
-                    "[",
-                    &l,
-                    "])",
-                ]
-                .concat(),
+                format!("0.5 * ({u}[{l}] + {u}[{r}]) - 0.5 * {c} * ({u}[{r}] - {u}[{l}])"),
                 &["u_adv", "advected", "u_lf"],
             )
         }
@@ -2645,57 +2476,17 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (e, names): (String, &[&str]) = match below(rng, 3) {
         0 => (
-            [
-                "0.2 * (", &f, "[", a, ", ", b, "] + ", &f, "[", &xm, ", ", b, "] + ", &f, "[",
-                &xp, ", ", b, "] + ", &f, "[", a, ", ", &ym, "] + ", &f, "[", a, ", ", &yp, "])",
-            ]
-            .concat(),
+            format!(
+                "0.2 * ({f}[{a}, {b}] + {f}[{xm}, {b}] + {f}[{xp}, {b}] + {f}[{a}, {ym}] + {f}[{a}, {yp}])"
+            ),
             &["avg", "blurred", "f_new"],
         ),
         1 => {
             let dt = k.scalar(rng, &["alpha", "dt_k", "rate"], Ty::F, 0.01, 0.2);
             (
-                [
-                    &f[..],
-                    "[",
-                    a,
-                    ", ",
-                    b,
-                    "] + ",
-                    &dt,
-                    " * (",
-                    &f,
-                    "[",
-                    &xm,
-                    ", ",
-                    b,
-                    "] + ",
-                    &f,
-                    "[",
-                    &xp,
-                    ", ",
-                    b,
-                    "] + ",
-                    &f,
-                    "[",
-                    a,
-                    ", ",
-                    &ym,
-                    "] + ",
-                    &f,
-                    "[",
-                    a,
-                    ", ",
-                    &yp,
-                    "] - 4.0 * ",
-                    &f,
-                    "[",
-                    a,
-                    ", ",
-                    b,
-                    "])",
-                ]
-                .concat(),
+                format!(
+                    "{f}[{a}, {b}] + {dt} * ({f}[{xm}, {b}] + {f}[{xp}, {b}] + {f}[{a}, {ym}] + {f}[{a}, {yp}] - 4.0 * {f}[{a}, {b}])"
+                ),
                 &["f_next", "diffused", "u_new"],
             )
         }
@@ -2749,14 +2540,14 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.size_param(rng, &["ny", "dim_y"], d[1]),
         k.size_param(rng, &["nz", "dim_z"], d[2]),
     ];
-    let mut terms = vec![[&f[..], "[", (t[0]), ", ", (t[1]), ", ", (t[2]), "]"].concat()];
+    let mut terms = vec![format!("{f}[{}, {}, {}]", t[0], t[1], t[2])];
     for ax in 0..3 {
-        let m = ["wp.max(", (t[ax]), " - 1, 0)"].concat();
-        let p = ["wp.min(", (t[ax]), " + 1, ", &(sizes[ax]), " - 1)"].concat();
+        let m = format!("wp.max({} - 1, 0)", t[ax]);
+        let p = format!("wp.min({} + 1, {} - 1)", t[ax], sizes[ax]);
         for e in [m, p] {
             let mut idx = [t[0].to_string(), t[1].to_string(), t[2].to_string()];
             idx[ax] = e;
-            terms.push([&f[..], "[", &idx.join(", "), "]"].concat());
+            terms.push(format!("{f}[{}]", idx.join(", ")));
         }
     }
     let s = k.local(
@@ -3228,7 +3019,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let (ts, len) = tile_size(k, rng);
         let b = k.tid(0);
         let nb = k.launch.dim[0];
-        (ts.clone(), [b, " * ", &ts].concat(), vec![nb * len])
+        (ts.clone(), format!("{b} * {ts}"), vec![nb * len])
     } else {
         if !k.has_helper("TH") {
             let th = *pick(rng, &[4usize, 8, 16]);
@@ -3242,7 +3033,7 @@ fn tile_shape(k: &mut Kernel, rng: &mut Gen) -> (String, String, Vec<usize>) {
         let d = k.shape();
         (
             "(TH, TW)".to_string(),
-            ["(", i, " * TH, ", j, " * TW)"].concat(),
+            format!("({i} * TH, {j} * TW)"),
             vec![d[0] * th, d[1] * tw],
         )
     }

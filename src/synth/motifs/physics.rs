@@ -151,7 +151,7 @@ pub const MOTIFS: &[Motif] = &[
 
 /// Formats a value expression times `scale` (a Python expression).
 fn scaled(v: &Val, scale: &str) -> String {
-    [&v.expr[..], " * ", scale].concat()
+    format!("{} * {scale}", v.expr)
 }
 
 /// `x_new = x + v_new * dt` after `v_new = v + (f * w + g) * dt`.
@@ -191,7 +191,7 @@ fn semi_implicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     let g = if chance(rng, 0.5) {
         k.scalar(rng, &["gravity", "g"], V3, -10.0, 10.0)
     } else {
-        ["wp.vec3(0.0, ", &lit(-nice(rng, 1.0, 9.81)), ", 0.0)"].concat()
+        format!("wp.vec3(0.0, {}, 0.0)", lit(-nice(rng, 1.0, 9.81)))
     };
     let a = k.local_of(
         rng,
@@ -285,7 +285,7 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         20.0,
     );
     let damp = if chance(rng, 0.5) {
-        [" * ", &lit(nice(rng, 0.95, 1.0))].concat()
+        format!(" * {}", lit(nice(rng, 0.95, 1.0)))
     } else {
         String::new()
     };
@@ -713,10 +713,7 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             top,
         );
-        (
-            [&e[..], "[", t, ", 0]"].concat(),
-            [&e[..], "[", t, ", 1]"].concat(),
-        )
+        (format!("{e}[{t}, 0]"), format!("{e}[{t}, 1]"))
     } else {
         let a = k.array(
             rng,
@@ -736,10 +733,7 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             top,
         );
-        (
-            [&a[..], "[", t, "]"].concat(),
-            [&b[..], "[", t, "]"].concat(),
-        )
+        (format!("{a}[{t}]"), format!("{b}[{t}]"))
     };
     let rest = k.input(rng, &["rest_length", "rest", "l0"], Ty::F, 0.05, 2.0);
     let ke = k.scalar(rng, &["ke", "stiffness", "k_spring"], Ty::F, 10.0, 1000.0);
@@ -1578,7 +1572,7 @@ fn nbody_direct(k: &mut Kernel, rng: &mut Gen) -> bool {
     let a = k.local(rng, &["accel", "acc", "a"], V3, "wp.vec3()", -1.0e6, 1.0e6);
     let j = k.fresh(rng, &["j", "b", "other"]);
     let count = if chance(rng, 0.5) {
-        [&bodies[..], ".shape[0]"].concat()
+        format!("{bodies}.shape[0]")
     } else {
         k.size_param(rng, &["num_bodies", "n_bodies", "count"], nb)
     };
@@ -1776,7 +1770,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         None
     };
-    let off = [b, " * ", &ts].concat();
+    let off = format!("{b} * {ts}");
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);

@@ -242,11 +242,10 @@ fn gaussian_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
     let sigma = k.scalar(rng, &["sigma", "noise_std", "std"], Ty::F, 0.0, 1.0);
     let st = rand_state(k, rng);
     let mean = if chance(rng, 0.3) {
-        [
-            " + ",
-            &k.scalar(rng, &["mu", "bias", "noise_mean"], Ty::F, -1.0, 1.0),
-        ]
-        .concat()
+        format!(
+            " + {}",
+            k.scalar(rng, &["mu", "bias", "noise_mean"], Ty::F, -1.0, 1.0)
+        )
     } else {
         String::new()
     };
@@ -760,7 +759,7 @@ fn random_gossip(k: &mut Kernel, rng: &mut Gen) -> bool {
     let mix = k.scalar(rng, &["mix", "alpha", "blend"], Ty::F, 0.0, 1.0);
     let st = rand_state(k, rng);
     let n = if chance(rng, 0.5) {
-        [&vals[..], ".shape[0]"].concat()
+        format!("{vals}.shape[0]")
     } else {
         k.size_param(rng, &["n", "count", "num_nodes"], k.launch.dim[0])
     };
