@@ -167,8 +167,7 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
     // names alike (`u64::MAX` past 8 bytes, from id 10^7 on).
     let mut id_words: Vec<u64> = Vec::with_capacity(64);
     fn new_id(id_words: &mut Vec<u64>) -> usize {
-        let mut digits = [0u8; 21];
-        id_words.push(word(id_text(id_words.len(), &mut digits)));
+        id_words.push(id_word(id_words.len()));
         id_words.len() - 1
     }
     const DOT: u64 = word(".");
@@ -328,6 +327,24 @@ pub fn dedup_keys_of_tokens(
         renamed: xxh3_64(renamed.as_bytes()),
         shape: xxh3_64(shape.as_bytes()),
     }
+}
+
+/// [`word`] of `v{id}` (`u64::MAX` from id 10^7 on, past 8 bytes), packed
+/// digit by digit in a register instead of written out and read back.
+fn id_word(id: usize) -> u64 {
+    if id >= 10_000_000 {
+        return u64::MAX;
+    }
+    // The last digit is found first and ends up in the highest byte.
+    let (mut digits, mut n) = (0u64, id);
+    loop {
+        digits = digits << 8 | u64::from(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    u64::from(b'v') | digits << 8
 }
 
 /// `v{id}` without going through `fmt` (this runs per token).
@@ -500,6 +517,14 @@ mod tests {
     use super::*;
 
     const A: &str = "import warp as wp\n\n@wp.kernel\ndef saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):\n    i = wp.tid()\n    y[i] = a * x[i] + y[i]\n";
+
+    #[test]
+    fn id_words_pack_the_id_texts() {
+        let mut digits = [0u8; 21];
+        for id in (0..2000).chain([9_999_999, 10_000_000, 123_456_789]) {
+            assert_eq!(id_word(id), word(id_text(id, &mut digits)), "id {id}");
+        }
+    }
 
     fn key(src: &str, level: DedupLevel) -> u64 {
         dedup_key(src, level, &mut String::new()).unwrap()

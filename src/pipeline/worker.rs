@@ -129,7 +129,21 @@ impl WorkerContext {
 
 /// The row id: unique and stable for (seed, index).
 pub fn row_id(seed: u64, index: u64) -> String {
-    format!("{seed:016x}-{index:012}")
+    if index >= 1_000_000_000_000 {
+        return format!("{seed:016x}-{index:012}");
+    }
+    // That `format!`, digit by digit: its padding took ~1,900 instructions a row.
+    let mut id = [0u8; 29];
+    for (n, digit) in id[..16].iter_mut().enumerate() {
+        *digit = b"0123456789abcdef"[(seed >> (60 - 4 * n) & 0xf) as usize];
+    }
+    id[16] = b'-';
+    let mut rest = index;
+    for digit in id[17..].iter_mut().rev() {
+        *digit = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    String::from_utf8(id.to_vec()).expect("hex and decimal digits")
 }
 
 /// Produce sample `index`. `scratch` is the worker's reusable buffers for
@@ -539,6 +553,15 @@ mod tests {
             rows.len(),
             "every twin after the first row was caught"
         );
+    }
+
+    #[test]
+    fn row_ids_are_the_padded_hex_seed_and_decimal_index() {
+        for seed in [0, 0x2a, 0xdead_beef, u64::MAX] {
+            for index in [0, 7, 123_456, 999_999_999_999, 1_000_000_000_000, u64::MAX] {
+                assert_eq!(row_id(seed, index), format!("{seed:016x}-{index:012}"));
+            }
+        }
     }
 
     #[test]

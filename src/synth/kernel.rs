@@ -101,10 +101,51 @@ fn push_lit(s: &mut String, x: f64) {
     } else {
         x
     };
+    let start = s.len();
+    if push_millionths(s, x) {
+        if !s[start..].contains('.') {
+            s.push_str(".0");
+        }
+        return;
+    }
     // In this range ryu writes the shortest digits that read back as `x`
     // in positional notation, `.0` included for whole numbers: the text
     // `format!("{x}")` and a `.0` give, without the formatting machinery.
     s.push_str(ryu::Buffer::new().format_finite(x));
+}
+
+/// Appends `format!("{x}")` if `x` is a whole number of millionths (the
+/// float nearest one) below 10^6 in magnitude, as the constants drawn
+/// here nearly all are, and returns whether it did. Floats that close are
+/// 10^-10 apart at most, so no other decimal of up to six places reads
+/// back as `x`: its shortest digits are those millionths' without trailing
+/// zeros, written from the integer. ryu or `{x}` search for them at ~600
+/// instructions a number.
+fn push_millionths(s: &mut String, x: f64) -> bool {
+    if x.abs() >= 1.0e6 {
+        return false; // (a NaN fails the test below)
+    }
+    let millionths = (x * 1.0e6).round();
+    if millionths / 1.0e6 != x {
+        return false;
+    }
+    if x.is_sign_negative() {
+        s.push('-');
+    }
+    let n = (millionths as i64).unsigned_abs();
+    s.put(itoa::Buffer::new().format(n / 1_000_000));
+    let fraction = n % 1_000_000;
+    if fraction != 0 {
+        let mut digits = *b".000000";
+        let mut rest = fraction;
+        for d in digits[1..].iter_mut().rev() {
+            *d = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        let end = digits.iter().rposition(|&d| d != b'0').unwrap_or(0) + 1;
+        s.put(std::str::from_utf8(&digits[..end]).expect("ASCII digits"));
+    }
+    true
 }
 
 /// Whether a line that opens a block opens a loop.
@@ -785,15 +826,21 @@ impl<'k> Kernel<'k> {
         self.lines += 1;
     }
 
-    /// [`Kernel::line`] of `parts` joined, written in place (no `format!`
-    /// of the line first).
-    fn line_of(&mut self, parts: &[&str]) {
+    /// [`Kernel::line`] of `parts` joined, written in place: one reserve
+    /// and a copy per part, where `format_args!` cost a line ~700
+    /// instructions of formatting machinery.
+    pub fn line_of(&mut self, parts: &[&str]) {
+        self.line_of_two(&[], parts);
+    }
+
+    /// [`Kernel::line_of`] of `head` then `rest` (a local's name and `=`,
+    /// then its expression's parts).
+    fn line_of_two(&mut self, head: &[&str], rest: &[&str]) {
         for _ in 0..self.indent {
-            self.body.push_str("    ");
+            self.body.put("    ");
         }
-        for p in parts {
-            self.body.push_str(p);
-        }
+        self.body.put_all(head);
+        self.body.put_all(rest);
         self.body.push('\n');
         self.lines += 1;
     }
@@ -804,6 +851,13 @@ impl<'k> Kernel<'k> {
     pub fn open(&mut self, text: &str) {
         self.line(text);
         self.enter(is_loop(text));
+    }
+
+    /// [`Kernel::open`] of `parts` joined, written in place.
+    pub fn open_of(&mut self, parts: &[&str]) {
+        let start = self.body.len() + 4 * self.indent;
+        self.line_of(parts);
+        self.enter(is_loop(&self.body[start..]));
     }
 
     /// [`Kernel::open`] of `format_args!(...)`, written in place.
@@ -844,7 +898,27 @@ impl<'k> Kernel<'k> {
         hi: f64,
     ) -> Val {
         let name = self.fresh(rng, pool);
-        self.line_of(&[&name, " = ", expr]);
+        self.line_of_two(&[&name, " = "], &[expr]);
+        Val {
+            expr: name,
+            ty,
+            lo,
+            hi,
+        }
+    }
+
+    /// [`Kernel::local`] of `parts` joined, written in place.
+    pub fn local_of(
+        &mut self,
+        rng: &mut Gen,
+        pool: &[&str],
+        ty: Ty,
+        parts: &[&str],
+        lo: f64,
+        hi: f64,
+    ) -> Val {
+        let name = self.fresh(rng, pool);
+        self.line_of_two(&[&name, " = "], parts);
         Val {
             expr: name,
             ty,
@@ -1149,7 +1223,7 @@ fn push_dims(s: &mut String, dims: &[usize]) {
 fn push_json_num(s: &mut String, x: f64) {
     if x == x.trunc() && x.abs() < 1.0e15 {
         s.put(itoa::Buffer::new().format(x as i64));
-    } else {
+    } else if !push_millionths(s, x) {
         let _ = write!(s, "{x}");
     }
 }
@@ -1190,5 +1264,47 @@ mod tests {
         assert_eq!(lit(1.0e20), "1.0e+20");
         assert_eq!(plus(-2.5), "- 2.5");
         assert_eq!(plus(-0.0), "+ 0.0");
+    }
+
+    #[test]
+    fn millionths_are_written_as_display_writes_them() {
+        let mut rng = Gen::new(0x5eed);
+        let check = |x: f64| {
+            let mut s = String::new();
+            if push_millionths(&mut s, x) {
+                assert_eq!(s, format!("{x}"), "{x:e}");
+            }
+            // As `push_lit` wrote it before.
+            let (mut lit_now, a) = (String::new(), x.abs());
+            push_lit(&mut lit_now, x);
+            if a == 0.0 || (1.0e-3..1.0e6).contains(&a) {
+                let r = if a >= 1.0e-3 {
+                    (x * 1.0e6).round() / 1.0e6
+                } else {
+                    x
+                };
+                assert_eq!(lit_now, ryu::Buffer::new().format_finite(r), "{x:e}");
+            }
+        };
+        for n in -3_000_000i64..3_000_000 {
+            check(n as f64 / 1.0e6);
+            check(n as f64 * 0.37);
+        }
+        for _ in 0..3_000_000 {
+            let u = unit(&mut rng);
+            check(nice(&mut rng, -u * 100.0, u * 1000.0));
+            check((u - 0.5) * 10f64.powi(below(&mut rng, 16) as i32 - 6));
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0e-6,
+            -1.0e-6,
+            999_999.999_999,
+            1.0e6,
+            0.1 + 0.2,
+        ] {
+            check(x);
+        }
     }
 }

@@ -266,16 +266,23 @@ fn smooth_1d(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["smoothed", "u_s", "filtered"],
         Ty::F,
-        format_args!(
-            "(1.0 - 2.0 * {w}) * {} + {w} * ({} + {})",
-            g.at(&u, 0, 0),
-            l.expr,
-            r.expr
-        ),
+        &[
+            "(1.0 - 2.0 * ",
+            &w,
+            ") * ",
+            &g.at(&u, 0, 0),
+            " + ",
+            &w,
+            " * (",
+            &l.expr,
+            " + ",
+            &r.expr,
+            ")",
+        ],
         -1.0,
         1.0,
     );
@@ -317,11 +324,11 @@ fn laplacian(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    let lap = k.local_fmt(
+    let lap = k.local_of(
         rng,
         &["lap", "laplacian", "del2"],
         Ty::F,
-        format_args!("{} * {inv_h2}", neighbour_sum(&g, &phi, &c.expr)),
+        &[&neighbour_sum(&g, &phi, &c.expr), " * ", &inv_h2],
         -1200.0,
         1200.0,
     );
@@ -364,11 +371,11 @@ fn heat_diffusion(k: &mut Kernel, rng: &mut Gen) -> bool {
         -600.0,
         600.0,
     );
-    let t1 = k.local_fmt(
+    let t1 = k.local_of(
         rng,
         &["t_new", "temp_next", "t1"],
         Ty::F,
-        format_args!("{} + {dt} * {} * {}", t.expr, kappa.expr, lap.expr),
+        &[&t.expr, " + ", &dt, " * ", &kappa.expr, " * ", &lap.expr],
         -30.0,
         130.0,
     );
@@ -401,11 +408,11 @@ fn wave_equation(k: &mut Kernel, rng: &mut Gen) -> bool {
         -8.0,
         8.0,
     );
-    let cr = k.local_fmt(
+    let cr = k.local_of(
         rng,
         &["courant", "cfl", "r"],
         Ty::F,
-        format_args!("{c} * {dt} * {inv_dx}"),
+        &[&c, " * ", &dt, " * ", &inv_dx],
         0.0,
         0.5,
     );
@@ -447,30 +454,54 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (a, b) = (g.tid[0], g.tid[1]);
     let (na, nb) = (g.size[0].clone(), g.size[1].clone());
     let two = {
-        k.open_fmt(format_args!("for {di} in range(-{r}, {r} + 1):"));
+        k.open_of(&["for ", &di, " in range(-", &r, ", ", &r, " + 1):"]);
         if k.can_loop() {
             let dj = k.fresh(rng, &["dj", "dx", "ox"]);
-            k.open_fmt(format_args!("for {dj} in range(-{r}, {r} + 1):"));
-            k.line_fmt(format_args!(
-                "{} += {img}[wp.clamp({a} + {di}, 0, {na} - 1), wp.clamp({b} + {dj}, 0, {nb} - 1)]",
-                total.expr
-            ));
+            k.open_of(&["for ", &dj, " in range(-", &r, ", ", &r, " + 1):"]);
+            k.line_of(&[
+                &total.expr,
+                " += ",
+                &img,
+                "[wp.clamp(",
+                a,
+                " + ",
+                &di,
+                ", 0, ",
+                &na,
+                " - 1), wp.clamp(",
+                b,
+                " + ",
+                &dj,
+                ", 0, ",
+                &nb,
+                " - 1)]",
+            ]);
             k.close(true);
             true
         } else {
-            k.line_fmt(format_args!(
-                "{} += {img}[{a}, wp.clamp({b} + {di}, 0, {nb} - 1)]",
-                total.expr
-            ));
+            k.line_of(&[
+                &total.expr,
+                " += ",
+                &img,
+                "[",
+                a,
+                ", wp.clamp(",
+                b,
+                " + ",
+                &di,
+                ", 0, ",
+                &nb,
+                " - 1)]",
+            ]);
             false
         }
     };
     k.close(true);
-    let side = k.local_fmt(
+    let side = k.local_of(
         rng,
         &["side", "width", "taps"],
         Ty::I,
-        format_args!("2 * {r} + 1"),
+        &["2 * ", &r, " + 1"],
         3.0,
         7.0,
     );
@@ -479,11 +510,11 @@ fn box_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("float({})", side.expr)
     };
-    let avg = k.local_fmt(
+    let avg = k.local_of(
         rng,
         &["blurred", "mean", "avg"],
         Ty::F,
-        format_args!("{} / {den}", total.expr),
+        &[&total.expr, " / ", &den],
         0.0,
         1.0,
     );
@@ -520,12 +551,12 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let o = k.fresh(rng, &["o", "tap", "kk"]);
-    k.open_fmt(format_args!("for {o} in range(-{r}, {r} + 1):"));
-    let w = k.local_fmt(
+    k.open_of(&["for ", &o, " in range(-", &r, ", ", &r, " + 1):"]);
+    let w = k.local_of(
         rng,
         &["w", "wt", "g"],
         Ty::F,
-        format_args!("gauss_tap({o}, {sigma})"),
+        &["gauss_tap(", &o, ", ", &sigma, ")"],
         0.0,
         1.0,
     );
@@ -533,19 +564,22 @@ fn gaussian_blur(k: &mut Kernel, rng: &mut Gen) -> bool {
     let n = &g.size[last];
     let mut idx: Vec<String> = g.tid.iter().map(|s| s.to_string()).collect();
     idx[last] = format!("wp.clamp({t} + {o}, 0, {n} - 1)");
-    k.line_fmt(format_args!(
-        "{} += {img}[{}] * {}",
-        acc.expr,
-        idx.join(", "),
-        w.expr
-    ));
-    k.line_fmt(format_args!("{} += {}", wsum.expr, w.expr));
+    k.line_of(&[
+        &acc.expr,
+        " += ",
+        &img,
+        "[",
+        &idx.join(", "),
+        "] * ",
+        &w.expr,
+    ]);
+    k.line_of(&[&wsum.expr, " += ", &w.expr]);
     k.close(true);
-    let out = k.local_fmt(
+    let out = k.local_of(
         rng,
         &["filtered", "blurred_px", "smooth"],
         ty,
-        format_args!("{} / ({} + 1.0e-06)", acc.expr, wsum.expr),
+        &[&acc.expr, " / (", &wsum.expr, " + 1.0e-06)"],
         0.0,
         1.0,
     );
@@ -561,60 +595,72 @@ fn sobel_edges(k: &mut Kernel, rng: &mut Gen) -> bool {
     let img = field(k, rng, &["img", "image", "luma", "gray"], Ty::F, 0.0, 1.0);
     let g = Grid::new(k, rng, &img, false);
     let p = |a: i32, b: i32| g.at2(&img, &[a, b]);
-    let gx = k.local_fmt(
+    let gx = k.local_of(
         rng,
         &["gx", "grad_x", "sx"],
         Ty::F,
-        format_args!(
-            "({} + 2.0 * {} + {}) - ({} + 2.0 * {} + {})",
-            p(-1, 1),
-            p(0, 1),
-            p(1, 1),
-            p(-1, -1),
-            p(0, -1),
-            p(1, -1)
-        ),
+        &[
+            "(",
+            &p(-1, 1),
+            " + 2.0 * ",
+            &p(0, 1),
+            " + ",
+            &p(1, 1),
+            ") - (",
+            &p(-1, -1),
+            " + 2.0 * ",
+            &p(0, -1),
+            " + ",
+            &p(1, -1),
+            ")",
+        ],
         -4.0,
         4.0,
     );
-    let gy = k.local_fmt(
+    let gy = k.local_of(
         rng,
         &["gy", "grad_y", "sy"],
         Ty::F,
-        format_args!(
-            "({} + 2.0 * {} + {}) - ({} + 2.0 * {} + {})",
-            p(1, -1),
-            p(1, 0),
-            p(1, 1),
-            p(-1, -1),
-            p(-1, 0),
-            p(-1, 1)
-        ),
+        &[
+            "(",
+            &p(1, -1),
+            " + 2.0 * ",
+            &p(1, 0),
+            " + ",
+            &p(1, 1),
+            ") - (",
+            &p(-1, -1),
+            " + 2.0 * ",
+            &p(-1, 0),
+            " + ",
+            &p(-1, 1),
+            ")",
+        ],
         -4.0,
         4.0,
     );
-    let gv = k.local_fmt(
+    let gv = k.local_of(
         rng,
         &["grad", "g", "edge"],
         Ty::V(2),
-        format_args!("wp.vec2({}, {})", gx.expr, gy.expr),
+        &["wp.vec2(", &gx.expr, ", ", &gy.expr, ")"],
         -4.0,
         4.0,
     );
-    let mag = k.local_fmt(
+    let mag = k.local_of(
         rng,
         &["mag", "magnitude", "edge_strength"],
         Ty::F,
-        format_args!("wp.length({})", gv.expr),
+        &["wp.length(", &gv.expr, ")"],
         0.0,
         6.0,
     );
     if chance(rng, 0.6) {
-        let dir = k.local_fmt(
+        let dir = k.local_of(
             rng,
             &["direction", "dir", "orient"],
             Ty::V(2),
-            format_args!("{} / ({} + 1.0e-06)", gv.expr, mag.expr),
+            &[&gv.expr, " / (", &mag.expr, " + 1.0e-06)"],
             -1.0,
             1.0,
         );
@@ -654,27 +700,31 @@ fn semi_lagrangian_advect(k: &mut Kernel, rng: &mut Gen) -> bool {
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 1.0, 20.0);
     bilinear_helper(k);
     let (a, b) = (k.tid(0), k.tid(1));
-    let x = k.local_fmt(
+    let x = k.local_of(
         rng,
         &["x_back", "src_x", "bx"],
         Ty::F,
-        format_args!("float({b}) - {}[0] * {dt} * {inv_dx}", vel.expr),
+        &[
+            "float(", b, ") - ", &vel.expr, "[0] * ", &dt, " * ", &inv_dx,
+        ],
         -100.0,
         200.0,
     );
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["y_back", "src_y", "by"],
         Ty::F,
-        format_args!("float({a}) - {}[1] * {dt} * {inv_dx}", vel.expr),
+        &[
+            "float(", a, ") - ", &vel.expr, "[1] * ", &dt, " * ", &inv_dx,
+        ],
         -100.0,
         200.0,
     );
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["advected", "q_new", "density_new"],
         Ty::F,
-        format_args!("sample_bilinear({q}, {}, {})", x.expr, y.expr),
+        &["sample_bilinear(", &q, ", ", &x.expr, ", ", &y.expr, ")"],
         0.0,
         1.0,
     );
@@ -704,11 +754,11 @@ fn divergence(k: &mut Kernel, rng: &mut Gen) -> bool {
     let terms: Vec<String> = (0..k.dims())
         .map(|d| format!("({}[{d}] - {}[{d}])", g.at(&vel, d, 1), g.at(&vel, d, -1)))
         .collect();
-    let div = k.local_fmt(
+    let div = k.local_of(
         rng,
         &["div", "divergence", "div_u"],
         Ty::F,
-        format_args!("0.5 * ({}) * {inv_dx}", terms.join(" + ")),
+        &["0.5 * (", &terms.join(" + "), ") * ", &inv_dx],
         -600.0,
         600.0,
     );
@@ -736,20 +786,20 @@ fn gradient(k: &mut Kernel, rng: &mut Gen) -> bool {
     let comps: Vec<String> = (0..k.dims())
         .map(|d| format!("{} - {}", g.at(&phi, d, 1), g.at(&phi, d, -1)))
         .collect();
-    let gr = k.local_fmt(
+    let gr = k.local_of(
         rng,
         &["grad", "grad_phi", "g"],
         ty,
-        format_args!("{}({}) * (0.5 * {inv_dx})", ty.py(), comps.join(", ")),
+        &[ty.py(), "(", &comps.join(", "), ") * (0.5 * ", &inv_dx, ")"],
         -20.0,
         20.0,
     );
     if chance(rng, 0.4) {
-        let n = k.local_fmt(
+        let n = k.local_of(
             rng,
             &["normal", "n", "dir"],
             ty,
-            format_args!("wp.normalize({})", gr.expr),
+            &["wp.normalize(", &gr.expr, ")"],
             -1.0,
             1.0,
         );
@@ -773,20 +823,22 @@ fn jacobi_pressure(k: &mut Kernel, rng: &mut Gen) -> bool {
         }
         s.push_str(&format!("{} + {}", g.at(&p, d, -1), g.at(&p, d, 1)));
     }
-    let sum = k.local_fmt(
+    let sum = k.local_of(
         rng,
         &["s", "nb_sum", "neighbors"],
         Ty::F,
-        format_args!("({s})"),
+        &["(", &s, ")"],
         -60.0,
         60.0,
     );
     let inv = lit(1.0 / (2.0 * k.dims() as f64));
-    let pn = k.local_fmt(
+    let pn = k.local_of(
         rng,
         &["p_new", "pressure_new", "p1"],
         Ty::F,
-        format_args!("{inv} * ({} - {} * {dx} * {dx})", sum.expr, div.expr),
+        &[
+            &inv, " * (", &sum.expr, " - ", &div.expr, " * ", &dx, " * ", &dx, ")",
+        ],
         -400.0,
         400.0,
     );
@@ -803,30 +855,36 @@ fn pressure_projection(k: &mut Kernel, rng: &mut Gen) -> bool {
     let g = Grid::new(k, rng, &p, false);
     let vel = k.input(rng, &["vel", "velocity", "u"], Ty::V(2), -5.0, 5.0);
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 0.5, 20.0);
-    let gx = k.local_fmt(
+    let gx = k.local_of(
         rng,
         &["gx", "dpdx", "grad_x"],
         Ty::F,
-        format_args!("{} - {}", g.at(&p, 1, 1), g.at(&p, 1, -1)),
+        &[&g.at(&p, 1, 1), " - ", &g.at(&p, 1, -1)],
         -20.0,
         20.0,
     );
-    let gy = k.local_fmt(
+    let gy = k.local_of(
         rng,
         &["gy", "dpdy", "grad_y"],
         Ty::F,
-        format_args!("{} - {}", g.at(&p, 0, 1), g.at(&p, 0, -1)),
+        &[&g.at(&p, 0, 1), " - ", &g.at(&p, 0, -1)],
         -20.0,
         20.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["vel_new", "u_proj", "v_div_free"],
         Ty::V(2),
-        format_args!(
-            "{} - wp.vec2({}, {}) * (0.5 * {inv_dx})",
-            vel.expr, gx.expr, gy.expr
-        ),
+        &[
+            &vel.expr,
+            " - wp.vec2(",
+            &gx.expr,
+            ", ",
+            &gy.expr,
+            ") * (0.5 * ",
+            &inv_dx,
+            ")",
+        ],
         -210.0,
         210.0,
     );
@@ -850,36 +908,36 @@ fn vorticity(k: &mut Kernel, rng: &mut Gen) -> bool {
     let periodic = chance(rng, 0.3);
     let g = Grid::new(k, rng, &vel, periodic);
     let inv_dx = k.scalar(rng, &["inv_dx", "inv_h", "inv_cell"], Ty::F, 0.5, 20.0);
-    let dvdx = k.local_fmt(
+    let dvdx = k.local_of(
         rng,
         &["dvdx", "dv_dx", "vx"],
         Ty::F,
-        format_args!("{}[1] - {}[1]", g.at(&vel, 1, 1), g.at(&vel, 1, -1)),
+        &[&g.at(&vel, 1, 1), "[1] - ", &g.at(&vel, 1, -1), "[1]"],
         -10.0,
         10.0,
     );
-    let dudy = k.local_fmt(
+    let dudy = k.local_of(
         rng,
         &["dudy", "du_dy", "uy"],
         Ty::F,
-        format_args!("{}[0] - {}[0]", g.at(&vel, 0, 1), g.at(&vel, 0, -1)),
+        &[&g.at(&vel, 0, 1), "[0] - ", &g.at(&vel, 0, -1), "[0]"],
         -10.0,
         10.0,
     );
-    let w = k.local_fmt(
+    let w = k.local_of(
         rng,
         &["curl", "omega", "vort"],
         Ty::F,
-        format_args!("0.5 * ({} - {}) * {inv_dx}", dvdx.expr, dudy.expr),
+        &["0.5 * (", &dvdx.expr, " - ", &dudy.expr, ") * ", &inv_dx],
         -200.0,
         200.0,
     );
     if chance(rng, 0.4) {
-        let m = k.local_fmt(
+        let m = k.local_of(
             rng,
             &["curl_mag", "omega_abs", "enstrophy"],
             Ty::F,
-            format_args!("wp.abs({})", w.expr),
+            &["wp.abs(", &w.expr, ")"],
             0.0,
             200.0,
         );
@@ -910,24 +968,33 @@ fn soft_threshold(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.01 * span,
         0.2 * span,
     );
-    let m = k.local_fmt(
+    let m = k.local_of(
         rng,
         &["mask", "alpha", "coverage"],
         Ty::F,
-        format_args!(
-            "wp.smoothstep({level} - {soft}, {level} + {soft}, {})",
-            x.expr
-        ),
+        &[
+            "wp.smoothstep(",
+            &level,
+            " - ",
+            &soft,
+            ", ",
+            &level,
+            " + ",
+            &soft,
+            ", ",
+            &x.expr,
+            ")",
+        ],
         0.0,
         1.0,
     );
     if chance(rng, 0.4) {
         let bg = k.input(rng, &["background", "bg", "base"], Ty::F, 0.0, 1.0);
-        let c = k.local_fmt(
+        let c = k.local_of(
             rng,
             &["composite", "blended", "mixed"],
             Ty::F,
-            format_args!("wp.lerp({}, {}, {})", bg.expr, x.expr, m.expr),
+            &["wp.lerp(", &bg.expr, ", ", &x.expr, ", ", &m.expr, ")"],
             0.0,
             1.0,
         );
@@ -950,35 +1017,35 @@ fn tone_map(k: &mut Kernel, rng: &mut Gen) -> bool {
         "luminance",
         "@wp.func\ndef luminance(c: wp.vec3):\n    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]",
     );
-    let c = k.local_fmt(
+    let c = k.local_of(
         rng,
         &["c", "exposed", "scaled"],
         Ty::V(3),
-        format_args!("{} * {exposure}", hdr.expr),
+        &[&hdr.expr, " * ", &exposure],
         0.0,
         80.0,
     );
-    let lum = k.local_fmt(
+    let lum = k.local_of(
         rng,
         &["lum", "luma", "y"],
         Ty::F,
-        format_args!("luminance({})", c.expr),
+        &["luminance(", &c.expr, ")"],
         0.0,
         80.0,
     );
-    let mapped = k.local_fmt(
+    let mapped = k.local_of(
         rng,
         &["mapped", "ldr", "tonemapped"],
         Ty::V(3),
-        format_args!("{} / (1.0 + {})", c.expr, lum.expr),
+        &[&c.expr, " / (1.0 + ", &lum.expr, ")"],
         0.0,
         80.0,
     );
-    let ig = k.local_fmt(
+    let ig = k.local_of(
         rng,
         &["inv_gamma", "ig", "expo"],
         Ty::F,
-        format_args!("1.0 / {gamma}"),
+        &["1.0 / ", &gamma],
         0.4,
         0.56,
     );
@@ -1003,11 +1070,21 @@ fn contrast_stretch(k: &mut Kernel, rng: &mut Gen) -> bool {
     let x = k.input(rng, &["img", "pixel", "value"], Ty::F, 0.0, 1.0);
     let lo = k.scalar(rng, &["black_level", "low", "lo"], Ty::F, 0.0, 0.3);
     let hi = k.scalar(rng, &["white_level", "high", "hi"], Ty::F, 0.7, 1.0);
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["stretched", "normalized", "y"],
         Ty::F,
-        format_args!("wp.clamp(({} - {lo}) / ({hi} - {lo}), 0.0, 1.0)", x.expr),
+        &[
+            "wp.clamp((",
+            &x.expr,
+            " - ",
+            &lo,
+            ") / (",
+            &hi,
+            " - ",
+            &lo,
+            "), 0.0, 1.0)",
+        ],
         0.0,
         1.0,
     );
@@ -1036,26 +1113,34 @@ fn image_histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("{hist}.shape[0]")
     };
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "level", "x"],
         Ty::F,
-        format_args!("wp.clamp({}, 0.0, 1.0)", x.expr),
+        &["wp.clamp(", &x.expr, ", 0.0, 1.0)"],
         0.0,
         1.0,
     );
-    let b = k.local_fmt(
+    let b = k.local_of(
         rng,
         &["b", "bin", "slot"],
         Ty::I,
-        format_args!("wp.min(int({} * float({nb})), {nb} - 1)", v.expr),
+        &[
+            "wp.min(int(",
+            &v.expr,
+            " * float(",
+            &nb,
+            ")), ",
+            &nb,
+            " - 1)",
+        ],
         0.0,
         (bins - 1) as f64,
     );
     if chance(rng, 0.5) {
-        k.line_fmt(format_args!("wp.atomic_add({hist}, {}, 1)", b.expr));
+        k.line_of(&["wp.atomic_add(", &hist, ", ", &b.expr, ", 1)"]);
     } else {
-        k.line_fmt(format_args!("{hist}[{}] += 1", b.expr));
+        k.line_of(&[&hist, "[", &b.expr, "] += 1"]);
     }
     true
 }
@@ -1081,27 +1166,27 @@ fn bilinear_resample(k: &mut Kernel, rng: &mut Gen) -> bool {
     let round = |x: f64| (x * 1.0e4).round() / 1.0e4;
     let sx = lit(round((sw as f64 - 1.0) / (w as f64 - 1.0).max(1.0)));
     let sy = lit(round((sh as f64 - 1.0) / (h as f64 - 1.0).max(1.0)));
-    let x = k.local_fmt(
+    let x = k.local_of(
         rng,
         &["sx", "u", "src_x"],
         Ty::F,
-        format_args!("float({b}) * {sx}"),
+        &["float(", b, ") * ", &sx],
         0.0,
         64.0,
     );
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["sy", "v", "src_y"],
         Ty::F,
-        format_args!("float({a}) * {sy}"),
+        &["float(", a, ") * ", &sy],
         0.0,
         64.0,
     );
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["sample", "resampled", "texel"],
         Ty::F,
-        format_args!("sample_bilinear({src}, {}, {})", x.expr, y.expr),
+        &["sample_bilinear(", &src, ", ", &x.expr, ", ", &y.expr, ")"],
         0.0,
         1.0,
     );

@@ -161,11 +161,11 @@ fn aimed_ray(k: &mut Kernel, rng: &mut Gen, span: f64, target: &str, jitter: f64
         -jitter,
         jitter,
     );
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["d", "rd", "dir_n"],
         V3,
-        format_args!("wp.normalize({target} - {} + {})", o.expr, j.expr),
+        &["wp.normalize(", target, " - ", &o.expr, " + ", &j.expr, ")"],
         -1.0,
         1.0,
     );
@@ -206,31 +206,40 @@ fn ray_sphere(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (o, d) = aimed_ray(k, rng, 8.0, &format!("{s}.center"), 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 4.0, 9.0);
     ray_sphere_helper(k);
-    let t = k.local_fmt(
+    let t = k.local_of(
         rng,
         &["t", "t_hit", "dist"],
         Ty::F,
-        format_args!(
-            "intersect_sphere({}, {}, {s}.center, {s}.radius, {t_max})",
-            o.expr, d.expr
-        ),
+        &[
+            "intersect_sphere(",
+            &o.expr,
+            ", ",
+            &d.expr,
+            ", ",
+            &s,
+            ".center, ",
+            &s,
+            ".radius, ",
+            &t_max,
+            ")",
+        ],
         0.0,
         9.0,
     );
     if chance(rng, 0.5) {
-        let p = k.local_fmt(
+        let p = k.local_of(
             rng,
             &["hit_p", "p", "hit_point"],
             V3,
-            format_args!("{} + {} * {}", o.expr, d.expr, t.expr),
+            &[&o.expr, " + ", &d.expr, " * ", &t.expr],
             -17.0,
             17.0,
         );
-        let n = k.local_fmt(
+        let n = k.local_of(
             rng,
             &["normal", "n", "hit_n"],
             V3,
-            format_args!("wp.normalize({} - {s}.center)", p.expr),
+            &["wp.normalize(", &p.expr, " - ", &s, ".center)"],
             -1.0,
             1.0,
         );
@@ -277,11 +286,11 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (o, d) = aimed_ray(k, rng, 6.0, &aim, 1.0);
     let t_max = k.scalar(rng, &["t_max", "max_dist", "far"], Ty::F, 5.0, 7.0);
     ray_sphere_helper(k);
-    let best = k.local_fmt(
+    let best = k.local_of(
         rng,
         &["closest", "t_best", "nearest"],
         Ty::F,
-        format_args!("float({t_max})"),
+        &["float(", &t_max, ")"],
         0.0,
         7.0,
     );
@@ -303,22 +312,35 @@ fn ray_sphere_scene(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_spheres", "sphere_count", "n_spheres"], ns)
     };
-    k.open_fmt(format_args!("for {s} in range({count}):"));
-    let t = k.local_fmt(
+    k.open_of(&["for ", &s, " in range(", &count, "):"]);
+    let t = k.local_of(
         rng,
         &["t", "t_s", "hit"],
         Ty::F,
-        format_args!(
-            "intersect_sphere({}, {}, {c}[{s}], {r}[{s}], {})",
-            o.expr, d.expr, best.expr
-        ),
+        &[
+            "intersect_sphere(",
+            &o.expr,
+            ", ",
+            &d.expr,
+            ", ",
+            &c,
+            "[",
+            &s,
+            "], ",
+            &r,
+            "[",
+            &s,
+            "], ",
+            &best.expr,
+            ")",
+        ],
         0.0,
         7.0,
     );
-    k.open_fmt(format_args!("if {} < {}:", t.expr, best.expr));
-    k.line_fmt(format_args!("{} = {}", best.expr, t.expr));
+    k.open_of(&["if ", &t.expr, " < ", &best.expr, ":"]);
+    k.line_of(&[&best.expr, " = ", &t.expr]);
     if let Some(id) = &id {
-        k.line_fmt(format_args!("{} = {s}", id.expr));
+        k.line_of(&[&id.expr, " = ", &s]);
     }
     k.close(false);
     k.close(true);
@@ -345,27 +367,27 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         "wp.vec3(0.0, 0.0, 1.0)",
     ][axis];
     let h = k.scalar(rng, &["plane_d", "offset", "height"], Ty::F, -2.5, 2.5);
-    let cos = k.local_fmt(
+    let cos = k.local_of(
         rng,
         &["cos_theta", "facing", "denom"],
         Ty::F,
-        format_args!("-wp.dot({n}, {})", d.expr),
+        &["-wp.dot(", n, ", ", &d.expr, ")"],
         -1.0,
         1.0,
     );
-    let dist = k.local_fmt(
+    let dist = k.local_of(
         rng,
         &["dist", "s", "height_above"],
         Ty::F,
-        format_args!("wp.dot({n}, {}) - {h}", o.expr),
+        &["wp.dot(", n, ", ", &o.expr, ") - ", &h],
         -15.0,
         15.0,
     );
-    let hit = k.local_fmt(
+    let hit = k.local_of(
         rng,
         &["hit_p", "p", "hit_point"],
         V3,
-        format_args!("wp.vec3({})", o.expr),
+        &["wp.vec3(", &o.expr, ")"],
         -1.0e5,
         1.0e5,
     );
@@ -378,21 +400,19 @@ fn ray_plane(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e5,
     );
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!(
-            "if {} > 1.0e-04 and {} > 0.0:",
-            cos.expr, dist.expr
-        ));
+        k.open_of(&["if ", &cos.expr, " > 1.0e-04 and ", &dist.expr, " > 0.0:"]);
     } else {
-        k.open_fmt(format_args!("if {} > 1.0e-04:", cos.expr));
+        k.open_of(&["if ", &cos.expr, " > 1.0e-04:"]);
     }
-    k.line_fmt(format_args!(
-        "{} = {} / wp.max({}, 1.0e-04)",
-        t.expr, dist.expr, cos.expr
-    ));
-    k.line_fmt(format_args!(
-        "{} = {} + {} * {}",
-        hit.expr, o.expr, d.expr, t.expr
-    ));
+    k.line_of(&[
+        &t.expr,
+        " = ",
+        &dist.expr,
+        " / wp.max(",
+        &cos.expr,
+        ", 1.0e-04)",
+    ]);
+    k.line_of(&[&hit.expr, " = ", &o.expr, " + ", &d.expr, " * ", &t.expr]);
     k.close(false);
     k.offer(hit, &["hit_points", "hit_p_out"]);
     k.offer(t, &["hit_t", "t_out"]);
@@ -429,32 +449,41 @@ fn ray_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
     let c = k.input(rng, &["c", "v2", "tri_c"], V3, -5.0, 5.0);
     // Rays towards the triangle's centroid, offset by at most 0.5 per
     // component: most hit it (a random direction almost never would).
-    let m = k.local_fmt(
+    let m = k.local_of(
         rng,
         &["centroid", "mid", "tri_center"],
         V3,
-        format_args!("({} + {} + {}) / 3.0", a.expr, b.expr, c.expr),
+        &["(", &a.expr, " + ", &b.expr, " + ", &c.expr, ") / 3.0"],
         -5.0,
         5.0,
     );
     let (o, d) = aimed_ray(k, rng, 5.0, &m.expr, 0.5);
     moller_trumbore_helper(k);
-    let r = k.local_fmt(
+    let r = k.local_of(
         rng,
         &["hit", "tuv", "isect"],
         V3,
-        format_args!(
-            "intersect_triangle({}, {}, {}, {}, {})",
-            o.expr, d.expr, a.expr, b.expr, c.expr
-        ),
+        &[
+            "intersect_triangle(",
+            &o.expr,
+            ", ",
+            &d.expr,
+            ", ",
+            &a.expr,
+            ", ",
+            &b.expr,
+            ", ",
+            &c.expr,
+            ")",
+        ],
         -1.0e9,
         1.0e9,
     );
-    let t = k.local_fmt(
+    let t = k.local_of(
         rng,
         &["t", "t_hit", "dist"],
         Ty::F,
-        format_args!("{}[0]", r.expr),
+        &[&r.expr, "[0]"],
         -1.0e9,
         1.0e9,
     );
@@ -519,15 +548,36 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0e9,
     );
     let f = k.fresh(rng, &["f", "face", "tri"]);
-    k.open_fmt(format_args!("for {f} in range({ntris}):"));
-    let r = k.local_fmt(
+    k.open_of(&["for ", &f, " in range(", &ntris, "):"]);
+    let r = k.local_of(
         rng,
         &["r", "isect", "tuv"],
         V3,
-        format_args!(
-            "intersect_triangle({}, {}, {verts}[{tris}[{f}, 0]], {verts}[{tris}[{f}, 1]], {verts}[{tris}[{f}, 2]])",
-            o.expr, d.expr
-        ),
+        &[
+            "intersect_triangle(",
+            &o.expr,
+            ", ",
+            &d.expr,
+            ", ",
+            &verts,
+            "[",
+            &tris,
+            "[",
+            &f,
+            ", 0]], ",
+            &verts,
+            "[",
+            &tris,
+            "[",
+            &f,
+            ", 1]], ",
+            &verts,
+            "[",
+            &tris,
+            "[",
+            &f,
+            ", 2]])",
+        ],
         -1.0e9,
         1.0e9,
     );
@@ -536,7 +586,7 @@ fn ray_triangle_list(k: &mut Kernel, rng: &mut Gen) -> bool {
         r = r.expr,
         b = best.expr
     ));
-    k.line_fmt(format_args!("{} = {}[0]", best.expr, r.expr));
+    k.line_of(&[&best.expr, " = ", &r.expr, "[0]"]);
     k.line_fmt(format_args!(
         "{} = wp.vec2({r}[1], {r}[2])",
         uv.expr,
@@ -569,35 +619,35 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0e6,
         1.0e6,
     );
-    let t0 = k.local_fmt(
+    let t0 = k.local_of(
         rng,
         &["t0", "t_lo", "near"],
         V3,
-        format_args!("wp.cw_mul({lo} - {}, {})", o.expr, inv.expr),
+        &["wp.cw_mul(", &lo, " - ", &o.expr, ", ", &inv.expr, ")"],
         -1.0e7,
         1.0e7,
     );
-    let t1 = k.local_fmt(
+    let t1 = k.local_of(
         rng,
         &["t1", "t_hi", "far"],
         V3,
-        format_args!("wp.cw_mul({hi} - {}, {})", o.expr, inv.expr),
+        &["wp.cw_mul(", &hi, " - ", &o.expr, ", ", &inv.expr, ")"],
         -1.0e7,
         1.0e7,
     );
-    let tmin = k.local_fmt(
+    let tmin = k.local_of(
         rng,
         &["tmin", "t_near", "slab_min"],
         V3,
-        format_args!("wp.min({}, {})", t0.expr, t1.expr),
+        &["wp.min(", &t0.expr, ", ", &t1.expr, ")"],
         -1.0e7,
         1.0e7,
     );
-    let tmax = k.local_fmt(
+    let tmax = k.local_of(
         rng,
         &["tmax", "t_far", "slab_max"],
         V3,
-        format_args!("wp.max({}, {})", t0.expr, t1.expr),
+        &["wp.max(", &t0.expr, ", ", &t1.expr, ")"],
         -1.0e7,
         1.0e7,
     );
@@ -630,7 +680,7 @@ fn ray_aabb_slab(k: &mut Kernel, rng: &mut Gen) -> bool {
         e = enter.expr,
         x = exit.expr
     ));
-    k.line_fmt(format_args!("{} = wp.max({}, 0.0)", res.expr, enter.expr));
+    k.line_of(&[&res.expr, " = wp.max(", &enter.expr, ", 0.0)"]);
     k.close(false);
     k.offer(res, &["box_t", "hit_out", "entry_t"]);
     true
@@ -674,19 +724,19 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let lo = k.local_fmt(
+    let lo = k.local_of(
         rng,
         &["lower", "box_min", "bmin"],
         V3,
-        format_args!("{} - {}", c.expr, ext.expr),
+        &[&c.expr, " - ", &ext.expr],
         -7.0,
         3.75,
     );
-    let hi = k.local_fmt(
+    let hi = k.local_of(
         rng,
         &["upper", "box_max", "bmax"],
         V3,
-        format_args!("{} + {}", c.expr, ext.expr),
+        &[&c.expr, " + ", &ext.expr],
         -3.75,
         7.0,
     );
@@ -705,9 +755,9 @@ fn aabb_overlap(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let flag = k.local(rng, &["flag", "overlaps", "hit"], Ty::I, "int(0)", 0.0, 1.0);
-    k.open_fmt(format_args!("if not {}:", sep.expr));
-    k.line_fmt(format_args!("{} = 1", flag.expr));
-    k.line_fmt(format_args!("wp.atomic_add({count}, 0, 1)"));
+    k.open_of(&["if not ", &sep.expr, ":"]);
+    k.line_of(&[&flag.expr, " = 1"]);
+    k.line_of(&["wp.atomic_add(", &count, ", 0, 1)"]);
     k.close(false);
     k.result(flag, &["overlap_flags", "hit_mask"]);
     true
@@ -721,49 +771,63 @@ fn triangle_bounds(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = k.tid(0);
     let (verts, tris, _) = triangle_per_thread(k, rng, &[32, 64, 128, 256]);
     let margin = k.scalar(rng, &["margin", "thickness", "pad"], Ty::F, 0.0, 0.1);
-    let a = k.local_fmt(
+    let a = k.local_of(
         rng,
         &["a", "p0", "va"],
         V3,
-        format_args!("{verts}[{tris}[{t}, 0]]"),
+        &[&verts, "[", &tris, "[", t, ", 0]]"],
         -5.0,
         5.0,
     );
-    let b = k.local_fmt(
+    let b = k.local_of(
         rng,
         &["b", "p1", "vb"],
         V3,
-        format_args!("{verts}[{tris}[{t}, 1]]"),
+        &[&verts, "[", &tris, "[", t, ", 1]]"],
         -5.0,
         5.0,
     );
-    let c = k.local_fmt(
+    let c = k.local_of(
         rng,
         &["c", "p2", "vc"],
         V3,
-        format_args!("{verts}[{tris}[{t}, 2]]"),
+        &[&verts, "[", &tris, "[", t, ", 2]]"],
         -5.0,
         5.0,
     );
-    let lo = k.local_fmt(
+    let lo = k.local_of(
         rng,
         &["lower", "bmin", "box_lo"],
         V3,
-        format_args!(
-            "wp.min(wp.min({}, {}), {}) - wp.vec3({margin})",
-            a.expr, b.expr, c.expr
-        ),
+        &[
+            "wp.min(wp.min(",
+            &a.expr,
+            ", ",
+            &b.expr,
+            "), ",
+            &c.expr,
+            ") - wp.vec3(",
+            &margin,
+            ")",
+        ],
         -5.1,
         5.0,
     );
-    let hi = k.local_fmt(
+    let hi = k.local_of(
         rng,
         &["upper", "bmax", "box_hi"],
         V3,
-        format_args!(
-            "wp.max(wp.max({}, {}), {}) + wp.vec3({margin})",
-            a.expr, b.expr, c.expr
-        ),
+        &[
+            "wp.max(wp.max(",
+            &a.expr,
+            ", ",
+            &b.expr,
+            "), ",
+            &c.expr,
+            ") + wp.vec3(",
+            &margin,
+            ")",
+        ],
         -5.0,
         5.1,
     );
@@ -822,14 +886,21 @@ fn closest_point_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
     let b = k.input(rng, &["b", "v1", "tri_b"], V3, -5.0, 5.0);
     let c = k.input(rng, &["c", "v2", "tri_c"], V3, -5.0, 5.0);
     closest_point_helper(k);
-    let w = k.local_fmt(
+    let w = k.local_of(
         rng,
         &["bary", "w", "weights"],
         V3,
-        format_args!(
-            "closest_on_triangle({}, {}, {}, {})",
-            p.expr, a.expr, b.expr, c.expr
-        ),
+        &[
+            "closest_on_triangle(",
+            &p.expr,
+            ", ",
+            &a.expr,
+            ", ",
+            &b.expr,
+            ", ",
+            &c.expr,
+            ")",
+        ],
         -1.0e8,
         1.0e8,
     );
@@ -847,11 +918,11 @@ fn closest_point_triangle(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0e9,
         1.0e9,
     );
-    let dist = k.local_fmt(
+    let dist = k.local_of(
         rng,
         &["dist", "distance", "d"],
         Ty::F,
-        format_args!("wp.length({} - {})", p.expr, q.expr),
+        &["wp.length(", &p.expr, " - ", &q.expr, ")"],
         0.0,
         1.0e10,
     );
@@ -898,27 +969,27 @@ fn barycentric_interp(k: &mut Kernel, rng: &mut Gen) -> bool {
         (nf - 1) as f64,
     );
     let uv = k.input(rng, &["bary_uv", "uv", "hit_uv"], Ty::V(2), 0.0, 1.0);
-    let f = k.local_fmt(
+    let f = k.local_of(
         rng,
         &["f", "fi", "tri"],
         Ty::I,
-        format_args!("{face}[{t}]"),
+        &[&face, "[", t, "]"],
         0.0,
         (nf - 1) as f64,
     );
-    let u = k.local_fmt(
+    let u = k.local_of(
         rng,
         &["u", "b1", "s"],
         Ty::F,
-        format_args!("wp.clamp({}[0], 0.0, 1.0)", uv.expr),
+        &["wp.clamp(", &uv.expr, "[0], 0.0, 1.0)"],
         0.0,
         1.0,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "b2", "r"],
         Ty::F,
-        format_args!("wp.clamp({}[1], 0.0, 1.0 - {})", uv.expr, u.expr),
+        &["wp.clamp(", &uv.expr, "[1], 0.0, 1.0 - ", &u.expr, ")"],
         0.0,
         1.0,
     );
@@ -986,10 +1057,15 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
         200.0,
     );
     for id in &ids {
-        k.line_fmt(format_args!(
-            "wp.atomic_add({normals}, {}, {})",
-            id.expr, n.expr
-        ));
+        k.line_of(&[
+            "wp.atomic_add(",
+            &normals,
+            ", ",
+            &id.expr,
+            ", ",
+            &n.expr,
+            ")",
+        ]);
     }
     if chance(rng, 0.5) {
         let area = k.array(
@@ -1001,10 +1077,13 @@ fn vertex_normals_scatter(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line_fmt(format_args!(
-            "wp.atomic_add({area}, 0, 0.5 * wp.length({}))",
-            n.expr
-        ));
+        k.line_of(&[
+            "wp.atomic_add(",
+            &area,
+            ", 0, 0.5 * wp.length(",
+            &n.expr,
+            "))",
+        ]);
     }
     true
 }
@@ -1030,27 +1109,27 @@ fn triangle_normal_area(k: &mut Kernel, rng: &mut Gen) -> bool {
         -200.0,
         200.0,
     );
-    let len = k.local_fmt(
+    let len = k.local_of(
         rng,
         &["len_n", "twice_area", "n_len"],
         Ty::F,
-        format_args!("wp.length({})", n.expr),
+        &["wp.length(", &n.expr, ")"],
         0.0,
         350.0,
     );
-    let unit = k.local_fmt(
+    let unit = k.local_of(
         rng,
         &["normal", "unit_n", "n_hat"],
         V3,
-        format_args!("{} / ({} + 1.0e-06)", n.expr, len.expr),
+        &[&n.expr, " / (", &len.expr, " + 1.0e-06)"],
         -1.0,
         1.0,
     );
-    let area = k.local_fmt(
+    let area = k.local_of(
         rng,
         &["area", "tri_area", "a_tri"],
         Ty::F,
-        format_args!("0.5 * {}", len.expr),
+        &["0.5 * ", &len.expr],
         0.0,
         175.0,
     );
@@ -1067,11 +1146,11 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.input(rng, &["p", "point", "query"], V3, -5.0, 5.0);
     let a = k.input(rng, &["seg_a", "p0", "start"], V3, -5.0, 5.0);
     let b = k.input(rng, &["seg_b", "p1", "end"], V3, -5.0, 5.0);
-    let ab = k.local_fmt(
+    let ab = k.local_of(
         rng,
         &["ab", "seg", "axis"],
         V3,
-        format_args!("{} - {}", b.expr, a.expr),
+        &[&b.expr, " - ", &a.expr],
         -10.0,
         10.0,
     );
@@ -1088,11 +1167,11 @@ fn segment_distance(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["closest", "q", "foot"],
         V3,
-        format_args!("{} + {} * {}", a.expr, ab.expr, s.expr),
+        &[&a.expr, " + ", &ab.expr, " * ", &s.expr],
         -5.0,
         5.0,
     );
@@ -1129,40 +1208,46 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.2,
         2.0,
     );
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["q", "query", "hit"],
         Ty::F,
-        format_args!("wp.mesh_query_point({mesh}, {}, {md})", p.expr),
+        &["wp.mesh_query_point(", &mesh, ", ", &p.expr, ", ", &md, ")"],
         0.0,
         0.0,
     );
-    let sdf = k.local_fmt(
+    let sdf = k.local_of(
         rng,
         &["sdf", "signed_dist", "phi"],
         Ty::F,
-        format_args!("float({md})"),
+        &["float(", &md, ")"],
         -12.0,
         12.0,
     );
-    let cp = k.local_fmt(
+    let cp = k.local_of(
         rng,
         &["cp", "closest", "surface_p"],
         V3,
-        format_args!("wp.vec3({})", p.expr),
+        &["wp.vec3(", &p.expr, ")"],
         -12.0,
         12.0,
     );
-    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.open_of(&["if ", &q.expr, ".result:"]);
     k.line_fmt(format_args!(
         "{} = wp.mesh_eval_position({mesh}, {q}.face, {q}.u, {q}.v)",
         cp.expr,
         q = q.expr
     ));
-    k.line_fmt(format_args!(
-        "{} = wp.length({} - {}) * {}.sign",
-        sdf.expr, cp.expr, p.expr, q.expr
-    ));
+    k.line_of(&[
+        &sdf.expr,
+        " = wp.length(",
+        &cp.expr,
+        " - ",
+        &p.expr,
+        ") * ",
+        &q.expr,
+        ".sign",
+    ]);
     k.close(false);
     k.offer(sdf, &["sdf_out", "distance"]);
     if chance(rng, 0.6) {
@@ -1170,7 +1255,7 @@ fn mesh_closest_point(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         let out = k.output(rng, &["closest_out", "surface_points"], V3);
         let own = k.own();
-        k.line_fmt(format_args!("{out}[{own}] = {}", cp.expr));
+        k.line_of(&[&out, "[", &own, "] = ", &cp.expr]);
     }
     true
 }
@@ -1187,19 +1272,29 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
     let aim = look_at(k, rng, 0.25);
     let (o, d) = aimed_ray(k, rng, 3.0, &aim, 1.0);
     let max_t = k.scalar(rng, &["max_t", "t_max", "far"], Ty::F, 2.0, 3.0);
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["q", "hit", "query"],
         Ty::F,
-        format_args!("wp.mesh_query_ray({mesh}, {}, {}, {max_t})", o.expr, d.expr),
+        &[
+            "wp.mesh_query_ray(",
+            &mesh,
+            ", ",
+            &o.expr,
+            ", ",
+            &d.expr,
+            ", ",
+            &max_t,
+            ")",
+        ],
         0.0,
         0.0,
     );
-    let depth = k.local_fmt(
+    let depth = k.local_of(
         rng,
         &["depth", "t", "t_hit"],
         Ty::F,
-        format_args!("float({max_t})"),
+        &["float(", &max_t, ")"],
         0.0,
         3.0,
     );
@@ -1211,12 +1306,16 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         1.0,
     );
-    k.open_fmt(format_args!("if {}.result:", q.expr));
-    k.line_fmt(format_args!("{} = {}.t", depth.expr, q.expr));
-    k.line_fmt(format_args!(
-        "{} = wp.max(-wp.dot({}.normal, {}), 0.0)",
-        shade.expr, q.expr, d.expr
-    ));
+    k.open_of(&["if ", &q.expr, ".result:"]);
+    k.line_of(&[&depth.expr, " = ", &q.expr, ".t"]);
+    k.line_of(&[
+        &shade.expr,
+        " = wp.max(-wp.dot(",
+        &q.expr,
+        ".normal, ",
+        &d.expr,
+        "), 0.0)",
+    ]);
     k.close(false);
     k.offer(depth, &["depth_out", "t_out"]);
     k.offer(shade, &["shading", "shade_out"]);
@@ -1235,31 +1334,39 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.input(rng, &["v", "vel", "particle_qd"], V3, -5.0, 5.0);
     let r = k.scalar(rng, &["radius", "contact_dist", "margin"], Ty::F, 0.2, 0.5);
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
-    let xc = k.local_fmt(
+    let xc = k.local_of(
         rng,
         &["x_c", "x_new", "p"],
         V3,
-        format_args!("wp.vec3({})", x.expr),
+        &["wp.vec3(", &x.expr, ")"],
         x.lo - 0.5,
         x.hi + 0.5,
     );
-    let vc = k.local_fmt(
+    let vc = k.local_of(
         rng,
         &["v_c", "v_new", "vel"],
         V3,
-        format_args!("wp.vec3({})", v.expr),
+        &["wp.vec3(", &v.expr, ")"],
         -10.0,
         10.0,
     );
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["q", "query", "contact"],
         Ty::F,
-        format_args!("wp.mesh_query_point_no_sign({mesh}, {}, {r})", x.expr),
+        &[
+            "wp.mesh_query_point_no_sign(",
+            &mesh,
+            ", ",
+            &x.expr,
+            ", ",
+            &r,
+            ")",
+        ],
         0.0,
         0.0,
     );
-    k.open_fmt(format_args!("if {}.result:", q.expr));
+    k.open_of(&["if ", &q.expr, ".result:"]);
     let cp = k.local_fmt(
         rng,
         &["cp", "closest", "contact_p"],
@@ -1271,39 +1378,44 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         -3.0,
         3.0,
     );
-    let n = k.local_fmt(
+    let n = k.local_of(
         rng,
         &["n", "normal", "face_n"],
         V3,
-        format_args!("wp.mesh_eval_face_normal({mesh}, {}.face)", q.expr),
+        &["wp.mesh_eval_face_normal(", &mesh, ", ", &q.expr, ".face)"],
         -1.0,
         1.0,
     );
-    let pen = k.local_fmt(
+    let pen = k.local_of(
         rng,
         &["penetration", "depth", "overlap"],
         Ty::F,
-        format_args!("{r} - wp.length({} - {})", x.expr, cp.expr),
+        &[&r, " - wp.length(", &x.expr, " - ", &cp.expr, ")"],
         -10.0,
         1.0,
     );
-    let vn = k.local_fmt(
+    let vn = k.local_of(
         rng,
         &["vn", "v_normal", "approach"],
         Ty::F,
-        format_args!("wp.dot({}, {})", v.expr, n.expr),
+        &["wp.dot(", &v.expr, ", ", &n.expr, ")"],
         -10.0,
         10.0,
     );
-    k.open_fmt(format_args!("if {} > 0.0 and {} < 0.0:", pen.expr, vn.expr));
-    k.line_fmt(format_args!(
-        "{} = {} + {} * {}",
-        xc.expr, x.expr, n.expr, pen.expr
-    ));
-    k.line_fmt(format_args!(
-        "{} = {} - {} * ((1.0 + {e}) * {})",
-        vc.expr, v.expr, n.expr, vn.expr
-    ));
+    k.open_of(&["if ", &pen.expr, " > 0.0 and ", &vn.expr, " < 0.0:"]);
+    k.line_of(&[&xc.expr, " = ", &x.expr, " + ", &n.expr, " * ", &pen.expr]);
+    k.line_of(&[
+        &vc.expr,
+        " = ",
+        &v.expr,
+        " - ",
+        &n.expr,
+        " * ((1.0 + ",
+        &e,
+        ") * ",
+        &vn.expr,
+        ")",
+    ]);
     k.close(false);
     k.close(false);
     k.offer(xc, &["x_out", "pos_out"]);
@@ -1322,19 +1434,19 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.input_covering(rng, &["p", "point", "pos"], V3, -5.0, 5.0, -3.0, 3.0);
     let s = sphere_param(k, rng, &["region", "sphere", "zone"]);
     let h = k.scalar(rng, &["floor", "slab_height", "y_min"], Ty::F, -3.0, 3.0);
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["d", "dist", "r_p"],
         Ty::F,
-        format_args!("wp.length({} - {s}.center)", p.expr),
+        &["wp.length(", &p.expr, " - ", &s, ".center)"],
         0.0,
         16.0,
     );
-    let inside = k.local_fmt(
+    let inside = k.local_of(
         rng,
         &["inside", "in_sphere", "contained"],
         Ty::I,
-        format_args!("{} < {s}.radius", d.expr),
+        &[&d.expr, " < ", &s, ".radius"],
         0.0,
         1.0,
     );
@@ -1351,16 +1463,16 @@ fn point_region_test(k: &mut Kernel, rng: &mut Gen) -> bool {
         "if {} and {}[{axis}] > {h}:",
         inside.expr, p.expr
     ));
-    k.line_fmt(format_args!("{} = 1.0 - {} / {s}.radius", w.expr, d.expr));
+    k.line_of(&[&w.expr, " = 1.0 - ", &d.expr, " / ", &s, ".radius"]);
     k.close(false);
-    k.open_fmt(format_args!("elif {}:", inside.expr));
-    k.line_fmt(format_args!("{} = 0.5", w.expr));
+    k.open_of(&["elif ", &inside.expr, ":"]);
+    k.line_of(&[&w.expr, " = 0.5"]);
     k.close(false);
     k.open_fmt(format_args!(
         "elif {}[{axis}] > {h} or {} < 2.0 * {s}.radius:",
         p.expr, d.expr
     ));
-    k.line_fmt(format_args!("{} = 2.0", w.expr));
+    k.line_of(&[&w.expr, " = 2.0"]);
     k.close(false);
     k.result(w, &["region_out", "weights", "labels"]);
     true

@@ -126,27 +126,24 @@ fn clamp_magnitude(k: &mut Kernel, rng: &mut Gen) -> bool {
     let ty = Ty::V(n);
     let v = k.input(rng, &["vel", "v", "velocity", "force"], ty, -10.0, 10.0);
     let vmax = k.scalar(rng, &["max_speed", "v_max", "limit"], Ty::F, 1.0, 8.0);
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["speed", "mag", "norm_v"],
         Ty::F,
-        format_args!("wp.length({})", v.expr),
+        &["wp.length(", &v.expr, ")"],
         0.0,
         20.0,
     );
-    let c = k.local_fmt(
+    let c = k.local_of(
         rng,
         &["v_clamped", "vc", "limited"],
         ty,
-        format_args!("{} * 1.0", v.expr),
+        &[&v.expr, " * 1.0"],
         -10.0,
         10.0,
     );
-    k.open_fmt(format_args!("if {} > {vmax}:", s.expr));
-    k.line_fmt(format_args!(
-        "{} = wp.normalize({}) * {vmax}",
-        c.expr, v.expr
-    ));
+    k.open_of(&["if ", &s.expr, " > ", &vmax, ":"]);
+    k.line_of(&[&c.expr, " = wp.normalize(", &v.expr, ") * ", &vmax]);
     k.close(false);
     k.offer(c, &["vel_out", "v_out", "clamped"]);
     true
@@ -162,29 +159,37 @@ fn project_tangent(k: &mut Kernel, rng: &mut Gen) -> bool {
     let nrm = k.load(rng, &["normal", "n", "axis"], ty, -1.0, 1.0);
     let name = nrm.expr.split('[').next().unwrap().to_string();
     k.set_unit(&name);
-    let vn = k.local_fmt(
+    let vn = k.local_of(
         rng,
         &["vn", "v_dot_n", "normal_comp"],
         Ty::F,
-        format_args!("wp.dot({}, {})", v.expr, nrm.expr),
+        &["wp.dot(", &v.expr, ", ", &nrm.expr, ")"],
         -20.0,
         20.0,
     );
-    let vt = k.local_fmt(
+    let vt = k.local_of(
         rng,
         &["vt", "tangential", "v_tan"],
         ty,
-        format_args!("{} - {} * {}", v.expr, vn.expr, nrm.expr),
+        &[&v.expr, " - ", &vn.expr, " * ", &nrm.expr],
         -30.0,
         30.0,
     );
     if chance(rng, 0.5) {
         let mu = k.scalar(rng, &["friction", "mu", "damping"], Ty::F, 0.0, 1.0);
-        let r = k.local_fmt(
+        let r = k.local_of(
             rng,
             &["v_new", "resp", "v_out_l"],
             ty,
-            format_args!("{} * (1.0 - {mu}) + {} * {}", vt.expr, nrm.expr, vn.expr),
+            &[
+                &vt.expr,
+                " * (1.0 - ",
+                &mu,
+                ") + ",
+                &nrm.expr,
+                " * ",
+                &vn.expr,
+            ],
             -30.0,
             30.0,
         );
@@ -228,11 +233,11 @@ fn orthonormal_frame(k: &mut Kernel, rng: &mut Gen) -> bool {
         return false;
     }
     let nrm = k.input(rng, &["normal", "n", "z_axis"], Ty::V(3), -1.0, 1.0);
-    let nn = k.local_fmt(
+    let nn = k.local_of(
         rng,
         &["nz", "w", "n_hat"],
         Ty::V(3),
-        format_args!("wp.normalize({})", nrm.expr),
+        &["wp.normalize(", &nrm.expr, ")"],
         -1.0,
         1.0,
     );
@@ -241,28 +246,36 @@ fn orthonormal_frame(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         "wp.vec3(1.0, 0.0, 0.0)"
     };
-    let t = k.local_fmt(
+    let t = k.local_of(
         rng,
         &["t", "tangent", "u"],
         Ty::V(3),
-        format_args!("wp.normalize(wp.cross({up}, {}))", nn.expr),
+        &["wp.normalize(wp.cross(", up, ", ", &nn.expr, "))"],
         -1.0,
         1.0,
     );
-    let b = k.local_fmt(
+    let b = k.local_of(
         rng,
         &["b", "bitangent", "v"],
         Ty::V(3),
-        format_args!("wp.cross({}, {})", nn.expr, t.expr),
+        &["wp.cross(", &nn.expr, ", ", &t.expr, ")"],
         -1.0,
         1.0,
     );
     if k.allows(Ty::M(3)) && chance(rng, 0.6) {
-        let m = k.local_fmt(
+        let m = k.local_of(
             rng,
             &["frame", "basis", "rot"],
             Ty::M(3),
-            format_args!("wp.matrix_from_cols({}, {}, {})", t.expr, b.expr, nn.expr),
+            &[
+                "wp.matrix_from_cols(",
+                &t.expr,
+                ", ",
+                &b.expr,
+                ", ",
+                &nn.expr,
+                ")",
+            ],
             -1.0,
             1.0,
         );
@@ -283,11 +296,19 @@ fn vec_blend_normalize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let a = k.input(rng, &["a", "dir_a", "n0"], ty, -1.0, 1.0);
     let b = k.input(rng, &["b", "dir_b", "n1"], ty, -1.0, 1.0);
     let t = k.scalar(rng, &["t", "alpha", "blend"], Ty::F, 0.0, 1.0);
-    let r = k.local_fmt(
+    let r = k.local_of(
         rng,
         &["d", "dir", "n_mix"],
         ty,
-        format_args!("wp.normalize(wp.lerp({}, {}, {t}))", a.expr, b.expr),
+        &[
+            "wp.normalize(wp.lerp(",
+            &a.expr,
+            ", ",
+            &b.expr,
+            ", ",
+            &t,
+            "))",
+        ],
         -1.0,
         1.0,
     );
@@ -338,14 +359,19 @@ fn spd_solve3(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let x = k.local_fmt(
+    let x = k.local_of(
         rng,
         &["x", "delta", "sol"],
         Ty::V(3),
-        format_args!(
-            "wp.inverse({}) * (wp.transpose({}) * {})",
-            a.expr, m.expr, b.expr
-        ),
+        &[
+            "wp.inverse(",
+            &a.expr,
+            ") * (wp.transpose(",
+            &m.expr,
+            ") * ",
+            &b.expr,
+            ")",
+        ],
         -300.0,
         300.0,
     );
@@ -363,20 +389,20 @@ fn axis_angle_rotate(k: &mut Kernel, rng: &mut Gen) -> bool {
     k.set_unit(&name);
     let ang = k.input(rng, &["angle", "theta", "phi"], Ty::F, -3.2, 3.2);
     let v = k.input(rng, &["v", "p", "point", "offset"], Ty::V(3), -10.0, 10.0);
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["q", "rot", "quat"],
         Ty::Quat,
-        format_args!("wp.quat_from_axis_angle({}, {})", axis.expr, ang.expr),
+        &["wp.quat_from_axis_angle(", &axis.expr, ", ", &ang.expr, ")"],
         -1.0,
         1.0,
     );
     let e = if k.allows(Ty::M(3)) && chance(rng, 0.4) {
-        let r = k.local_fmt(
+        let r = k.local_of(
             rng,
             &["R", "rot_m", "mat"],
             Ty::M(3),
-            format_args!("wp.quat_to_matrix({})", q.expr),
+            &["wp.quat_to_matrix(", &q.expr, ")"],
             -1.0,
             1.0,
         );
@@ -454,11 +480,11 @@ fn transform_points(k: &mut Kernel, rng: &mut Gen) -> bool {
             xf.expr, p.expr
         ),
         _ => {
-            let t = k.local_fmt(
+            let t = k.local_of(
                 rng,
                 &["t", "origin", "trans"],
                 Ty::V(3),
-                format_args!("wp.transform_get_translation({})", xf.expr),
+                &["wp.transform_get_translation(", &xf.expr, ")"],
                 -1.0,
                 1.0,
             );
@@ -489,11 +515,11 @@ fn spatial_twist(k: &mut Kernel, rng: &mut Gen) -> bool {
         -5.0,
         5.0,
     );
-    let s = k.local_fmt(
+    let s = k.local_of(
         rng,
         &["delta", "dq", "step"],
         Ty::SpatialVector,
-        format_args!("{} * {dt}", t.expr),
+        &[&t.expr, " * ", &dt],
         -1.0,
         1.0,
     );
@@ -508,11 +534,11 @@ fn covariance_accum(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let p = k.input(rng, &["points", "p", "pos"], Ty::V(3), -10.0, 10.0);
     let c = k.scalar(rng, &["center", "mean", "centroid"], Ty::V(3), -1.0, 1.0);
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["d", "dp", "rel"],
         Ty::V(3),
-        format_args!("{} - {c}", p.expr),
+        &[&p.expr, " - ", &c],
         -11.0,
         11.0,
     );
@@ -548,11 +574,11 @@ fn mat_decompose(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    let tr = k.local_fmt(
+    let tr = k.local_of(
         rng,
         &["tr", "trace_v", "vol"],
         Ty::F,
-        format_args!("wp.trace({})", sym.expr),
+        &["wp.trace(", &sym.expr, ")"],
         -4.0,
         4.0,
     );
@@ -569,11 +595,11 @@ fn mat_decompose(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     k.offer(dev, &["dev_out", "shear_out"]);
     if chance(rng, 0.5) {
-        let det = k.local_fmt(
+        let det = k.local_of(
             rng,
             &["det", "J", "jac_det"],
             Ty::F,
-            format_args!("wp.determinant({})", m.expr),
+            &["wp.determinant(", &m.expr, ")"],
             -24.0,
             24.0,
         );

@@ -476,11 +476,11 @@ fn standardize(k: &mut Kernel, rng: &mut Gen) -> bool {
     let expr = if chance(rng, 0.5) {
         format!("({} - {mean}) / {std}", x.expr)
     } else {
-        let inv = k.local_fmt(
+        let inv = k.local_of(
             rng,
             &["inv_std", "inv_sigma"],
             Ty::F,
-            format_args!("1.0 / {std}"),
+            &["1.0 / ", &std],
             0.25,
             2.0,
         );
@@ -576,19 +576,19 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     let w = *pick(rng, &widths);
     let width = k.size_param(rng, &["width", "nx", "cols", "stride"], w);
-    let row = k.local_fmt(
+    let row = k.local_of(
         rng,
         &["row", "r", "iy"],
         Ty::I,
-        format_args!("{t} // {width}"),
+        &[t, " // ", &width],
         0.0,
         (n / w) as f64,
     );
-    let col = k.local_fmt(
+    let col = k.local_of(
         rng,
         &["col", "c", "ix"],
         Ty::I,
-        format_args!("{t} % {width}"),
+        &[t, " % ", &width],
         0.0,
         w as f64,
     );
@@ -602,7 +602,7 @@ fn int_index_math(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("({} // 2) * 1000 + {} // 2 + {shift}", row.expr, col.expr)
     };
-    k.line_fmt(format_args!("{out}[{t}] = {expr}"));
+    k.line_of(&[&out, "[", t, "] = ", &expr]);
     true
 }
 
@@ -638,16 +638,19 @@ fn smoothstep(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.offer(s, &["weights", "fade_out", "out"]);
         return true;
     }
-    let t = k.local_fmt(
+    let t = k.local_of(
         rng,
         &["t", "u", "s"],
         Ty::F,
-        format_args!(
-            "wp.clamp(({} {}) / {}, 0.0, 1.0)",
-            x.expr,
-            plus(-e0),
-            lit(w)
-        ),
+        &[
+            "wp.clamp((",
+            &x.expr,
+            " ",
+            &plus(-e0),
+            ") / ",
+            &lit(w),
+            ", 0.0, 1.0)",
+        ],
         0.0,
         1.0,
     );
@@ -821,11 +824,11 @@ fn polar_coords(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         15.0,
     );
-    let th = k.local_fmt(
+    let th = k.local_of(
         rng,
         &["theta", "angle", "phase"],
         Ty::F,
-        format_args!("wp.atan2({}, {})", y.expr, x.expr),
+        &["wp.atan2(", &y.expr, ", ", &x.expr, ")"],
         -3.2,
         3.2,
     );
@@ -839,16 +842,9 @@ fn coord_field(k: &mut Kernel, rng: &mut Gen) -> bool {
     let h = k.scalar(rng, &["dx", "h", "spacing", "cell_size"], Ty::F, 0.01, 0.5);
     let mut coords = Vec::new();
     let cpool: [&[&str]; 3] = [&["x", "cx", "xc"], &["y", "cy", "yc"], &["z", "cz", "zc"]];
-    for d in 0..k.dims() {
+    for (d, &pool) in cpool.iter().enumerate().take(k.dims()) {
         let t = k.tid(d);
-        let c = k.local_fmt(
-            rng,
-            cpool[d],
-            Ty::F,
-            format_args!("float({t}) * {h}"),
-            0.0,
-            32.0,
-        );
+        let c = k.local_of(rng, pool, Ty::F, &["float(", t, ") * ", &h], 0.0, 32.0);
         coords.push(c.expr);
     }
     let f = nice(rng, 0.5, 4.0);
@@ -886,31 +882,35 @@ fn piecewise_linear(k: &mut Kernel, rng: &mut Gen) -> bool {
     let b1 = x.nice_between(rng, 0.6, 0.9);
     let s0 = nice(rng, 0.1, 0.5);
     let s1 = nice(rng, 1.0, 3.0);
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["y", "resp", "stress", "gain_out"],
         Ty::F,
-        format_args!("{} * {}", x.expr, lit(s1)),
+        &[&x.expr, " * ", &lit(s1)],
         -60.0,
         60.0,
     );
-    k.open_fmt(format_args!("if {} < {}:", x.expr, lit(b0)));
-    k.line_fmt(format_args!(
-        "{} = {} * {} {}",
-        y.expr,
-        x.expr,
-        lit(s0),
-        plus(b0 * (s1 - s0))
-    ));
+    k.open_of(&["if ", &x.expr, " < ", &lit(b0), ":"]);
+    k.line_of(&[
+        &y.expr,
+        " = ",
+        &x.expr,
+        " * ",
+        &lit(s0),
+        " ",
+        &plus(b0 * (s1 - s0)),
+    ]);
     k.close(false);
-    k.open_fmt(format_args!("elif {} > {}:", x.expr, lit(b1)));
-    k.line_fmt(format_args!(
-        "{} = {} * {} {}",
-        y.expr,
-        x.expr,
-        lit(s0),
-        plus(b1 * (s1 - s0))
-    ));
+    k.open_of(&["elif ", &x.expr, " > ", &lit(b1), ":"]);
+    k.line_of(&[
+        &y.expr,
+        " = ",
+        &x.expr,
+        " * ",
+        &lit(s0),
+        " ",
+        &plus(b1 * (s1 - s0)),
+    ]);
     k.close(false);
     k.offer(y, &["response", "out", "y_out"]);
     true
@@ -937,11 +937,19 @@ fn deadzone(k: &mut Kernel, rng: &mut Gen) -> bool {
         -1.0,
         1.0,
     );
-    k.open_fmt(format_args!("if wp.abs({}) > {dz}:", x.expr));
-    k.line_fmt(format_args!(
-        "{} = ({} - wp.sign({}) * {dz}) / (1.0 - {dz})",
-        y.expr, x.expr, x.expr
-    ));
+    k.open_of(&["if wp.abs(", &x.expr, ") > ", &dz, ":"]);
+    k.line_of(&[
+        &y.expr,
+        " = (",
+        &x.expr,
+        " - wp.sign(",
+        &x.expr,
+        ") * ",
+        &dz,
+        ") / (1.0 - ",
+        &dz,
+        ")",
+    ]);
     k.close(false);
     k.offer(y, &["command", "out", "shaped"]);
     true
@@ -962,24 +970,42 @@ fn threshold_select(k: &mut Kernel, rng: &mut Gen) -> bool {
     let own = k.own();
     match below(rng, 3) {
         0 => {
-            k.open_fmt(format_args!("if {} > {thr}:", x.expr));
-            k.line_fmt(format_args!("{out}[{own}] = {}", hi.expr));
+            k.open_of(&["if ", &x.expr, " > ", &thr, ":"]);
+            k.line_of(&[&out, "[", &own, "] = ", &hi.expr]);
             k.close(false);
             k.open("else:");
-            k.line_fmt(format_args!("{out}[{own}] = {} * 0.5", x.expr));
+            k.line_of(&[&out, "[", &own, "] = ", &x.expr, " * 0.5"]);
             k.close(false);
         }
         1 => {
-            k.line_fmt(format_args!(
-                "{out}[{own}] = wp.where({} > {thr}, {}, {} * 0.5)",
-                x.expr, hi.expr, x.expr
-            ));
+            k.line_of(&[
+                &out,
+                "[",
+                &own,
+                "] = wp.where(",
+                &x.expr,
+                " > ",
+                &thr,
+                ", ",
+                &hi.expr,
+                ", ",
+                &x.expr,
+                " * 0.5)",
+            ]);
         }
         _ => {
-            k.line_fmt(format_args!(
-                "{out}[{own}] = {} if {} > {thr} else 0.0",
-                hi.expr, x.expr
-            ));
+            k.line_of(&[
+                &out,
+                "[",
+                &own,
+                "] = ",
+                &hi.expr,
+                " if ",
+                &x.expr,
+                " > ",
+                &thr,
+                " else 0.0",
+            ]);
         }
     }
     true
@@ -999,17 +1025,17 @@ fn wrap_periodic(k: &mut Kernel, rng: &mut Gen) -> bool {
     let span = (x.hi - x.lo).max(1.0);
     let (llo, lhi) = (span / 16.0, span / 4.0);
     let l = k.scalar(rng, &["box_len", "period", "L"], Ty::F, llo, lhi);
-    let w = k.local_fmt(
+    let w = k.local_of(
         rng,
         &["wrapped", "xw", "x_box"],
         Ty::F,
-        format_args!("{} - {l} * wp.floor({} / {l})", x.expr, x.expr),
+        &[&x.expr, " - ", &l, " * wp.floor(", &x.expr, " / ", &l, ")"],
         -0.01 * lhi,
         1.01 * lhi,
     );
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!("if {} >= {l}:", w.expr));
-        k.line_fmt(format_args!("{} = {} - {l}", w.expr, w.expr));
+        k.open_of(&["if ", &w.expr, " >= ", &l, ":"]);
+        k.line_of(&[&w.expr, " = ", &w.expr, " - ", &l]);
         k.close(false);
     }
     k.offer(w, &["wrapped_out", "out", "pos_wrapped"]);
@@ -1030,45 +1056,57 @@ fn fixed_point_iterate(k: &mut Kernel, rng: &mut Gen) -> bool {
     let e = k.scalar(rng, &["ecc", "e", "eccentricity"], Ty::F, 0.2, 0.9);
     let iters = *pick(rng, &["16", "20", "24", "32"]);
     let tol = k.scalar(rng, &["tol", "eps", "tolerance"], Ty::F, 1.0e-6, 1.0e-3);
-    let g = k.local_fmt(
+    let g = k.local_of(
         rng,
         &["E", "ecc_anomaly", "guess"],
         Ty::F,
-        format_args!("{} + {e} * wp.sin({})", m.expr, m.expr),
+        &[&m.expr, " + ", &e, " * wp.sin(", &m.expr, ")"],
         -1.0,
         7.2,
     );
     let it = k.fresh(rng, &["it", "step", "n"]);
     let nxt = k.fresh(rng, &["nxt", "E_next", "upd"]);
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!("for {it} in range({iters}):"));
-        k.line_fmt(format_args!(
-            "{nxt} = {} + {e} * wp.sin({})",
-            m.expr, g.expr
-        ));
-        k.open_fmt(format_args!("if wp.abs({nxt} - {}) < {tol}:", g.expr));
+        k.open_of(&["for ", &it, " in range(", iters, "):"]);
+        k.line_of(&[&nxt, " = ", &m.expr, " + ", &e, " * wp.sin(", &g.expr, ")"]);
+        k.open_of(&["if wp.abs(", &nxt, " - ", &g.expr, ") < ", &tol, ":"]);
         k.line("break");
         k.close(false);
-        k.line_fmt(format_args!("{} = {nxt}", g.expr));
+        k.line_of(&[&g.expr, " = ", &nxt]);
         k.close(true);
     } else {
         // Newton's method on f(E) = E - e sin(E) - M.
-        k.line_fmt(format_args!("{it} = int(0)"));
-        k.open_fmt(format_args!("while {it} < {iters}:"));
+        k.line_of(&[&it, " = int(0)"]);
+        k.open_of(&["while ", &it, " < ", iters, ":"]);
         let f = k.fresh(rng, &["f", "resid", "err"]);
-        k.line_fmt(format_args!(
-            "{f} = {} - {e} * wp.sin({}) - {}",
-            g.expr, g.expr, m.expr
-        ));
-        k.line_fmt(format_args!(
-            "{nxt} = {} - {f} / (1.0 - {e} * wp.cos({}))",
-            g.expr, g.expr
-        ));
-        k.open_fmt(format_args!("if wp.abs({f}) < {tol}:"));
+        k.line_of(&[
+            &f,
+            " = ",
+            &g.expr,
+            " - ",
+            &e,
+            " * wp.sin(",
+            &g.expr,
+            ") - ",
+            &m.expr,
+        ]);
+        k.line_of(&[
+            &nxt,
+            " = ",
+            &g.expr,
+            " - ",
+            &f,
+            " / (1.0 - ",
+            &e,
+            " * wp.cos(",
+            &g.expr,
+            "))",
+        ]);
+        k.open_of(&["if wp.abs(", &f, ") < ", &tol, ":"]);
         k.line("break");
         k.close(false);
-        k.line_fmt(format_args!("{} = {nxt}", g.expr));
-        k.line_fmt(format_args!("{it} += 1"));
+        k.line_of(&[&g.expr, " = ", &nxt]);
+        k.line_of(&[&it, " += 1"]);
         k.close(true);
     }
     k.offer(g, &["anomaly", "E_out", "out"]);
@@ -1125,21 +1163,30 @@ fn classify_bucket(k: &mut Kernel, rng: &mut Gen) -> bool {
     for (m, t) in ts.iter().enumerate() {
         let head = if m == 0 { "if" } else { "elif" };
         if m == 0 {
-            k.open_fmt(format_args!(
-                "{head} {} {cmp} {} or {} {cmp} {}:",
-                x.expr,
-                lit(*t),
-                y.expr,
-                lit(yt)
-            ));
+            k.open_of(&[
+                head,
+                " ",
+                &x.expr,
+                " ",
+                cmp,
+                " ",
+                &lit(*t),
+                " or ",
+                &y.expr,
+                " ",
+                cmp,
+                " ",
+                &lit(yt),
+                ":",
+            ]);
         } else {
-            k.open_fmt(format_args!("{head} {} {cmp} {}:", x.expr, lit(*t)));
+            k.open_of(&[head, " ", &x.expr, " ", cmp, " ", &lit(*t), ":"]);
         }
-        k.line_fmt(format_args!("{out}[{own}] = {}", v(m)));
+        k.line_of(&[&out, "[", &own, "] = ", &v(m)]);
         k.close(false);
     }
     k.open("else:");
-    k.line_fmt(format_args!("{out}[{own}] = {}", v(ts.len())));
+    k.line_of(&[&out, "[", &own, "] = ", &v(ts.len())]);
     k.close(false);
     true
 }
@@ -1188,23 +1235,29 @@ fn band_mask(k: &mut Kernel, rng: &mut Gen) -> bool {
         mhi,
     );
     if gated {
-        k.open_fmt(format_args!(
-            "if {lo} < {} < {hi} and not {} < {qmin}:",
-            x.expr, q.expr
-        ));
+        k.open_of(&[
+            "if ",
+            &lo,
+            " < ",
+            &x.expr,
+            " < ",
+            &hi,
+            " and not ",
+            &q.expr,
+            " < ",
+            &qmin,
+            ":",
+        ]);
     } else {
-        k.open_fmt(format_args!(
-            "if ({} > {lo} and {} < {hi}) or {} > {qmin}:",
-            x.expr, x.expr, q.expr
-        ));
+        k.open_of(&[
+            "if (", &x.expr, " > ", &lo, " and ", &x.expr, " < ", &hi, ") or ", &q.expr, " > ",
+            &qmin, ":",
+        ]);
     }
     if above {
-        k.line_fmt(format_args!(
-            "{} = ({} - {lo}) * {}",
-            m.expr, x.expr, q.expr
-        ));
+        k.line_of(&[&m.expr, " = (", &x.expr, " - ", &lo, ") * ", &q.expr]);
     } else {
-        k.line_fmt(format_args!("{} = {} * {}", m.expr, x.expr, q.expr));
+        k.line_of(&[&m.expr, " = ", &x.expr, " * ", &q.expr]);
     }
     k.close(false);
     k.result(m, &["mask_out", "keep_out", "out"]);
@@ -1227,19 +1280,19 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let cx = x.nice_between(rng, 0.25, 0.75);
     let cy = y.nice_between(rng, 0.25, 0.75);
-    let dx = k.local_fmt(
+    let dx = k.local_of(
         rng,
         &["dx", "rx", "du"],
         Ty::F,
-        format_args!("{} {}", x.expr, plus(-cx)),
+        &[&x.expr, " ", &plus(-cx)],
         x.lo - cx,
         x.hi - cx,
     );
-    let dy = k.local_fmt(
+    let dy = k.local_of(
         rng,
         &["dy", "ry", "dv"],
         Ty::F,
-        format_args!("{} {}", y.expr, plus(-cy)),
+        &[&y.expr, " ", &plus(-cy)],
         y.lo - cy,
         y.hi - cy,
     );
@@ -1253,25 +1306,41 @@ fn quadrant_label(k: &mut Kernel, rng: &mut Gen) -> bool {
         3.0,
     );
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!(
-            "if wp.abs({dx}) > {eps} and wp.abs({dy}) > {eps}:"
-        ));
+        k.open_of(&[
+            "if wp.abs(",
+            &dx,
+            ") > ",
+            &eps,
+            " and wp.abs(",
+            &dy,
+            ") > ",
+            &eps,
+            ":",
+        ]);
     } else {
-        k.open_fmt(format_args!(
-            "if not (wp.abs({dx}) < {eps} or wp.abs({dy}) < {eps}):"
-        ));
+        k.open_of(&[
+            "if not (wp.abs(",
+            &dx,
+            ") < ",
+            &eps,
+            " or wp.abs(",
+            &dy,
+            ") < ",
+            &eps,
+            "):",
+        ]);
     }
-    k.open_fmt(format_args!("if {dx} > 0.0 and {dy} > 0.0:"));
-    k.line_fmt(format_args!("{} = 0.0", q.expr));
+    k.open_of(&["if ", &dx, " > 0.0 and ", &dy, " > 0.0:"]);
+    k.line_of(&[&q.expr, " = 0.0"]);
     k.close(false);
-    k.open_fmt(format_args!("elif {dx} < 0.0 and {dy} > 0.0:"));
-    k.line_fmt(format_args!("{} = 1.0", q.expr));
+    k.open_of(&["elif ", &dx, " < 0.0 and ", &dy, " > 0.0:"]);
+    k.line_of(&[&q.expr, " = 1.0"]);
     k.close(false);
-    k.open_fmt(format_args!("elif {dx} < 0.0:"));
-    k.line_fmt(format_args!("{} = 2.0", q.expr));
+    k.open_of(&["elif ", &dx, " < 0.0:"]);
+    k.line_of(&[&q.expr, " = 2.0"]);
     k.close(false);
     k.open("else:");
-    k.line_fmt(format_args!("{} = 3.0", q.expr));
+    k.line_of(&[&q.expr, " = 3.0"]);
     k.close(false);
     k.close(false);
     k.result(q, &["quadrant", "sector_out", "out"]);
@@ -1418,15 +1487,15 @@ fn histogram(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.5 * per,
         per,
     );
-    let b = k.local_fmt(
+    let b = k.local_of(
         rng,
         &["b", "bin", "slot"],
         Ty::I,
-        format_args!("wp.clamp(int({} * {inv}), 0, {n} - 1)", x.expr),
+        &["wp.clamp(int(", &x.expr, " * ", &inv, "), 0, ", &n, " - 1)"],
         0.0,
         nb as f64,
     );
-    k.line_fmt(format_args!("wp.atomic_add({bins}, {}, 1)", b.expr));
+    k.line_of(&["wp.atomic_add(", &bins, ", ", &b.expr, ", 1)"]);
     true
 }
 
@@ -1455,10 +1524,15 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     if chance(rng, 0.5) {
         let w = k.input(rng, &["weights", "w", "area"], Ty::F, 0.0, 1.0);
-        k.line_fmt(format_args!(
-            "wp.atomic_add({total}, 0, {} * {})",
-            w.expr, x.expr
-        ));
+        k.line_of(&[
+            "wp.atomic_add(",
+            &total,
+            ", 0, ",
+            &w.expr,
+            " * ",
+            &x.expr,
+            ")",
+        ]);
     } else if chance(rng, 0.5) {
         k.line_fmt(format_args!("wp.atomic_add({total}, 0, {0} * {0})", x.expr));
     } else {
@@ -1469,7 +1543,7 @@ fn atomic_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         } else {
             format!("wp.abs({}) * {}", x.expr, lit(nice(rng, 0.1, 2.0)))
         };
-        k.line_fmt(format_args!("wp.atomic_add({total}, 0, {e})"));
+        k.line_of(&["wp.atomic_add(", &total, ", 0, ", &e, ")"]);
     }
     true
 }
@@ -1506,7 +1580,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
         );
         k.set_init(&lo, 1.0e6);
-        k.line_fmt(format_args!("wp.atomic_min({lo}, 0, {})", x.expr));
+        k.line_of(&["wp.atomic_min(", &lo, ", 0, ", &x.expr, ")"]);
     }
     if which != 0 {
         let hi = k.array(
@@ -1519,7 +1593,7 @@ fn atomic_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
         );
         k.set_init(&hi, -1.0e6);
-        k.line_fmt(format_args!("wp.atomic_max({hi}, 0, {})", x.expr));
+        k.line_of(&["wp.atomic_max(", &hi, ", 0, ", &x.expr, ")"]);
     }
     true
 }
@@ -1578,13 +1652,13 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         None
     };
-    k.open_fmt(format_args!("if {} > {thr}:", x.expr));
+    k.open_of(&["if ", &x.expr, " > ", &thr, ":"]);
     let slot = k.fresh(rng, &["slot", "dst_idx", "pos"]);
-    k.line_fmt(format_args!("{slot} = wp.atomic_add({count}, 0, 1)"));
-    k.line_fmt(format_args!("{kept}[{slot}] = {}", x.expr));
+    k.line_of(&[&slot, " = wp.atomic_add(", &count, ", 0, 1)"]);
+    k.line_of(&[&kept, "[", &slot, "] = ", &x.expr]);
     k.set_any_order(&kept);
     if let Some(ids) = ids {
-        k.line_fmt(format_args!("{ids}[{slot}] = {t}"));
+        k.line_of(&[&ids, "[", &slot, "] = ", t]);
         k.set_any_order(&ids);
     }
     k.close(false);
@@ -1610,11 +1684,10 @@ fn count_if(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.open_fmt(format_args!(
-        "if {} >= {lo} and {} <= {hi}:",
-        x.expr, x.expr
-    ));
-    k.line_fmt(format_args!("wp.atomic_add({c}, 0, 1)"));
+    k.open_of(&[
+        "if ", &x.expr, " >= ", &lo, " and ", &x.expr, " <= ", &hi, ":",
+    ]);
+    k.line_of(&["wp.atomic_add(", &c, ", 0, 1)"]);
     k.close(false);
     true
 }
@@ -1676,12 +1749,12 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         ),
     };
     let acc = k.fresh(rng, names);
-    k.line_fmt(format_args!("{acc} = {init}"));
-    k.open_fmt(format_args!("for {j} in range({cols}):"));
+    k.line_of(&[&acc, " = ", init]);
+    k.open_of(&["for ", &j, " in range(", &cols, "):"]);
     if upd.is_empty() {
-        k.line_fmt(format_args!("{acc} = wp.max({acc}, {a}[{t}, {j}])"));
+        k.line_of(&[&acc, " = wp.max(", &acc, ", ", &a, "[", t, ", ", &j, "])"]);
     } else {
-        k.line_fmt(format_args!("{acc} {upd}"));
+        k.line_of(&[&acc, " ", &upd]);
     }
     k.close(true);
     let v = Val {
@@ -1697,7 +1770,7 @@ fn row_reduce(k: &mut Kernel, rng: &mut Gen) -> bool {
         } else {
             v.expr.clone()
         };
-        k.line_fmt(format_args!("{out}[{t}] = {e}"));
+        k.line_of(&[&out, "[", t, "] = ", &e]);
     } else {
         k.offer(v, &["row_out", "reduced", "out"]);
     }
@@ -1723,15 +1796,15 @@ fn window_mean(k: &mut Kernel, rng: &mut Gen) -> bool {
     let r = k.scalar(rng, &["radius", "half_width", "r"], Ty::I, 1.0, 4.0);
     let t = k.tid(0);
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let j = k.fresh(rng, &["j", "o", "off"]);
-    k.open_fmt(format_args!("for {j} in range(-{r}, {r} + 1):"));
+    k.open_of(&["for ", &j, " in range(-", &r, ", ", &r, " + 1):"]);
     let idx = k.fresh(rng, &["jj", "idx", "src_i"]);
-    k.line_fmt(format_args!("{idx} = wp.clamp({t} + {j}, 0, {len} - 1)"));
-    k.line_fmt(format_args!("{acc} += {x}[{idx}]"));
+    k.line_of(&[&idx, " = wp.clamp(", t, " + ", &j, ", 0, ", &len, " - 1)"]);
+    k.line_of(&[&acc, " += ", &x, "[", &idx, "]"]);
     k.close(true);
     let out = k.output(rng, &["smoothed", "mean_out", "avg"], Ty::F);
-    k.line_fmt(format_args!("{out}[{t}] = {acc} / float(2 * {r} + 1)"));
+    k.line_of(&[&out, "[", t, "] = ", &acc, " / float(2 * ", &r, " + 1)"]);
     true
 }
 
@@ -1753,38 +1826,38 @@ fn rank_count(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "count", "num"], n);
     let t = k.tid(0);
-    let me = k.local_fmt(
+    let me = k.local_of(
         rng,
         &["key", "mine", "xi"],
         Ty::F,
-        format_args!("{x}[{t}]"),
+        &[&x, "[", t, "]"],
         -10.0,
         10.0,
     );
     let r = k.fresh(rng, &["rank", "pos", "smaller"]);
-    k.line_fmt(format_args!("{r} = int(0)"));
+    k.line_of(&[&r, " = int(0)"]);
     let j = k.fresh(rng, &["j", "other", "m"]);
-    k.open_fmt(format_args!("for {j} in range({len}):"));
+    k.open_of(&["for ", &j, " in range(", &len, "):"]);
     let oj = k.fresh(rng, &["kj", "xj", "other_key"]);
-    k.line_fmt(format_args!("{oj} = {x}[{j}]"));
+    k.line_of(&[&oj, " = ", &x, "[", &j, "]"]);
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!(
-            "if {oj} < {} or ({oj} == {} and {j} < {t}):",
-            me.expr, me.expr
-        ));
+        k.open_of(&[
+            "if ", &oj, " < ", &me.expr, " or (", &oj, " == ", &me.expr, " and ", &j, " < ", t,
+            "):",
+        ]);
     } else {
         let tol = nice(rng, 0.0, 0.5);
-        k.open_fmt(format_args!("if {oj} + {} < {}:", lit(tol), me.expr));
+        k.open_of(&["if ", &oj, " + ", &lit(tol), " < ", &me.expr, ":"]);
     }
-    k.line_fmt(format_args!("{r} += 1"));
+    k.line_of(&[&r, " += 1"]);
     k.close(false);
     k.close(true);
     if k.int_arrays() {
         let out = k.output(rng, &["ranks", "order", "dst_index"], Ty::I);
-        k.line_fmt(format_args!("{out}[{t}] = {r}"));
+        k.line_of(&[&out, "[", t, "] = ", &r]);
     } else {
         let out = k.output(rng, &["ranks", "quantile", "order_f"], Ty::F);
-        k.line_fmt(format_args!("{out}[{t}] = float({r}) / float({len})"));
+        k.line_of(&[&out, "[", t, "] = float(", &r, ") / float(", &len, ")"]);
     }
     true
 }
@@ -1821,28 +1894,30 @@ fn running_sum_cap(k: &mut Kernel, rng: &mut Gen) -> bool {
     };
     let t = k.tid(0);
     let acc = k.fresh(rng, &["used", "total", "acc"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let cnt = k.fresh(rng, &["taken", "count", "n_items"]);
-    k.line_fmt(format_args!("{cnt} = int(0)"));
+    k.line_of(&[&cnt, " = int(0)"]);
     let j = k.fresh(rng, &["j", "item", "c"]);
-    k.open_fmt(format_args!("for {j} in range({cols}):"));
-    k.open_fmt(format_args!("if {acc} + {a}[{t}, {j}] > {budget}:"));
+    k.open_of(&["for ", &j, " in range(", &cols, "):"]);
+    k.open_of(&[
+        "if ", &acc, " + ", &a, "[", t, ", ", &j, "] > ", &budget, ":",
+    ]);
     k.line("break");
     k.close(false);
-    k.line_fmt(format_args!("{acc} += {a}[{t}, {j}]"));
-    k.line_fmt(format_args!("{cnt} += 1"));
+    k.line_of(&[&acc, " += ", &a, "[", t, ", ", &j, "]"]);
+    k.line_of(&[&cnt, " += 1"]);
     k.close(true);
     let out = k.output(rng, &["fill", "used_out", "load"], Ty::F);
-    k.line_fmt(format_args!("{out}[{t}] = {acc}"));
+    k.line_of(&[&out, "[", t, "] = ", &acc]);
     let out2 = k.output(
         rng,
         &["num_taken", "items_out", "counts"],
         if k.int_arrays() { Ty::I } else { Ty::F },
     );
     if k.int_arrays() {
-        k.line_fmt(format_args!("{out2}[{t}] = {cnt}"));
+        k.line_of(&[&out2, "[", t, "] = ", &cnt]);
     } else {
-        k.line_fmt(format_args!("{out2}[{t}] = float({cnt})"));
+        k.line_of(&[&out2, "[", t, "] = float(", &cnt, ")"]);
     }
     true
 }
@@ -1875,11 +1950,11 @@ fn gather(k: &mut Kernel, rng: &mut Gen) -> bool {
         (m - 1) as f64,
     );
     let own = k.own();
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["g", "gathered", "looked_up"],
         Ty::F,
-        format_args!("{src}[{idx}[{own}]]"),
+        &[&src, "[", &idx, "[", &own, "]]"],
         -10.0,
         10.0,
     );
@@ -1901,11 +1976,11 @@ fn reverse_permute(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let len = k.size_param(rng, &["n", "length", "count"], n);
     let t = k.tid(0);
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "mirrored", "rev"],
         Ty::F,
-        format_args!("{src}[{len} - 1 - {t}]"),
+        &[&src, "[", &len, " - 1 - ", t, "]"],
         -10.0,
         10.0,
     );
@@ -1952,14 +2027,21 @@ fn scatter_add(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let own = k.own();
     if chance(rng, 0.5) {
-        k.line_fmt(format_args!(
-            "wp.atomic_add({acc}, {cell}[{own}], {})",
-            x.expr
-        ));
+        k.line_of(&[
+            "wp.atomic_add(",
+            &acc,
+            ", ",
+            &cell,
+            "[",
+            &own,
+            "], ",
+            &x.expr,
+            ")",
+        ]);
     } else {
         let c = k.fresh(rng, &["c", "dst_cell", "seg"]);
-        k.line_fmt(format_args!("{c} = {cell}[{own}]"));
-        k.line_fmt(format_args!("{acc}[{c}] += {}", x.expr));
+        k.line_of(&[&c, " = ", &cell, "[", &own, "]"]);
+        k.line_of(&[&acc, "[", &c, "] += ", &x.expr]);
     }
     true
 }
@@ -2002,11 +2084,11 @@ fn strided_remap(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         n as f64,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "picked", "sample"],
         Ty::F,
-        format_args!("{src}[{}]", j.expr),
+        &[&src, "[", &j.expr, "]"],
         -10.0,
         10.0,
     );
@@ -2037,11 +2119,11 @@ fn roll_shift(k: &mut Kernel, rng: &mut Gen) -> bool {
     let v = k.local(rng, &["v", "shifted", "lagged"], Ty::F, &e, -10.0, 10.0);
     if chance(rng, 0.5) {
         let g = nice(rng, 0.1, 0.9);
-        let d = k.local_fmt(
+        let d = k.local_of(
             rng,
             &["echo", "mixed", "comb"],
             Ty::F,
-            format_args!("{src}[{t}] + {} * {}", lit(g), v.expr),
+            &[&src, "[", t, "] + ", &lit(g), " * ", &v.expr],
             -20.0,
             20.0,
         );
@@ -2077,22 +2159,8 @@ fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let src = k.array(rng, pool, Ty::F, vec![2 * n], Role::In, -1.0, 1.0);
     let t = k.tid(0);
-    let a = k.local_fmt(
-        rng,
-        a_names,
-        Ty::F,
-        format_args!("{src}[2 * {t}]"),
-        -1.0,
-        1.0,
-    );
-    let b = k.local_fmt(
-        rng,
-        b_names,
-        Ty::F,
-        format_args!("{src}[2 * {t} + 1]"),
-        -1.0,
-        1.0,
-    );
+    let a = k.local_of(rng, a_names, Ty::F, &[&src, "[2 * ", t, "]"], -1.0, 1.0);
+    let b = k.local_of(rng, b_names, Ty::F, &[&src, "[2 * ", t, " + 1]"], -1.0, 1.0);
     match below(rng, 3) {
         0 => {
             let m = k.local_fmt(
@@ -2106,19 +2174,19 @@ fn deinterleave(k: &mut Kernel, rng: &mut Gen) -> bool {
             k.offer(m, &["magnitude", "out", "amp_out"]);
         }
         1 => {
-            let m = k.local_fmt(
+            let m = k.local_of(
                 rng,
                 &["mid", "mono", "avg"],
                 Ty::F,
-                format_args!("0.5 * ({} + {})", a.expr, b.expr),
+                &["0.5 * (", &a.expr, " + ", &b.expr, ")"],
                 -1.0,
                 1.0,
             );
-            let d = k.local_fmt(
+            let d = k.local_of(
                 rng,
                 &["side", "diff", "delta"],
                 Ty::F,
-                format_args!("0.5 * ({} - {})", a.expr, b.expr),
+                &["0.5 * (", &a.expr, " - ", &b.expr, ")"],
                 -1.0,
                 1.0,
             );
@@ -2157,19 +2225,19 @@ fn block_transpose(k: &mut Kernel, rng: &mut Gen) -> bool {
     let bsz = k.size_param(rng, &["block", "bs", "lanes"], bs);
     let nb = k.size_param(rng, &["num_blocks", "nb", "groups"], n / bs);
     let t = k.tid(0);
-    let j = k.local_fmt(
+    let j = k.local_of(
         rng,
         &["j", "src_idx", "aos_i"],
         Ty::I,
-        format_args!("({t} % {bsz}) * {nb} + {t} // {bsz}"),
+        &["(", t, " % ", &bsz, ") * ", &nb, " + ", t, " // ", &bsz],
         0.0,
         n as f64,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "elem", "val"],
         Ty::F,
-        format_args!("{src}[{}]", j.expr),
+        &[&src, "[", &j.expr, "]"],
         -10.0,
         10.0,
     );
@@ -2190,11 +2258,11 @@ fn transpose_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "t", "elem"],
         Ty::F,
-        format_args!("{src}[{b}, {a}]"),
+        &[&src, "[", b, ", ", a, "]"],
         -10.0,
         10.0,
     );
@@ -2219,8 +2287,8 @@ fn pool_2x2(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["r", "y0", "si"]),
         k.fresh(rng, &["c", "x0", "sj"]),
     );
-    k.line_fmt(format_args!("{r} = 2 * {a}"));
-    k.line_fmt(format_args!("{c} = 2 * {b}"));
+    k.line_of(&[&r, " = 2 * ", a]);
+    k.line_of(&[&c, " = 2 * ", b]);
     let e = if chance(rng, 0.5) {
         format!(
             "wp.max(wp.max({img}[{r}, {c}], {img}[{r} + 1, {c}]), wp.max({img}[{r}, {c} + 1], {img}[{r} + 1, {c} + 1]))"
@@ -2252,12 +2320,27 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (a, b, c) = (k.tid(0), k.tid(1), k.tid(2));
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let o = k.fresh(rng, &["o", "child", "n"]);
-    k.open_fmt(format_args!("for {o} in range(8):"));
-    k.line_fmt(format_args!(
-        "{acc} += {fine}[2 * {a} + {o} % 2, 2 * {b} + ({o} // 2) % 2, 2 * {c} + {o} // 4]"
-    ));
+    k.open_of(&["for ", &o, " in range(8):"]);
+    k.line_of(&[
+        &acc,
+        " += ",
+        &fine,
+        "[2 * ",
+        a,
+        " + ",
+        &o,
+        " % 2, 2 * ",
+        b,
+        " + (",
+        &o,
+        " // 2) % 2, 2 * ",
+        c,
+        " + ",
+        &o,
+        " // 4]",
+    ]);
     k.close(true);
     let v = Val {
         expr: acc,
@@ -2265,11 +2348,11 @@ fn downsample_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         lo: 0.0,
         hi: 8.0,
     };
-    let m = k.local_fmt(
+    let m = k.local_of(
         rng,
         &["mean", "avg", "coarse_v"],
         Ty::F,
-        format_args!("{} * 0.125", v.expr),
+        &[&v.expr, " * 0.125"],
         0.0,
         1.0,
     );
@@ -2408,19 +2491,23 @@ fn neighbor_avg_2d(k: &mut Kernel, rng: &mut Gen) -> bool {
             )
         }
         _ => {
-            let gx = k.local_fmt(
+            let gx = k.local_of(
                 rng,
                 &["gx", "dfdx", "grad_x"],
                 Ty::F,
-                format_args!("0.5 * ({f}[{xp}, {b}] - {f}[{xm}, {b}])"),
+                &[
+                    "0.5 * (", &f, "[", &xp, ", ", b, "] - ", &f, "[", &xm, ", ", b, "])",
+                ],
                 -0.5,
                 0.5,
             );
-            let gy = k.local_fmt(
+            let gy = k.local_of(
                 rng,
                 &["gy", "dfdy", "grad_y"],
                 Ty::F,
-                format_args!("0.5 * ({f}[{a}, {yp}] - {f}[{a}, {ym}])"),
+                &[
+                    "0.5 * (", &f, "[", a, ", ", &yp, "] - ", &f, "[", a, ", ", &ym, "])",
+                ],
                 -0.5,
                 0.5,
             );
@@ -2471,11 +2558,11 @@ fn neighbor_avg_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         7.0,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["avg", "smoothed", "phi_new"],
         Ty::F,
-        format_args!("{} / 7.0", s.expr),
+        &[&s.expr, " / 7.0"],
         0.0,
         1.0,
     );
@@ -2503,26 +2590,28 @@ fn box_filter_loop(k: &mut Kernel, rng: &mut Gen) -> bool {
     let r = k.scalar(rng, &["radius", "r", "half"], Ty::I, 1.0, 3.0);
     let (a, b) = (k.tid(0), k.tid(1));
     let acc = k.fresh(rng, &["acc", "total", "s"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let (di, dj) = (
         k.fresh(rng, &["di", "dy", "oy"]),
         k.fresh(rng, &["dj", "dx", "ox"]),
     );
-    k.open_fmt(format_args!("for {di} in range(-{r}, {r} + 1):"));
-    k.open_fmt(format_args!("for {dj} in range(-{r}, {r} + 1):"));
+    k.open_of(&["for ", &di, " in range(-", &r, ", ", &r, " + 1):"]);
+    k.open_of(&["for ", &dj, " in range(-", &r, ", ", &r, " + 1):"]);
     let (si, sj) = (
         k.fresh(rng, &["si", "yy", "ii"]),
         k.fresh(rng, &["sj", "xx", "jj"]),
     );
-    k.line_fmt(format_args!("{si} = wp.clamp({a} + {di}, 0, {w} - 1)"));
-    k.line_fmt(format_args!("{sj} = wp.clamp({b} + {dj}, 0, {h} - 1)"));
-    k.line_fmt(format_args!("{acc} += {img}[{si}, {sj}]"));
+    k.line_of(&[&si, " = wp.clamp(", a, " + ", &di, ", 0, ", &w, " - 1)"]);
+    k.line_of(&[&sj, " = wp.clamp(", b, " + ", &dj, ", 0, ", &h, " - 1)"]);
+    k.line_of(&[&acc, " += ", &img, "[", &si, ", ", &sj, "]"]);
     k.close(true);
     k.close(true);
     let side = k.fresh(rng, &["side", "k", "width_k"]);
-    k.line_fmt(format_args!("{side} = float(2 * {r} + 1)"));
+    k.line_of(&[&side, " = float(2 * ", &r, " + 1)"]);
     let out = k.output(rng, &["blurred", "out", "dst"], Ty::F);
-    k.line_fmt(format_args!("{out}[{a}, {b}] = {acc} / ({side} * {side})"));
+    k.line_of(&[
+        &out, "[", a, ", ", b, "] = ", &acc, " / (", &side, " * ", &side, ")",
+    ]);
     true
 }
 
@@ -2546,24 +2635,24 @@ fn pairwise_window(k: &mut Kernel, rng: &mut Gen) -> bool {
     let soft = k.scalar(rng, &["eps", "softening", "soft"], Ty::F, 0.01, 0.5);
     let t = k.tid(0);
     let acc = k.fresh(rng, &["energy", "e", "acc"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let a = k.fresh(rng, &["a", "p", "s0"]);
     let b = k.fresh(rng, &["b", "q", "s1"]);
-    k.open_fmt(format_args!("for {a} in range({win}):"));
-    k.open_fmt(format_args!("for {b} in range({a} + 1, {win} + 1):"));
+    k.open_of(&["for ", &a, " in range(", &win, "):"]);
+    k.open_of(&["for ", &b, " in range(", &a, " + 1, ", &win, " + 1):"]);
     let (ia, ib) = (
         k.fresh(rng, &["ia", "ja", "u"]),
         k.fresh(rng, &["ib", "jb", "v"]),
     );
-    k.line_fmt(format_args!("{ia} = ({t} + {a}) % {len}"));
-    k.line_fmt(format_args!("{ib} = ({t} + {b}) % {len}"));
+    k.line_of(&[&ia, " = (", t, " + ", &a, ") % ", &len]);
+    k.line_of(&[&ib, " = (", t, " + ", &b, ") % ", &len]);
     let dd = k.fresh(rng, &["d", "dx", "r"]);
-    k.line_fmt(format_args!("{dd} = {x}[{ia}] - {x}[{ib}]"));
-    k.line_fmt(format_args!("{acc} += 1.0 / ({dd} * {dd} + {soft})"));
+    k.line_of(&[&dd, " = ", &x, "[", &ia, "] - ", &x, "[", &ib, "]"]);
+    k.line_of(&[&acc, " += 1.0 / (", &dd, " * ", &dd, " + ", &soft, ")"]);
     k.close(true);
     k.close(true);
     let out = k.output(rng, &["energy_out", "out", "pair_e"], Ty::F);
-    k.line_fmt(format_args!("{out}[{t}] = {acc}"));
+    k.line_of(&[&out, "[", t, "] = ", &acc]);
     true
 }
 
@@ -2595,10 +2684,12 @@ fn matmul_row(k: &mut Kernel, rng: &mut Gen) -> bool {
     let kk = k.size_param(rng, &["inner", "k_dim", "depth"], inner);
     let (i, j) = (k.tid(0), k.tid(1));
     let acc = k.fresh(rng, &["acc", "s", "dot"]);
-    k.line_fmt(format_args!("{acc} = float(0.0)"));
+    k.line_of(&[&acc, " = float(0.0)"]);
     let l = k.fresh(rng, &["l", "kk", "p"]);
-    k.open_fmt(format_args!("for {l} in range({kk}):"));
-    k.line_fmt(format_args!("{acc} += {a}[{i}, {l}] * {b}[{l}, {j}]"));
+    k.open_of(&["for ", &l, " in range(", &kk, "):"]);
+    k.line_of(&[
+        &acc, " += ", &a, "[", i, ", ", &l, "] * ", &b, "[", &l, ", ", j, "]",
+    ]);
     k.close(true);
     let v = Val {
         expr: acc,
@@ -2643,19 +2734,28 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line_fmt(format_args!(
-        "{t} = wp.tile_load({x}, shape={ts}, offset={b} * {ts})"
-    ));
+    k.line_of(&[
+        &t,
+        " = wp.tile_load(",
+        &x,
+        ", shape=",
+        &ts,
+        ", offset=",
+        b,
+        " * ",
+        &ts,
+        ")",
+    ]);
     let sq = chance(rng, 0.4);
     let src = if sq {
         let t2 = k.fresh(rng, &["sq", "t2", "prod"]);
-        k.line_fmt(format_args!("{t2} = wp.tile_map(wp.mul, {t}, {t})"));
+        k.line_of(&[&t2, " = wp.tile_map(wp.mul, ", &t, ", ", &t, ")"]);
         t2
     } else {
         t
     };
     let s = k.fresh(rng, &["s", "total", "part"]);
-    k.line_fmt(format_args!("{s} = wp.tile_sum({src})"));
+    k.line_of(&[&s, " = wp.tile_sum(", &src, ")"]);
     if chance(rng, 0.5) {
         let out = k.array(
             rng,
@@ -2666,7 +2766,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line_fmt(format_args!("wp.tile_store({out}, {s}, offset={b})"));
+        k.line_of(&["wp.tile_store(", &out, ", ", &s, ", offset=", b, ")"]);
     } else {
         let out = k.array(
             rng,
@@ -2677,7 +2777,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
             0.0,
             0.0,
         );
-        k.line_fmt(format_args!("wp.tile_atomic_add({out}, {s})"));
+        k.line_of(&["wp.tile_atomic_add(", &out, ", ", &s, ")"]);
     }
     true
 }
@@ -2695,12 +2795,19 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "a", "blk"]);
-    k.line_fmt(format_args!(
-        "{t} = wp.tile_load({x}, shape={shape}, offset={off})"
-    ));
+    k.line_of(&[
+        &t,
+        " = wp.tile_load(",
+        &x,
+        ", shape=",
+        &shape,
+        ", offset=",
+        &off,
+        ")",
+    ]);
     let f = *pick(rng, &["wp.sin", "wp.cos", "wp.tanh", "wp.abs", "wp.exp"]);
     let m = k.fresh(rng, &["m", "mapped", "y"]);
-    k.line_fmt(format_args!("{m} = wp.tile_map({f}, {t})"));
+    k.line_of(&[&m, " = wp.tile_map(", f, ", ", &t, ")"]);
     let out = k.array(
         rng,
         &["out", "dst", "result"],
@@ -2710,7 +2817,7 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line_fmt(format_args!("wp.tile_store({out}, {m}, offset={off})"));
+    k.line_of(&["wp.tile_store(", &out, ", ", &m, ", offset=", &off, ")"]);
     true
 }
 
@@ -2729,12 +2836,21 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line_fmt(format_args!(
-        "{t} = wp.tile_load({x}, shape={ts}, offset={b} * {ts})"
-    ));
+    k.line_of(&[
+        &t,
+        " = wp.tile_load(",
+        &x,
+        ", shape=",
+        &ts,
+        ", offset=",
+        b,
+        " * ",
+        &ts,
+        ")",
+    ]);
     let f = *pick(rng, &["tile_max", "tile_min"]);
     let m = k.fresh(rng, &["m", "ext", "best"]);
-    k.line_fmt(format_args!("{m} = wp.{f}({t})"));
+    k.line_of(&[&m, " = wp.", f, "(", &t, ")"]);
     let out = k.array(
         rng,
         &["block_ext", "out", "per_block"],
@@ -2744,7 +2860,7 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line_fmt(format_args!("wp.tile_store({out}, {m}, offset={b})"));
+    k.line_of(&["wp.tile_store(", &out, ", ", &m, ", offset=", b, ")"]);
     true
 }
 
@@ -2792,26 +2908,46 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (i, j) = (k.tid(0), k.tid(1));
     let kt_name = k.size_param(rng, &["k_tiles", "num_k", "kt"], kt);
     let acc = k.fresh(rng, &["acc", "sum", "c_tile"]);
-    k.line_fmt(format_args!(
-        "{acc} = wp.tile_zeros(shape=(TM, TN), dtype=float)"
-    ));
+    k.line_of(&[&acc, " = wp.tile_zeros(shape=(TM, TN), dtype=float)"]);
     let l = k.fresh(rng, &["l", "kk", "step"]);
-    k.open_fmt(format_args!("for {l} in range({kt_name}):"));
+    k.open_of(&["for ", &l, " in range(", &kt_name, "):"]);
     let (ta, tb) = (
         k.fresh(rng, &["ta", "a_tile"]),
         k.fresh(rng, &["tb", "b_tile"]),
     );
-    k.line_fmt(format_args!(
-        "{ta} = wp.tile_load({a}, shape=(TM, TK), offset=({i} * TM, {l} * TK))"
-    ));
-    k.line_fmt(format_args!(
-        "{tb} = wp.tile_load({b}, shape=(TK, TN), offset=({l} * TK, {j} * TN))"
-    ));
-    k.line_fmt(format_args!("wp.tile_matmul({ta}, {tb}, {acc})"));
+    k.line_of(&[
+        &ta,
+        " = wp.tile_load(",
+        &a,
+        ", shape=(TM, TK), offset=(",
+        i,
+        " * TM, ",
+        &l,
+        " * TK))",
+    ]);
+    k.line_of(&[
+        &tb,
+        " = wp.tile_load(",
+        &b,
+        ", shape=(TK, TN), offset=(",
+        &l,
+        " * TK, ",
+        j,
+        " * TN))",
+    ]);
+    k.line_of(&["wp.tile_matmul(", &ta, ", ", &tb, ", ", &acc, ")"]);
     k.close(true);
-    k.line_fmt(format_args!(
-        "wp.tile_store({c}, {acc}, offset=({i} * TM, {j} * TN))"
-    ));
+    k.line_of(&[
+        "wp.tile_store(",
+        &c,
+        ", ",
+        &acc,
+        ", offset=(",
+        i,
+        " * TM, ",
+        j,
+        " * TN))",
+    ]);
     true
 }
 
@@ -2841,14 +2977,28 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["tx", "xt", "ta"]),
         k.fresh(rng, &["ty", "yt", "tb"]),
     );
-    k.line_fmt(format_args!(
-        "{tx} = wp.tile_load({x}, shape={shape}, offset={off})"
-    ));
-    k.line_fmt(format_args!(
-        "{ty} = wp.tile_load({y}, shape={shape}, offset={off})"
-    ));
+    k.line_of(&[
+        &tx,
+        " = wp.tile_load(",
+        &x,
+        ", shape=",
+        &shape,
+        ", offset=",
+        &off,
+        ")",
+    ]);
+    k.line_of(&[
+        &ty,
+        " = wp.tile_load(",
+        &y,
+        ", shape=",
+        &shape,
+        ", offset=",
+        &off,
+        ")",
+    ]);
     let r = k.fresh(rng, &["r", "z", "res"]);
-    k.line_fmt(format_args!("{r} = {tx} * {alpha} + {ty}"));
+    k.line_of(&[&r, " = ", &tx, " * ", &alpha, " + ", &ty]);
     let out = k.array(
         rng,
         &["out", "z_out", "dst"],
@@ -2858,7 +3008,7 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line_fmt(format_args!("wp.tile_store({out}, {r}, offset={off})"));
+    k.line_of(&["wp.tile_store(", &out, ", ", &r, ", offset=", &off, ")"]);
     true
 }
 

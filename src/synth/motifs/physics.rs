@@ -193,27 +193,27 @@ fn semi_implicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         format!("wp.vec3(0.0, {}, 0.0)", lit(-nice(rng, 1.0, 9.81)))
     };
-    let a = k.local_fmt(
+    let a = k.local_of(
         rng,
         &["accel", "a", "acc"],
         V3,
-        format_args!("{} * {} + {g}", f.expr, w.expr),
+        &[&f.expr, " * ", &w.expr, " + ", &g],
         -50.0,
         50.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        format_args!("{} + {}", v.expr, scaled(&a, &dt)),
+        &[&v.expr, " + ", &scaled(&a, &dt)],
         -6.0,
         6.0,
     );
-    let x1 = k.local_fmt(
+    let x1 = k.local_of(
         rng,
         &["x_new", "pos_new", "x1"],
         V3,
-        format_args!("{} + {}", x.expr, scaled(&v1, &dt)),
+        &[&x.expr, " + ", &scaled(&v1, &dt)],
         -11.0,
         11.0,
     );
@@ -232,27 +232,27 @@ fn explicit_euler(k: &mut Kernel, rng: &mut Gen) -> bool {
     let f = k.input(rng, &["f", "force", "forces"], V3, -20.0, 20.0);
     let m = k.input(rng, &["mass", "m", "particle_mass"], Ty::F, 0.5, 5.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let a = k.local_fmt(
+    let a = k.local_of(
         rng,
         &["accel", "a", "acc"],
         V3,
-        format_args!("{} / {}", f.expr, m.expr),
+        &[&f.expr, " / ", &m.expr],
         -40.0,
         40.0,
     );
-    let x1 = k.local_fmt(
+    let x1 = k.local_of(
         rng,
         &["x_next", "pos_next", "x1"],
         V3,
-        format_args!("{} + {}", x.expr, scaled(&v, &dt)),
+        &[&x.expr, " + ", &scaled(&v, &dt)],
         -11.0,
         11.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["v_next", "vel_next", "v1"],
         V3,
-        format_args!("{} + {}", v.expr, scaled(&a, &dt)),
+        &[&v.expr, " + ", &scaled(&a, &dt)],
         -6.0,
         6.0,
     );
@@ -276,11 +276,11 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let a = k.input(rng, &["accel", "acc", "a"], V3, -20.0, 20.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["displacement", "dx", "delta"],
         V3,
-        format_args!("{} - {}", x.expr, xp.expr),
+        &[&x.expr, " - ", &xp.expr],
         -20.0,
         20.0,
     );
@@ -289,11 +289,13 @@ fn verlet_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         String::new()
     };
-    let xn = k.local_fmt(
+    let xn = k.local_of(
         rng,
         &["pos_next", "x_next", "x_new"],
         V3,
-        format_args!("{} + {}{damp} + {} * ({dt} * {dt})", x.expr, d.expr, a.expr),
+        &[
+            &x.expr, " + ", &d.expr, &damp, " + ", &a.expr, " * (", &dt, " * ", &dt, ")",
+        ],
         -31.0,
         31.0,
     );
@@ -315,19 +317,19 @@ fn velocity_damping(k: &mut Kernel, rng: &mut Gen) -> bool {
         5.0,
     );
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.05);
-    let decay = k.local_fmt(
+    let decay = k.local_of(
         rng,
         &["decay", "damp_factor", "attenuation"],
         Ty::F,
-        format_args!("wp.exp(-{c} * {dt})"),
+        &["wp.exp(-", &c, " * ", &dt, ")"],
         0.0,
         1.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["v_damped", "vel_damped", "v_new"],
         V3,
-        format_args!("{} * {}", v.expr, decay.expr),
+        &[&v.expr, " * ", &decay.expr],
         -10.0,
         10.0,
     );
@@ -344,27 +346,27 @@ fn quadratic_drag(k: &mut Kernel, rng: &mut Gen) -> bool {
     let w = k.input(rng, &["inv_mass", "w", "inv_m"], Ty::F, 0.0, 2.0);
     let cd = k.scalar(rng, &["drag", "drag_coeff", "c_drag"], Ty::F, 0.0, 0.5);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-    let speed = k.local_fmt(
+    let speed = k.local_of(
         rng,
         &["speed", "v_mag", "vel_len"],
         Ty::F,
-        format_args!("wp.length({})", v.expr),
+        &["wp.length(", &v.expr, ")"],
         0.0,
         18.0,
     );
-    let fd = k.local_fmt(
+    let fd = k.local_of(
         rng,
         &["f_drag", "drag_force", "fd"],
         V3,
-        format_args!("-{cd} * {} * {}", speed.expr, v.expr),
+        &["-", &cd, " * ", &speed.expr, " * ", &v.expr],
         -100.0,
         100.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        format_args!("{} + {} * ({} * {dt})", v.expr, fd.expr, w.expr),
+        &[&v.expr, " + ", &fd.expr, " * (", &w.expr, " * ", &dt, ")"],
         -15.0,
         15.0,
     );
@@ -425,75 +427,75 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
     quat_helper(k);
-    let tf = k.local_fmt(
+    let tf = k.local_of(
         rng,
         &["tf", "pose", "X_wb"],
         Ty::Transform,
-        format_args!("{q}[{own}]"),
+        &[&q, "[", &own, "]"],
         -5.0,
         5.0,
     );
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["p", "com", "pos"],
         V3,
-        format_args!("wp.transform_get_translation({})", tf.expr),
+        &["wp.transform_get_translation(", &tf.expr, ")"],
         -5.0,
         5.0,
     );
-    let r = k.local_fmt(
+    let r = k.local_of(
         rng,
         &["r", "rot", "orientation"],
         Ty::Quat,
-        format_args!("wp.transform_get_rotation({})", tf.expr),
+        &["wp.transform_get_rotation(", &tf.expr, ")"],
         -1.0,
         1.0,
     );
-    let tw = k.local_fmt(
+    let tw = k.local_of(
         rng,
         &["twist", "qd", "vel"],
         Ty::SpatialVector,
-        format_args!("{qd}[{own}]"),
+        &[&qd, "[", &own, "]"],
         -2.0,
         2.0,
     );
-    let wr = k.local_fmt(
+    let wr = k.local_of(
         rng,
         &["wrench", "f_body", "fw"],
         Ty::SpatialVector,
-        format_args!("{wrench}[{own}]"),
+        &[&wrench, "[", &own, "]"],
         -10.0,
         10.0,
     );
-    let w = k.local_fmt(
+    let w = k.local_of(
         rng,
         &["w", "omega", "ang_vel"],
         V3,
-        format_args!("wp.spatial_top({})", tw.expr),
+        &["wp.spatial_top(", &tw.expr, ")"],
         -2.0,
         2.0,
     );
-    let v = k.local_fmt(
+    let v = k.local_of(
         rng,
         &["v", "lin_vel", "v_com"],
         V3,
-        format_args!("wp.spatial_bottom({})", tw.expr),
+        &["wp.spatial_bottom(", &tw.expr, ")"],
         -2.0,
         2.0,
     );
-    let tau = k.local_fmt(
+    let tau = k.local_of(
         rng,
         &["tau", "torque", "t"],
         V3,
-        format_args!("wp.spatial_top({})", wr.expr),
+        &["wp.spatial_top(", &wr.expr, ")"],
         -10.0,
         10.0,
     );
-    let fo = k.local_fmt(
+    let fo = k.local_of(
         rng,
         &["force", "f", "f_lin"],
         V3,
-        format_args!("wp.spatial_bottom({})", wr.expr),
+        &["wp.spatial_bottom(", &wr.expr, ")"],
         -10.0,
         10.0,
     );
@@ -511,35 +513,52 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         -4.0,
         4.0,
     );
-    let w1 = k.local_fmt(
+    let w1 = k.local_of(
         rng,
         &["w_new", "omega_new", "w1"],
         V3,
-        format_args!("wp.quat_rotate({}, {})", r.expr, wb.expr),
+        &["wp.quat_rotate(", &r.expr, ", ", &wb.expr, ")"],
         -7.0,
         7.0,
     );
-    let v1 = k.local_fmt(
+    let v1 = k.local_of(
         rng,
         &["v_new", "vel_new", "v1"],
         V3,
-        format_args!("{} + {} * ({} * {dt})", v.expr, fo.expr, w_inv.expr),
+        &[
+            &v.expr,
+            " + ",
+            &fo.expr,
+            " * (",
+            &w_inv.expr,
+            " * ",
+            &dt,
+            ")",
+        ],
         -3.0,
         3.0,
     );
-    let p1 = k.local_fmt(
+    let p1 = k.local_of(
         rng,
         &["p_new", "com_new", "x1"],
         V3,
-        format_args!("{} + {} * {dt}", p.expr, v1.expr),
+        &[&p.expr, " + ", &v1.expr, " * ", &dt],
         -6.0,
         6.0,
     );
-    let r1 = k.local_fmt(
+    let r1 = k.local_of(
         rng,
         &["rot_new", "r_new", "q1"],
         Ty::Quat,
-        format_args!("integrate_rotation({}, {}, {dt})", r.expr, w1.expr),
+        &[
+            "integrate_rotation(",
+            &r.expr,
+            ", ",
+            &w1.expr,
+            ", ",
+            &dt,
+            ")",
+        ],
         -1.0,
         1.0,
     );
@@ -553,14 +572,26 @@ fn rigid_body_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         &["body_qd_out", "body_qd_new", "twists_out"],
         Ty::SpatialVector,
     );
-    k.line_fmt(format_args!(
-        "{qo}[{own}] = wp.transform({}, {})",
-        p1.expr, r1.expr
-    ));
-    k.line_fmt(format_args!(
-        "{qdo}[{own}] = wp.spatial_vector({}, {})",
-        w1.expr, v1.expr
-    ));
+    k.line_of(&[
+        &qo,
+        "[",
+        &own,
+        "] = wp.transform(",
+        &p1.expr,
+        ", ",
+        &r1.expr,
+        ")",
+    ]);
+    k.line_of(&[
+        &qdo,
+        "[",
+        &own,
+        "] = wp.spatial_vector(",
+        &w1.expr,
+        ", ",
+        &v1.expr,
+        ")",
+    ]);
     true
 }
 
@@ -573,22 +604,30 @@ fn orientation_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let w = k.input(rng, &["omega", "ang_vel", "w"], V3, -10.0, 10.0);
     let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
     quat_helper(k);
-    let r = k.local_fmt(
+    let r = k.local_of(
         rng,
         &["rot_new", "q_new", "orientation_new"],
         Ty::Quat,
-        format_args!("integrate_rotation({}, {}, {dt})", q.expr, w.expr),
+        &[
+            "integrate_rotation(",
+            &q.expr,
+            ", ",
+            &w.expr,
+            ", ",
+            &dt,
+            ")",
+        ],
         -1.0,
         1.0,
     );
     if chance(rng, 0.5) {
         // the body's new forward axis
         let axis = pick(rng, &["wp.vec3(1.0, 0.0, 0.0)", "wp.vec3(0.0, 0.0, 1.0)"]);
-        let f = k.local_fmt(
+        let f = k.local_of(
             rng,
             &["forward", "heading", "axis_world"],
             V3,
-            format_args!("wp.quat_rotate({}, {axis})", r.expr),
+            &["wp.quat_rotate(", &r.expr, ", ", axis, ")"],
             -1.0,
             1.0,
         );
@@ -625,9 +664,9 @@ fn kinetic_energy_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         750.0,
     );
     if chance(rng, 0.5) {
-        k.line_fmt(format_args!("wp.atomic_add({e}, 0, {})", ke.expr));
+        k.line_of(&["wp.atomic_add(", &e, ", 0, ", &ke.expr, ")"]);
     } else {
-        k.line_fmt(format_args!("{e}[0] += {}", ke.expr));
+        k.line_of(&[&e, "[0] += ", &ke.expr]);
     }
     true
 }
@@ -710,63 +749,73 @@ fn spring_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let a = k.local(rng, &["a", "i0", "pi"], Ty::I, &ia, 0.0, top);
     let b = k.local(rng, &["b", "i1", "pj"], Ty::I, &ib, 0.0, top);
-    let xij = k.local_fmt(
+    let xij = k.local_of(
         rng,
         &["xij", "d", "delta"],
         V3,
-        format_args!("{x}[{}] - {x}[{}]", a.expr, b.expr),
+        &[&x, "[", &a.expr, "] - ", &x, "[", &b.expr, "]"],
         -10.0,
         10.0,
     );
-    let vij = k.local_fmt(
+    let vij = k.local_of(
         rng,
         &["vij", "dv", "rel_vel"],
         V3,
-        format_args!("{v}[{}] - {v}[{}]", a.expr, b.expr),
+        &[&v, "[", &a.expr, "] - ", &v, "[", &b.expr, "]"],
         -4.0,
         4.0,
     );
-    let len = k.local_fmt(
+    let len = k.local_of(
         rng,
         &["length", "l", "dist"],
         Ty::F,
-        format_args!("wp.length({}) + 1.0e-06", xij.expr),
+        &["wp.length(", &xij.expr, ") + 1.0e-06"],
         1.0e-6,
         18.0,
     );
-    let dir = k.local_fmt(
+    let dir = k.local_of(
         rng,
         &["dir", "n", "axis"],
         V3,
-        format_args!("{} / {}", xij.expr, len.expr),
+        &[&xij.expr, " / ", &len.expr],
         -1.0,
         1.0,
     );
-    let stretch = k.local_fmt(
+    let stretch = k.local_of(
         rng,
         &["stretch", "c", "elongation"],
         Ty::F,
-        format_args!("{} - {}", len.expr, rest.expr),
+        &[&len.expr, " - ", &rest.expr],
         -2.0,
         18.0,
     );
-    let fs = k.local_fmt(
+    let fs = k.local_of(
         rng,
         &["fs", "spring_force", "fe"],
         V3,
-        format_args!(
-            "{} * ({ke} * {} + {kd} * wp.dot({}, {}))",
-            dir.expr, stretch.expr, dir.expr, vij.expr
-        ),
+        &[
+            &dir.expr,
+            " * (",
+            &ke,
+            " * ",
+            &stretch.expr,
+            " + ",
+            &kd,
+            " * wp.dot(",
+            &dir.expr,
+            ", ",
+            &vij.expr,
+            "))",
+        ],
         -20000.0,
         20000.0,
     );
     if chance(rng, 0.5) {
-        k.line_fmt(format_args!("wp.atomic_sub({f}, {}, {})", a.expr, fs.expr));
-        k.line_fmt(format_args!("wp.atomic_add({f}, {}, {})", b.expr, fs.expr));
+        k.line_of(&["wp.atomic_sub(", &f, ", ", &a.expr, ", ", &fs.expr, ")"]);
+        k.line_of(&["wp.atomic_add(", &f, ", ", &b.expr, ", ", &fs.expr, ")"]);
     } else {
-        k.line_fmt(format_args!("{f}[{}] -= {}", a.expr, fs.expr));
-        k.line_fmt(format_args!("{f}[{}] += {}", b.expr, fs.expr));
+        k.line_of(&[&f, "[", &a.expr, "] -= ", &fs.expr]);
+        k.line_of(&[&f, "[", &b.expr, "] += ", &fs.expr]);
     }
     if chance(rng, 0.4) {
         let e = k.local_fmt(
@@ -839,89 +888,116 @@ fn distance_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let i = k.local_fmt(
+    let i = k.local_of(
         rng,
         &["i0", "a", "pa"],
         Ty::I,
-        format_args!("{ea}[{t}]"),
+        &[&ea, "[", t, "]"],
         0.0,
         top,
     );
-    let j = k.local_fmt(
+    let j = k.local_of(
         rng,
         &["i1", "b", "pb"],
         Ty::I,
-        format_args!("{eb}[{t}]"),
+        &[&eb, "[", t, "]"],
         0.0,
         top,
     );
-    let wi = k.local_fmt(
+    let wi = k.local_of(
         rng,
         &["wi", "w0", "inv_m0"],
         Ty::F,
-        format_args!("{w}[{}]", i.expr),
+        &[&w, "[", &i.expr, "]"],
         0.1,
         2.0,
     );
-    let wj = k.local_fmt(
+    let wj = k.local_of(
         rng,
         &["wj", "w1", "inv_m1"],
         Ty::F,
-        format_args!("{w}[{}]", j.expr),
+        &[&w, "[", &j.expr, "]"],
         0.1,
         2.0,
     );
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["d", "diff", "xij"],
         V3,
-        format_args!("{pos}[{}] - {pos}[{}]", i.expr, j.expr),
+        &[&pos, "[", &i.expr, "] - ", &pos, "[", &j.expr, "]"],
         -10.0,
         10.0,
     );
-    let dist = k.local_fmt(
+    let dist = k.local_of(
         rng,
         &["dist", "length", "l"],
         Ty::F,
-        format_args!("wp.length({}) + 1.0e-06", d.expr),
+        &["wp.length(", &d.expr, ") + 1.0e-06"],
         0.0,
         18.0,
     );
-    let nrm = k.local_fmt(
+    let nrm = k.local_of(
         rng,
         &["n", "dir", "grad"],
         V3,
-        format_args!("{} / {}", d.expr, dist.expr),
+        &[&d.expr, " / ", &dist.expr],
         -1.0,
         1.0,
     );
-    let alpha = k.local_fmt(
+    let alpha = k.local_of(
         rng,
         &["alpha", "alpha_tilde", "a_t"],
         Ty::F,
-        format_args!("{compliance} / ({dt} * {dt})"),
+        &[&compliance, " / (", &dt, " * ", &dt, ")"],
         0.0,
         10000.0,
     );
-    let lam = k.local_fmt(
+    let lam = k.local_of(
         rng,
         &["lam", "dlambda", "lambda_c"],
         Ty::F,
-        format_args!(
-            "({} - {}) / ({} + {} + {})",
-            dist.expr, rest.expr, wi.expr, wj.expr, alpha.expr
-        ),
+        &[
+            "(",
+            &dist.expr,
+            " - ",
+            &rest.expr,
+            ") / (",
+            &wi.expr,
+            " + ",
+            &wj.expr,
+            " + ",
+            &alpha.expr,
+            ")",
+        ],
         -10.0,
         100.0,
     );
-    k.line_fmt(format_args!(
-        "wp.atomic_add({delta}, {}, -{} * {} * {})",
-        i.expr, wi.expr, lam.expr, nrm.expr
-    ));
-    k.line_fmt(format_args!(
-        "wp.atomic_add({delta}, {}, {} * {} * {})",
-        j.expr, wj.expr, lam.expr, nrm.expr
-    ));
+    k.line_of(&[
+        "wp.atomic_add(",
+        &delta,
+        ", ",
+        &i.expr,
+        ", -",
+        &wi.expr,
+        " * ",
+        &lam.expr,
+        " * ",
+        &nrm.expr,
+        ")",
+    ]);
+    k.line_of(&[
+        "wp.atomic_add(",
+        &delta,
+        ", ",
+        &j.expr,
+        ", ",
+        &wj.expr,
+        " * ",
+        &lam.expr,
+        " * ",
+        &nrm.expr,
+        ")",
+    ]);
     true
 }
 
@@ -987,38 +1063,59 @@ fn bending_constraint(k: &mut Kernel, rng: &mut Gen) -> bool {
             )
         })
         .collect();
-    let mid = k.local_fmt(
+    let mid = k.local_of(
         rng,
         &["center", "midpoint", "p_mid"],
         V3,
-        format_args!("({pos}[{}] + {pos}[{}]) * 0.5", ids[0].expr, ids[2].expr),
+        &[
+            "(",
+            &pos,
+            "[",
+            &(ids[0].expr),
+            "] + ",
+            &pos,
+            "[",
+            &(ids[2].expr),
+            "]) * 0.5",
+        ],
         -5.0,
         5.0,
     );
-    let err = k.local_fmt(
+    let err = k.local_of(
         rng,
         &["err", "offset", "c_vec"],
         V3,
-        format_args!("{pos}[{}] - {}", ids[1].expr, mid.expr),
+        &[&pos, "[", &(ids[1].expr), "] - ", &mid.expr],
         -10.0,
         10.0,
     );
-    let ws = k.local_fmt(
+    let ws = k.local_of(
         rng,
         &["w_sum", "w_total", "denom"],
         Ty::F,
-        format_args!(
-            "0.25 * {w}[{}] + {w}[{}] + 0.25 * {w}[{}]",
-            ids[0].expr, ids[1].expr, ids[2].expr
-        ),
+        &[
+            "0.25 * ",
+            &w,
+            "[",
+            &(ids[0].expr),
+            "] + ",
+            &w,
+            "[",
+            &(ids[1].expr),
+            "] + 0.25 * ",
+            &w,
+            "[",
+            &(ids[2].expr),
+            "]",
+        ],
         0.15,
         3.0,
     );
-    let corr = k.local_fmt(
+    let corr = k.local_of(
         rng,
         &["corr", "dp", "correction"],
         V3,
-        format_args!("{} * ({stiff} / {})", err.expr, ws.expr),
+        &[&err.expr, " * (", &stiff, " / ", &ws.expr, ")"],
         -70.0,
         70.0,
     );
@@ -1081,34 +1178,28 @@ fn ground_contact(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let xc = k.local_fmt(
+    let xc = k.local_of(
         rng,
         &["x_c", "x_contact", "pos_c"],
         V3,
-        format_args!("wp.vec3({})", x.expr),
+        &["wp.vec3(", &x.expr, ")"],
         -23.0,
         23.0,
     );
-    let vc = k.local_fmt(
+    let vc = k.local_of(
         rng,
         &["v_c", "v_contact", "vel_c"],
         V3,
-        format_args!("wp.vec3({})", v.expr),
+        &["wp.vec3(", &v.expr, ")"],
         -20.0,
         20.0,
     );
-    k.open_fmt(format_args!("if {} < 0.0:", depth.expr));
-    k.line_fmt(format_args!(
-        "{} = {} - {n} * {}",
-        xc.expr, x.expr, depth.expr
-    ));
+    k.open_of(&["if ", &depth.expr, " < 0.0:"]);
+    k.line_of(&[&xc.expr, " = ", &x.expr, " - ", n, " * ", &depth.expr]);
     if chance(rng, 0.5) {
-        k.open_fmt(format_args!("if {} < 0.0:", vn.expr));
+        k.open_of(&["if ", &vn.expr, " < 0.0:"]);
     } else {
-        k.open_fmt(format_args!(
-            "if {} < 0.0 and {} < 0.0:",
-            vn.expr, depth.expr
-        ));
+        k.open_of(&["if ", &vn.expr, " < 0.0 and ", &depth.expr, " < 0.0:"]);
     }
     k.line_fmt(format_args!(
         "{} = ({v} - {n} * {vn}) * (1.0 - {mu}) - {n} * ({vn} * {e})",
@@ -1143,20 +1234,20 @@ fn sphere_obstacle(k: &mut Kernel, rng: &mut Gen) -> bool {
          return s.center + d * (r / (dist + 1.0e-06))\n    \
          return p",
     );
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["x_proj", "p_out", "projected"],
         V3,
-        format_args!("push_out_of_sphere({}, {s}, {margin})", x.expr),
+        &["push_out_of_sphere(", &x.expr, ", ", &s, ", ", &margin, ")"],
         -10.5,
         10.5,
     );
     if chance(rng, 0.5) {
-        let push = k.local_fmt(
+        let push = k.local_of(
             rng,
             &["push", "dp", "correction"],
             V3,
-            format_args!("{} - {}", p.expr, x.expr),
+            &[&p.expr, " - ", &x.expr],
             -25.0,
             25.0,
         );
@@ -1190,34 +1281,34 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
         x.at(0.9),
     );
     let e = k.scalar(rng, &["restitution", "bounce", "e"], Ty::F, 0.0, 1.0);
-    let xc = k.local_fmt(
+    let xc = k.local_of(
         rng,
         &["p", "x_c", "pos_c"],
         V3,
-        format_args!("wp.vec3({})", x.expr),
+        &["wp.vec3(", &x.expr, ")"],
         -10.0,
         10.0,
     );
-    let vc = k.local_fmt(
+    let vc = k.local_of(
         rng,
         &["vel", "v_c", "vel_c"],
         V3,
-        format_args!("wp.vec3({})", v.expr),
+        &["wp.vec3(", &v.expr, ")"],
         -10.0,
         10.0,
     );
     if k.can_loop() {
         let ax = k.fresh(rng, &["axis", "d", "c"]);
-        k.open_fmt(format_args!("for {ax} in range(3):"));
-        k.open_fmt(format_args!("if {}[{ax}] < {lo}[{ax}]:", xc.expr));
-        k.line_fmt(format_args!("{}[{ax}] = {lo}[{ax}]", xc.expr));
+        k.open_of(&["for ", &ax, " in range(3):"]);
+        k.open_of(&["if ", &xc.expr, "[", &ax, "] < ", &lo, "[", &ax, "]:"]);
+        k.line_of(&[&xc.expr, "[", &ax, "] = ", &lo, "[", &ax, "]"]);
         k.line_fmt(format_args!(
             "{v}[{ax}] = wp.abs({v}[{ax}]) * {e}",
             v = vc.expr
         ));
         k.close(false);
-        k.open_fmt(format_args!("elif {}[{ax}] > {hi}[{ax}]:", xc.expr));
-        k.line_fmt(format_args!("{}[{ax}] = {hi}[{ax}]", xc.expr));
+        k.open_of(&["elif ", &xc.expr, "[", &ax, "] > ", &hi, "[", &ax, "]:"]);
+        k.line_of(&[&xc.expr, "[", &ax, "] = ", &hi, "[", &ax, "]"]);
         k.line_fmt(format_args!(
             "{v}[{ax}] = -wp.abs({v}[{ax}]) * {e}",
             v = vc.expr
@@ -1229,11 +1320,17 @@ fn box_boundary(k: &mut Kernel, rng: &mut Gen) -> bool {
             "if wp.min({x} - {lo}) < 0.0 or wp.max({x} - {hi}) > 0.0:",
             x = x.expr
         ));
-        k.line_fmt(format_args!(
-            "{} = wp.min(wp.max({}, {lo}), {hi})",
-            xc.expr, x.expr
-        ));
-        k.line_fmt(format_args!("{} = -{} * {e}", vc.expr, v.expr));
+        k.line_of(&[
+            &xc.expr,
+            " = wp.min(wp.max(",
+            &x.expr,
+            ", ",
+            &lo,
+            "), ",
+            &hi,
+            ")",
+        ]);
+        k.line_of(&[&vc.expr, " = -", &v.expr, " * ", &e]);
         k.close(false);
     }
     k.offer(xc, &["x_out", "pos_out"]);
@@ -1285,14 +1382,7 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (nb, cnt, _) = neighbor_list(k, rng);
     let ks = k.scalar(rng, &["k", "stiffness", "ke"], Ty::F, 1.0, 100.0);
     let rest = k.scalar(rng, &["rest", "rest_length", "spacing"], Ty::F, 0.1, 1.0);
-    let xi = k.local_fmt(
-        rng,
-        &["xi", "p", "x0"],
-        V3,
-        format_args!("{x}[{t}]"),
-        -5.0,
-        5.0,
-    );
+    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", t, "]"], -5.0, 5.0);
     let force = k.local(
         rng,
         &["force", "f_sum", "fi"],
@@ -1302,35 +1392,45 @@ fn neighbor_forces(k: &mut Kernel, rng: &mut Gen) -> bool {
         10000.0,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
-    let j = k.local_fmt(
+    k.open_of(&["for ", &nn, " in range(", &cnt, "[", t, "]):"]);
+    let j = k.local_of(
         rng,
         &["j", "other", "nbr"],
         Ty::I,
-        format_args!("{nb}[{t}, {nn}]"),
+        &[&nb, "[", t, ", ", &nn, "]"],
         0.0,
         (n - 1) as f64,
     );
-    let d = k.local_fmt(
+    let d = k.local_of(
         rng,
         &["d", "xij", "r"],
         V3,
-        format_args!("{x}[{}] - {}", j.expr, xi.expr),
+        &[&x, "[", &j.expr, "] - ", &xi.expr],
         -10.0,
         10.0,
     );
-    let dist = k.local_fmt(
+    let dist = k.local_of(
         rng,
         &["dist", "r_len", "l"],
         Ty::F,
-        format_args!("wp.length({}) + 1.0e-06", d.expr),
+        &["wp.length(", &d.expr, ") + 1.0e-06"],
         0.0,
         18.0,
     );
-    k.line_fmt(format_args!(
-        "{} += {} * ({ks} * ({} - {rest}) / {})",
-        force.expr, d.expr, dist.expr, dist.expr
-    ));
+    k.line_of(&[
+        &force.expr,
+        " += ",
+        &d.expr,
+        " * (",
+        &ks,
+        " * (",
+        &dist.expr,
+        " - ",
+        &rest,
+        ") / ",
+        &dist.expr,
+        ")",
+    ]);
     k.close(true);
     k.offer(force, &["f", "forces", "f_out"]);
     true
@@ -1365,36 +1465,47 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
          diff = wp.max(h * h - r2, 0.0)\n    \
          return 315.0 / (64.0 * wp.pi * h3 * h3 * h3) * diff * diff * diff",
     );
-    let xi = k.local_fmt(
-        rng,
-        &["xi", "p", "x0"],
-        V3,
-        format_args!("{x}[{t}]"),
-        -0.5,
-        0.5,
-    );
-    let rho = k.local_fmt(
+    let xi = k.local_of(rng, &["xi", "p", "x0"], V3, &[&x, "[", t, "]"], -0.5, 0.5);
+    let rho = k.local_of(
         rng,
         &["rho", "density", "rho_i"],
         Ty::F,
-        format_args!("{mass} * poly6(0.0, {h})"),
+        &[&mass, " * poly6(0.0, ", &h, ")"],
         0.0,
         1.0e12,
     );
     let nn = k.fresh(rng, &["nn", "s", "slot"]);
-    k.open_fmt(format_args!("for {nn} in range({cnt}[{t}]):"));
-    let r2 = k.local_fmt(
+    k.open_of(&["for ", &nn, " in range(", &cnt, "[", t, "]):"]);
+    let r2 = k.local_of(
         rng,
         &["r2", "dist_sq", "rsq"],
         Ty::F,
-        format_args!("wp.length_sq({x}[{nb}[{t}, {nn}]] - {})", xi.expr),
+        &[
+            "wp.length_sq(",
+            &x,
+            "[",
+            &nb,
+            "[",
+            t,
+            ", ",
+            &nn,
+            "]] - ",
+            &xi.expr,
+            ")",
+        ],
         0.0,
         3.0,
     );
-    k.line_fmt(format_args!(
-        "{} += {mass} * poly6({}, {h})",
-        rho.expr, r2.expr
-    ));
+    k.line_of(&[
+        &rho.expr,
+        " += ",
+        &mass,
+        " * poly6(",
+        &r2.expr,
+        ", ",
+        &h,
+        ")",
+    ]);
     k.close(true);
     if chance(rng, 0.5) {
         let rho0 = k.scalar(rng, &["rest_density", "rho0"], Ty::F, 100.0, 1000.0);
@@ -1405,11 +1516,11 @@ fn sph_density(k: &mut Kernel, rng: &mut Gen) -> bool {
             1.0,
             50.0,
         );
-        let p = k.local_fmt(
+        let p = k.local_of(
             rng,
             &["pressure", "p_i", "press"],
             Ty::F,
-            format_args!("{stiff} * ({} - {rho0})", rho.expr),
+            &[&stiff, " * (", &rho.expr, " - ", &rho0, ")"],
             -5.0e4,
             1.0e14,
         );
@@ -1465,11 +1576,23 @@ fn nbody_direct(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["num_bodies", "n_bodies", "count"], nb)
     };
-    k.open_fmt(format_args!("for {j} in range({count}):"));
-    k.line_fmt(format_args!(
-        "{} += gravity_accel({}, {bodies}[{j}], {mass}[{j}], {eps})",
-        a.expr, p.expr
-    ));
+    k.open_of(&["for ", &j, " in range(", &count, "):"]);
+    k.line_of(&[
+        &a.expr,
+        " += gravity_accel(",
+        &p.expr,
+        ", ",
+        &bodies,
+        "[",
+        &j,
+        "], ",
+        &mass,
+        "[",
+        &j,
+        "], ",
+        &eps,
+        ")",
+    ]);
     k.close(true);
     k.offer(a, &["accel_out", "acc_out", "a_out"]);
     true
@@ -1508,46 +1631,78 @@ fn nbody_tiled(k: &mut Kernel, rng: &mut Gen) -> bool {
     let eps = lit(*pick(rng, &[0.01, 0.001, 0.1]));
     let a = k.local(rng, &["accel", "acc", "a"], V3, "wp.vec3()", -1.0e6, 1.0e6);
     let t = k.fresh(rng, &["t", "blk", "tile_index"]);
-    k.open_fmt(format_args!("for {t} in range({nbody} // TILE_BODIES):"));
-    let bt = k.local_fmt(
+    k.open_of(&["for ", &t, " in range(", &nbody, " // TILE_BODIES):"]);
+    let bt = k.local_of(
         rng,
         &["body_tile", "x_tile", "src_tile"],
         V3,
-        format_args!("wp.tile_load({bodies}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
+        &[
+            "wp.tile_load(",
+            &bodies,
+            ", shape=TILE_BODIES, offset=",
+            &t,
+            " * TILE_BODIES)",
+        ],
         -10.0,
         10.0,
     );
-    let mt = k.local_fmt(
+    let mt = k.local_of(
         rng,
         &["mass_tile", "m_tile", "w_tile"],
         Ty::F,
-        format_args!("wp.tile_load({mass}, shape=TILE_BODIES, offset={t} * TILE_BODIES)"),
+        &[
+            "wp.tile_load(",
+            &mass,
+            ", shape=TILE_BODIES, offset=",
+            &t,
+            " * TILE_BODIES)",
+        ],
         0.1,
         10.0,
     );
     if k.can_loop() {
         let j = k.fresh(rng, &["j", "b", "lane"]);
-        k.open_fmt(format_args!("for {j} in range(TILE_BODIES):"));
-        k.line_fmt(format_args!(
-            "{} += gravity_accel({}, {}[{j}], {}[{j}], {eps})",
-            a.expr, p.expr, bt.expr, mt.expr
-        ));
+        k.open_of(&["for ", &j, " in range(TILE_BODIES):"]);
+        k.line_of(&[
+            &a.expr,
+            " += gravity_accel(",
+            &p.expr,
+            ", ",
+            &bt.expr,
+            "[",
+            &j,
+            "], ",
+            &mt.expr,
+            "[",
+            &j,
+            "], ",
+            &eps,
+            ")",
+        ]);
         k.close(true);
     } else {
-        k.line_fmt(format_args!(
-            "{} += gravity_accel({}, {}[0], {}[0], {eps})",
-            a.expr, p.expr, bt.expr, mt.expr
-        ));
+        k.line_of(&[
+            &a.expr,
+            " += gravity_accel(",
+            &p.expr,
+            ", ",
+            &bt.expr,
+            "[0], ",
+            &mt.expr,
+            "[0], ",
+            &eps,
+            ")",
+        ]);
     }
     k.close(true);
     if chance(rng, 0.5) {
         let v = k.input(rng, &["v", "vel", "body_vel"], V3, -10.0, 10.0);
         let dt = k.scalar(rng, &["dt", "h", "time_step"], Ty::F, 0.001, 0.02);
-        let v1 = k.local_fmt(
+        let v1 = k.local_of(
             rng,
             &["v_new", "vel_new", "v1"],
             V3,
-            format_args!("{} + {} * {dt}", v.expr, a.expr),
+            &[&v.expr, " + ", &a.expr, " * ", &dt],
             -2.0e4,
             2.0e4,
         );
@@ -1619,24 +1774,55 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
-    k.line_fmt(format_args!(
-        "{tx} = wp.tile_load({x}, shape={ts}, offset={off})"
-    ));
-    k.line_fmt(format_args!(
-        "{tv} = wp.tile_load({v}, shape={ts}, offset={off})"
-    ));
-    k.line_fmt(format_args!(
-        "{ta} = wp.tile_load({a}, shape={ts}, offset={off})"
-    ));
+    k.line_of(&[
+        &tx,
+        " = wp.tile_load(",
+        &x,
+        ", shape=",
+        &ts,
+        ", offset=",
+        &off,
+        ")",
+    ]);
+    k.line_of(&[
+        &tv,
+        " = wp.tile_load(",
+        &v,
+        ", shape=",
+        &ts,
+        ", offset=",
+        &off,
+        ")",
+    ]);
+    k.line_of(&[
+        &ta,
+        " = wp.tile_load(",
+        &a,
+        ", shape=",
+        &ts,
+        ", offset=",
+        &off,
+        ")",
+    ]);
     let tv1 = k.fresh(rng, &["tv_new", "v_next", "vt1"]);
     match c {
-        Some(c) => k.line_fmt(format_args!(
-            "{tv1} = {tv} * wp.exp(-{c} * {dt}) + {ta} * {dt}"
-        )),
-        None => k.line_fmt(format_args!("{tv1} = {tv} + {ta} * {dt}")),
+        Some(c) => k.line_of(&[
+            &tv1,
+            " = ",
+            &tv,
+            " * wp.exp(-",
+            &c,
+            " * ",
+            &dt,
+            ") + ",
+            &ta,
+            " * ",
+            &dt,
+        ]),
+        None => k.line_of(&[&tv1, " = ", &tv, " + ", &ta, " * ", &dt]),
     }
     let tx1 = k.fresh(rng, &["tx_new", "x_next", "xt1"]);
-    k.line_fmt(format_args!("{tx1} = {tx} + {tv1} * {dt}"));
+    k.line_of(&[&tx1, " = ", &tx, " + ", &tv1, " * ", &dt]);
     let xo = k.array(
         rng,
         &["x_out", "pos_out", "x_new"],
@@ -1655,7 +1841,7 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    k.line_fmt(format_args!("wp.tile_store({xo}, {tx1}, offset={off})"));
-    k.line_fmt(format_args!("wp.tile_store({vo}, {tv1}, offset={off})"));
+    k.line_of(&["wp.tile_store(", &xo, ", ", &tx1, ", offset=", &off, ")"]);
+    k.line_of(&["wp.tile_store(", &vo, ", ", &tv1, ", offset=", &off, ")"]);
     true
 }

@@ -163,11 +163,11 @@ fn rand_state(k: &mut Kernel, rng: &mut Gen) -> String {
         1_000_000.0,
     );
     let lin = linear_tid(k);
-    let st = k.local_fmt(
+    let st = k.local_of(
         rng,
         &["state", "rng", "rand_state"],
         Ty::I,
-        format_args!("wp.rand_init({seed}, {lin})"),
+        &["wp.rand_init(", &seed, ", ", &lin, ")"],
         0.0,
         0.0,
     );
@@ -183,11 +183,11 @@ fn shared_state(k: &mut Kernel, rng: &mut Gen) -> String {
         0.0,
         1_000_000.0,
     );
-    k.local_fmt(
+    k.local_of(
         rng,
         &["state", "noise_state", "ns"],
         Ty::I,
-        format_args!("wp.rand_init({seed})"),
+        &["wp.rand_init(", &seed, ")"],
         0.0,
         0.0,
     )
@@ -208,21 +208,27 @@ fn position_jitter(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.5,
     );
     let st = rand_state(k, rng);
-    let off = k.local_fmt(
+    let off = k.local_of(
         rng,
         &["offset", "delta", "jitter_v"],
         V3,
-        format_args!(
-            "wp.vec3(wp.randf({st}, -1.0, 1.0), wp.randf({st}, -1.0, 1.0), wp.randf({st}, -1.0, 1.0))"
-        ),
+        &[
+            "wp.vec3(wp.randf(",
+            &st,
+            ", -1.0, 1.0), wp.randf(",
+            &st,
+            ", -1.0, 1.0), wp.randf(",
+            &st,
+            ", -1.0, 1.0))",
+        ],
         -1.0,
         1.0,
     );
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["x_jit", "jittered", "p_new"],
         V3,
-        format_args!("{} + {} * {amp}", x.expr, off.expr),
+        &[&x.expr, " + ", &off.expr, " * ", &amp],
         -10.5,
         10.5,
     );
@@ -243,11 +249,11 @@ fn gaussian_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         String::new()
     };
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["noisy", "y", "observed"],
         Ty::F,
-        format_args!("{} + {sigma} * wp.randn({st}){mean}", x.expr),
+        &[&x.expr, " + ", &sigma, " * wp.randn(", &st, ")", &mean],
         -20.0,
         20.0,
     );
@@ -267,19 +273,19 @@ fn sphere_surface_sample(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["wp.sample_unit_sphere_surface", "wp.sample_unit_sphere"],
     );
-    let dir = k.local_fmt(
+    let dir = k.local_of(
         rng,
         &["dir", "u", "s"],
         V3,
-        format_args!("{sampler}({st})"),
+        &[sampler, "(", &st, ")"],
         -1.0,
         1.0,
     );
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["p", "sample", "point"],
         V3,
-        format_args!("{} + {} * {}", c.expr, dir.expr, r.expr),
+        &[&c.expr, " + ", &dir.expr, " * ", &r.expr],
         -15.0,
         15.0,
     );
@@ -302,19 +308,19 @@ fn cosine_hemisphere(k: &mut Kernel, rng: &mut Gen) -> bool {
          b = wp.cross(n, t)\n    \
          return wp.matrix_from_cols(t, b, n)",
     );
-    let n = k.local_fmt(
+    let n = k.local_of(
         rng,
         &["nrm", "n_hat", "axis"],
         V3,
-        format_args!("wp.normalize({})", nin.expr),
+        &["wp.normalize(", &nin.expr, ")"],
         -1.0,
         1.0,
     );
-    let disk = k.local_fmt(
+    let disk = k.local_of(
         rng,
         &["disk", "xy", "d"],
         Ty::V(2),
-        format_args!("wp.sample_unit_disk({st})"),
+        &["wp.sample_unit_disk(", &st, ")"],
         -1.0,
         1.0,
     );
@@ -343,11 +349,11 @@ fn cosine_hemisphere(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     if chance(rng, 0.5) {
-        let pdf = k.local_fmt(
+        let pdf = k.local_of(
             rng,
             &["pdf", "p_dir", "density"],
             Ty::F,
-            format_args!("{} / wp.pi", z.expr),
+            &[&z.expr, " / wp.pi"],
             0.0,
             0.32,
         );
@@ -388,20 +394,20 @@ fn monte_carlo_pi(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open_fmt(format_args!("for {s} in range({n}):"));
-    let x = k.local_fmt(
+    k.open_of(&["for ", &s, " in range(", &n, "):"]);
+    let x = k.local_of(
         rng,
         &["x", "u", "px"],
         Ty::F,
-        format_args!("wp.randf({st})"),
+        &["wp.randf(", &st, ")"],
         0.0,
         1.0,
     );
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["y", "v", "py"],
         Ty::F,
-        format_args!("wp.randf({st})"),
+        &["wp.randf(", &st, ")"],
         0.0,
         1.0,
     );
@@ -410,10 +416,10 @@ fn monte_carlo_pi(k: &mut Kernel, rng: &mut Gen) -> bool {
         x = x.expr,
         y = y.expr
     ));
-    k.line_fmt(format_args!("{} += 1", c.expr));
+    k.line_of(&[&c.expr, " += 1"]);
     k.close(false);
     k.close(true);
-    k.line_fmt(format_args!("wp.atomic_add({out}, 0, {})", c.expr));
+    k.line_of(&["wp.atomic_add(", &out, ", 0, ", &c.expr, ")"]);
     true
 }
 
@@ -451,12 +457,12 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         64.0,
     );
     let s = k.fresh(rng, &["s", "it", "sample"]);
-    k.open_fmt(format_args!("for {s} in range({n}):"));
-    let x = k.local_fmt(
+    k.open_of(&["for ", &s, " in range(", &n, "):"]);
+    let x = k.local_of(
         rng,
         &["x", "xs", "u"],
         Ty::F,
-        format_args!("wp.randf({st}, {lo}, {hi})"),
+        &["wp.randf(", &st, ", ", &lo, ", ", &hi, ")"],
         -3.0,
         3.0,
     );
@@ -469,12 +475,21 @@ fn monte_carlo_integral(k: &mut Kernel, rng: &mut Gen) -> bool {
         ],
     );
     let fx = f.replace("{f}", &freq).replace("{x}", &x.expr);
-    k.line_fmt(format_args!("{} += {fx}", total.expr));
+    k.line_of(&[&total.expr, " += ", &fx]);
     k.close(true);
-    k.line_fmt(format_args!(
-        "wp.atomic_add({out}, 0, {} * ({hi} - {lo}) / float({n}))",
-        total.expr
-    ));
+    k.line_of(&[
+        "wp.atomic_add(",
+        &out,
+        ", 0, ",
+        &total.expr,
+        " * (",
+        &hi,
+        " - ",
+        &lo,
+        ") / float(",
+        &n,
+        "))",
+    ]);
     true
 }
 
@@ -487,11 +502,18 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
     let freq = k.scalar(rng, &["frequency", "scale", "base_freq"], Ty::F, 0.01, 0.5);
     let oct = k.scalar(rng, &["octaves", "num_octaves", "layers"], Ty::I, 1.0, 6.0);
     let fn_ = *pick(rng, &["wp.noise", "wp.noise", "wp.pnoise"]);
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["p", "coord", "uv"],
         Ty::V(2),
-        format_args!("wp.vec2(float({}), float({})) * {freq}", k.tid(0), k.tid(1)),
+        &[
+            "wp.vec2(float(",
+            k.tid(0),
+            "), float(",
+            k.tid(1),
+            ")) * ",
+            &freq,
+        ],
         0.0,
         32.0,
     );
@@ -512,7 +534,7 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
         2.0,
     );
     let o = k.fresh(rng, &["o", "octave", "layer"]);
-    k.open_fmt(format_args!("for {o} in range({oct}):"));
+    k.open_of(&["for ", &o, " in range(", &oct, "):"]);
     if fn_ == "wp.pnoise" {
         let per = *pick(rng, &[4, 8, 16]);
         k.line_fmt(format_args!(
@@ -520,10 +542,16 @@ fn fbm_noise(k: &mut Kernel, rng: &mut Gen) -> bool {
             val.expr, amp.expr, p.expr
         ));
     } else {
-        k.line_fmt(format_args!(
-            "{} += {} * wp.noise({st}, {})",
-            val.expr, amp.expr, p.expr
-        ));
+        k.line_of(&[
+            &val.expr,
+            " += ",
+            &amp.expr,
+            " * wp.noise(",
+            &st,
+            ", ",
+            &p.expr,
+            ")",
+        ]);
     }
     k.line_fmt(format_args!("{p} = {p} * 2.0", p = p.expr));
     k.line_fmt(format_args!("{a} = {a} * 0.5", a = amp.expr));
@@ -539,35 +567,59 @@ fn periodic_noise_3d(k: &mut Kernel, rng: &mut Gen) -> bool {
     // period (2) every period gives the same lattice and `period` is moot.
     let scale = k.scalar(rng, &["scale", "frequency", "cell_scale"], Ty::F, 0.7, 1.5);
     let period = k.scalar(rng, &["period", "tile_size", "wrap"], Ty::I, 2.0, 4.0);
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["p", "coord", "xyz"],
         V3,
-        format_args!(
-            "wp.vec3(float({}), float({}), float({})) * {scale}",
+        &[
+            "wp.vec3(float(",
             k.tid(0),
+            "), float(",
             k.tid(1),
-            k.tid(2)
-        ),
+            "), float(",
+            k.tid(2),
+            ")) * ",
+            &scale,
+        ],
         0.0,
         24.0,
     );
-    let n = k.local_fmt(
+    let n = k.local_of(
         rng,
         &["density", "noise_v", "value"],
         Ty::F,
-        format_args!("wp.pnoise({st}, {}, {period}, {period}, {period})", p.expr),
+        &[
+            "wp.pnoise(",
+            &st,
+            ", ",
+            &p.expr,
+            ", ",
+            &period,
+            ", ",
+            &period,
+            ", ",
+            &period,
+            ")",
+        ],
         -1.0,
         1.0,
     );
     if chance(rng, 0.5) {
         // Perlin noise stays mostly within +-0.5: iso levels near zero.
         let th = k.scalar(rng, &["threshold", "iso", "cutoff"], Ty::F, -0.2, 0.2);
-        let m = k.local_fmt(
+        let m = k.local_of(
             rng,
             &["solid", "occupancy", "mask"],
             Ty::F,
-            format_args!("wp.smoothstep({th} - 0.25, {th} + 0.25, {})", n.expr),
+            &[
+                "wp.smoothstep(",
+                &th,
+                " - 0.25, ",
+                &th,
+                " + 0.25, ",
+                &n.expr,
+                ")",
+            ],
             0.0,
             1.0,
         );
@@ -599,11 +651,11 @@ fn curl_noise_flow(k: &mut Kernel, rng: &mut Gen) -> bool {
         -10.0,
         10.0,
     );
-    let x1 = k.local_fmt(
+    let x1 = k.local_of(
         rng,
         &["x_new", "advected", "p_next"],
         V3,
-        format_args!("{} + {} * {dt}", x.expr, v.expr),
+        &[&x.expr, " + ", &v.expr, " * ", &dt],
         -11.0,
         11.0,
     );
@@ -632,32 +684,43 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let (h_min, h_max) = if leashed { (0.08, 0.1) } else { (0.01, 0.5) };
     let h = k.scalar(rng, &["step_size", "step", "stride"], Ty::F, h_min, h_max);
-    let p = k.local_fmt(
+    let p = k.local_of(
         rng,
         &["p", "walker", "x"],
         V3,
-        format_args!("wp.vec3({})", start.expr),
+        &["wp.vec3(", &start.expr, ")"],
         -26.0,
         26.0,
     );
     let s = k.fresh(rng, &["s", "it", "step_i"]);
-    k.open_fmt(format_args!("for {s} in range({steps}):"));
+    k.open_of(&["for ", &s, " in range(", &steps, "):"]);
     if leashed {
         // a walk on a leash: steps leaving a ball around the start are refused
         let r = k.scalar(rng, &["leash", "max_radius", "r_max"], Ty::F, 0.12, 0.25);
-        let cand = k.local_fmt(
+        let cand = k.local_of(
             rng,
             &["cand", "trial", "q"],
             V3,
-            format_args!("{} + wp.sample_unit_sphere_surface({st}) * {h}", p.expr),
+            &[
+                &p.expr,
+                " + wp.sample_unit_sphere_surface(",
+                &st,
+                ") * ",
+                &h,
+            ],
             -26.0,
             26.0,
         );
-        k.open_fmt(format_args!(
-            "if wp.length({} - {}) < {r}:",
-            cand.expr, start.expr
-        ));
-        k.line_fmt(format_args!("{} = {}", p.expr, cand.expr));
+        k.open_of(&[
+            "if wp.length(",
+            &cand.expr,
+            " - ",
+            &start.expr,
+            ") < ",
+            &r,
+            ":",
+        ]);
+        k.line_of(&[&p.expr, " = ", &cand.expr]);
         k.close(false);
     } else {
         k.line_fmt(format_args!(
@@ -667,11 +730,11 @@ fn random_walk(k: &mut Kernel, rng: &mut Gen) -> bool {
     }
     k.close(true);
     if chance(rng, 0.5) {
-        let d = k.local_fmt(
+        let d = k.local_of(
             rng,
             &["travelled", "displacement", "dist"],
             Ty::F,
-            format_args!("wp.length({} - {})", p.expr, start.expr),
+            &["wp.length(", &p.expr, " - ", &start.expr, ")"],
             0.0,
             50.0,
         );
@@ -700,19 +763,21 @@ fn random_gossip(k: &mut Kernel, rng: &mut Gen) -> bool {
     } else {
         k.size_param(rng, &["n", "count", "num_nodes"], k.launch.dim[0])
     };
-    let j = k.local_fmt(
+    let j = k.local_of(
         rng,
         &["j", "peer", "other"],
         Ty::I,
-        format_args!("wp.randi({st}, 0, {n})"),
+        &["wp.randi(", &st, ", 0, ", &n, ")"],
         0.0,
         1.0e6,
     );
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["blended", "v_new", "avg"],
         Ty::F,
-        format_args!("wp.lerp({vals}[{t}], {vals}[{}], {mix})", j.expr),
+        &[
+            "wp.lerp(", &vals, "[", t, "], ", &vals, "[", &j.expr, "], ", &mix, ")",
+        ],
         -10.0,
         10.0,
     );
@@ -728,11 +793,11 @@ fn triangle_surface_sample(k: &mut Kernel, rng: &mut Gen) -> bool {
     let t = k.tid(0);
     let (verts, tris, _) = super::geometry::triangle_per_thread(k, rng, &[32, 64, 128]);
     let st = rand_state(k, rng);
-    let uv = k.local_fmt(
+    let uv = k.local_of(
         rng,
         &["uv", "bary", "st"],
         Ty::V(2),
-        format_args!("wp.sample_triangle({st})"),
+        &["wp.sample_triangle(", &st, ")"],
         0.0,
         1.0,
     );
@@ -779,15 +844,15 @@ fn poisson_events(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         0.0,
     );
-    let n = k.local_fmt(
+    let n = k.local_of(
         rng,
         &["events", "count", "n_emit"],
         Ty::I,
-        format_args!("int(wp.poisson({st}, {} * {dt}))", rate.expr),
+        &["int(wp.poisson(", &st, ", ", &rate.expr, " * ", &dt, "))"],
         0.0,
         200.0,
     );
-    k.line_fmt(format_args!("wp.atomic_add({total}, 0, {})", n.expr));
+    k.line_of(&["wp.atomic_add(", &total, ", 0, ", &n.expr, ")"]);
     if chance(rng, 0.5) {
         k.result(n, &["emitted", "counts"]);
     }
@@ -801,19 +866,19 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
     let p = k.scalar(rng, &["keep_prob", "p_keep", "keep"], Ty::F, 0.7, 0.95);
     let st = rand_state(k, rng);
     let y = if chance(rng, 0.5) {
-        let keep = k.local_fmt(
+        let keep = k.local_of(
             rng,
             &["keep_mask", "kept", "mask"],
             Ty::I,
-            format_args!("wp.randf({st}) < {p}"),
+            &["wp.randf(", &st, ") < ", &p],
             0.0,
             1.0,
         );
-        k.local_fmt(
+        k.local_of(
             rng,
             &["y", "dropped", "out_v"],
             Ty::F,
-            format_args!("wp.where({}, {} / {p}, 0.0)", keep.expr, x.expr),
+            &["wp.where(", &keep.expr, ", ", &x.expr, " / ", &p, ", 0.0)"],
             -20.0,
             20.0,
         )
@@ -826,8 +891,8 @@ fn dropout(k: &mut Kernel, rng: &mut Gen) -> bool {
             -20.0,
             20.0,
         );
-        k.open_fmt(format_args!("if wp.randf({st}) < {p}:"));
-        k.line_fmt(format_args!("{} = {} / {p}", y.expr, x.expr));
+        k.open_of(&["if wp.randf(", &st, ") < ", &p, ":"]);
+        k.line_of(&[&y.expr, " = ", &x.expr, " / ", &p]);
         k.close(false);
         y
     };
@@ -856,11 +921,11 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
     );
     let step = k.scalar(rng, &["step", "proposal_width", "delta"], Ty::F, 0.01, 1.0);
     let st = rand_state(k, rng);
-    let xp = k.local_fmt(
+    let xp = k.local_of(
         rng,
         &["x_prop", "proposal", "x_try"],
         Ty::F,
-        format_args!("{} + {step} * wp.randn({st})", x.expr),
+        &[&x.expr, " + ", &step, " * wp.randn(", &st, ")"],
         -20.0,
         20.0,
     );
@@ -872,29 +937,29 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         200.0,
     );
-    let de = k.local_fmt(
+    let de = k.local_of(
         rng,
         &["de", "delta_e", "d_energy"],
         Ty::F,
-        format_args!("{} - {}", e1.expr, e0.expr),
+        &[&e1.expr, " - ", &e0.expr],
         -10.0,
         210.0,
     );
-    let res = k.local_fmt(
+    let res = k.local_of(
         rng,
         &["x_next", "accepted", "x_new"],
         Ty::F,
-        format_args!("float({})", x.expr),
+        &["float(", &x.expr, ")"],
         -20.0,
         20.0,
     );
     // The chain's energy goes along with its state (a rejected move keeps
     // the current one).
-    let en = k.local_fmt(
+    let en = k.local_of(
         rng,
         &["e_next", "energy_new", "e_kept"],
         Ty::F,
-        format_args!("float({})", e0.expr),
+        &["float(", &e0.expr, ")"],
         0.0,
         200.0,
     );
@@ -902,8 +967,8 @@ fn metropolis_accept(k: &mut Kernel, rng: &mut Gen) -> bool {
         "if {de} <= 0.0 or wp.randf({st}) < wp.exp(-wp.max({de}, 0.0) / {temp}):",
         de = de.expr
     ));
-    k.line_fmt(format_args!("{} = {}", res.expr, xp.expr));
-    k.line_fmt(format_args!("{} = {}", en.expr, e1.expr));
+    k.line_of(&[&res.expr, " = ", &xp.expr]);
+    k.line_of(&[&en.expr, " = ", &e1.expr]);
     k.close(false);
     k.offer(res, &["x_out", "chain_out"]);
     k.offer(en, &["energy_out", "e_out"]);
@@ -924,30 +989,35 @@ fn random_rotation(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
         3.14159,
     );
-    let axis = k.local_fmt(
+    let axis = k.local_of(
         rng,
         &["axis", "rot_axis", "u"],
         V3,
-        format_args!("wp.sample_unit_sphere_surface({st})"),
+        &["wp.sample_unit_sphere_surface(", &st, ")"],
         -1.0,
         1.0,
     );
-    let q = k.local_fmt(
+    let q = k.local_of(
         rng,
         &["q", "rot", "spin"],
         Ty::Quat,
-        format_args!(
-            "wp.quat_from_axis_angle({}, wp.randf({st}, 0.0, {max_angle}))",
-            axis.expr
-        ),
+        &[
+            "wp.quat_from_axis_angle(",
+            &axis.expr,
+            ", wp.randf(",
+            &st,
+            ", 0.0, ",
+            &max_angle,
+            "))",
+        ],
         -1.0,
         1.0,
     );
-    let r = k.local_fmt(
+    let r = k.local_of(
         rng,
         &["rotated", "v_rot", "v_new"],
         V3,
-        format_args!("wp.quat_rotate({}, {})", q.expr, v.expr),
+        &["wp.quat_rotate(", &q.expr, ", ", &v.expr, ")"],
         -18.0,
         18.0,
     );
@@ -968,11 +1038,20 @@ fn stochastic_rounding(k: &mut Kernel, rng: &mut Gen) -> bool {
     let (qlo, qhi) = (span / 2000.0, span / 200.0);
     let q = k.scalar(rng, &["quantum", "step", "resolution"], Ty::F, qlo, qhi);
     let st = rand_state(k, rng);
-    let y = k.local_fmt(
+    let y = k.local_of(
         rng,
         &["rounded", "quantized", "y"],
         Ty::F,
-        format_args!("wp.floor({} / {q} + wp.randf({st})) * {q}", x.expr),
+        &[
+            "wp.floor(",
+            &x.expr,
+            " / ",
+            &q,
+            " + wp.randf(",
+            &st,
+            ")) * ",
+            &q,
+        ],
         x.lo - qhi,
         x.hi + qhi,
     );
