@@ -864,8 +864,8 @@ impl<'a> Adjoint<'a> {
         if types.iter().any(|t| matches!(t, Type::Tile(_))) {
             return self.tile_operator(name, args);
         }
-        let ov: Overload = builtins::resolve(name, types).map_err(|m| self.err(m))?;
-        self.emit_call(ov, args)
+        let ov = builtins::resolve(name, types).map_err(|m| self.err(m))?;
+        self.emit_call(&ov, args)
     }
 
     /// A Python int the next builtin call registers as a constant (see `pending_ints`).
@@ -897,7 +897,7 @@ impl<'a> Adjoint<'a> {
         out
     }
 
-    fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
+    fn emit_call(&mut self, ov: &Overload, args: &[VarId]) -> LResult<Option<VarId>> {
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
         if let (
@@ -3864,7 +3864,7 @@ impl<'a> Adjoint<'a> {
             self.builtins_used.insert(name.to_string());
             let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
             vals.extend(outs.iter().copied());
-            self.emit_call(ov, &vals)?;
+            self.emit_call(&ov, &vals)?;
             return Ok(outs);
         }
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
@@ -4092,7 +4092,7 @@ impl<'a> Adjoint<'a> {
             let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
             let mut all: Vec<VarId> = vals.to_vec();
             all.extend(outs.iter().copied());
-            self.emit_call(ov, &all)?;
+            self.emit_call(&ov, &all)?;
             self.tuple_from_vars(&outs).map(Some)
         })())
     }
@@ -4140,7 +4140,7 @@ impl<'a> Adjoint<'a> {
             defaults: &[],
             initializer_list: false,
         };
-        self.emit_call(ov, &[a])
+        self.emit_call(&ov, &[a])
     }
 
     /// A call's positional arguments, in order; a starred one (`*v`,
