@@ -156,6 +156,13 @@ impl Block {
         }
     }
 
+    /// A loop's or branch's block: ~4 lines of Python, sized as the top
+    /// block is (grown by doubling from empty, each of its buffers was
+    /// copied several times before it was reused).
+    fn nested() -> Block {
+        Block::for_lines(4)
+    }
+
     fn clear(&mut self) {
         self.vars.clear();
         self.forward.clear();
@@ -740,9 +747,14 @@ impl<'a> Adjoint<'a> {
     fn begin_block(&mut self, name: &str) -> String {
         let label = format!("{name}_{}", self.label_count);
         self.label_count += 1;
-        let block = self.spare_blocks.pop().unwrap_or_default();
+        let block = self.spare_block();
         self.blocks.push(block);
         label
+    }
+
+    /// A cleared block, one of the finished blocks' if any is left.
+    fn spare_block(&mut self) -> Block {
+        self.spare_blocks.pop().unwrap_or_else(Block::nested)
     }
 
     /// Keeps finished blocks' buffers for the next [`Adjoint::begin_block`].
@@ -1838,7 +1850,7 @@ impl<'a> Adjoint<'a> {
 
         let ind = self.indentation.clone();
         let it = self.emit(iter).to_string();
-        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let mut scratch = self.spare_block();
         let reverse = &mut scratch.reverse;
         match counted {
             None => {
@@ -1914,7 +1926,7 @@ impl<'a> Adjoint<'a> {
         parent.forward.extend_from(&body.forward);
         parent.forward.push_fmt(format_args!("goto start_{label};"));
         parent.forward.push_fmt(format_args!("end_{label}:;"));
-        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let mut scratch = self.spare_block();
         let reverse = &mut scratch.reverse;
         reverse.extend_from(&cond.forward);
         for &v in &body.vars {
