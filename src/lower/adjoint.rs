@@ -156,6 +156,13 @@ impl Block {
         }
     }
 
+    /// A loop's or branch's block: ~4 lines of Python, sized as the top
+    /// block is (grown by doubling from empty, each of its buffers was
+    /// copied several times before it was reused).
+    fn nested() -> Block {
+        Block::for_lines(4)
+    }
+
     fn clear(&mut self) {
         self.vars.clear();
         self.forward.clear();
@@ -336,7 +343,9 @@ pub struct Adjoint<'a> {
     lineno: Option<usize>,
     /// Position of the node being lowered, for error messages.
     pos: Pos,
-    pub builtins_used: BTreeSet<String>,
+    /// The builtins the body calls, each once, in the order first called:
+    /// a kernel calls a dozen, found by a scan without a tree or a string each.
+    pub builtins_used: Vec<Name>,
     /// Features seen while lowering the body (loops); see [`Adjoint::features`].
     features: super::Features,
     /// Tuple variables and their (loaded) elements.
@@ -512,7 +521,7 @@ impl<'a> Adjoint<'a> {
                 line: def.first_line,
                 col: 1,
             },
-            builtins_used: BTreeSet::new(),
+            builtins_used: Vec::new(),
             features: super::Features::empty(),
             strings: Vec::new(),
             tuples: Vec::new(),
@@ -613,6 +622,13 @@ impl<'a> Adjoint<'a> {
             return None;
         }
         find_key(&self.symbols, key, name)
+    }
+
+    /// Records a call of builtin `name` (see `builtins_used`).
+    pub(super) fn use_builtin(&mut self, name: &str) {
+        if !self.builtins_used.iter().any(|b| same(b, name)) {
+            self.builtins_used.push(name.into());
+        }
     }
 
     fn set_symbol(&mut self, name: &'a str, id: VarId) {
@@ -740,9 +756,14 @@ impl<'a> Adjoint<'a> {
     fn begin_block(&mut self, name: &str) -> String {
         let label = format!("{name}_{}", self.label_count);
         self.label_count += 1;
-        let block = self.spare_blocks.pop().unwrap_or_default();
+        let block = self.spare_block();
         self.blocks.push(block);
         label
+    }
+
+    /// A cleared block, one of the finished blocks' if any is left.
+    fn spare_block(&mut self) -> Block {
+        self.spare_blocks.pop().unwrap_or_else(Block::nested)
     }
 
     /// Keeps finished blocks' buffers for the next [`Adjoint::begin_block`].
@@ -804,8 +825,9 @@ impl<'a> Adjoint<'a> {
     /// What this body uses: its loops and the features of the builtins it
     /// calls (not those of the user functions it calls).
     pub fn features(&self) -> super::Features {
-        self.features
-            .union(super::Features::of_builtins(&self.builtins_used))
+        self.features.union(super::Features::of_builtins(
+            self.builtins_used.iter().map(Name::as_str),
+        ))
     }
 
     pub fn generated_bytes(&self) -> usize {
@@ -864,8 +886,8 @@ impl<'a> Adjoint<'a> {
         if types.iter().any(|t| matches!(t, Type::Tile(_))) {
             return self.tile_operator(name, args);
         }
-        let ov: Overload = builtins::resolve(name, types).map_err(|m| self.err(m))?;
-        self.emit_call(ov, args)
+        let ov = builtins::resolve(name, types).map_err(|m| self.err(m))?;
+        self.emit_call(&ov, args)
     }
 
     /// A Python int the next builtin call registers as a constant (see `pending_ints`).
@@ -897,7 +919,7 @@ impl<'a> Adjoint<'a> {
         out
     }
 
-    fn emit_call(&mut self, ov: Overload, args: &[VarId]) -> LResult<Option<VarId>> {
+    fn emit_call(&mut self, ov: &Overload, args: &[VarId]) -> LResult<Option<VarId>> {
         // A 64-bit cast of a literal keeps the literal's precision: warp retypes the
         // constant's variable and assigns the value instead of narrowing it first.
         if let (
@@ -1838,7 +1860,7 @@ impl<'a> Adjoint<'a> {
 
         let ind = self.indentation.clone();
         let it = self.emit(iter).to_string();
-        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let mut scratch = self.spare_block();
         let reverse = &mut scratch.reverse;
         match counted {
             None => {
@@ -1914,7 +1936,7 @@ impl<'a> Adjoint<'a> {
         parent.forward.extend_from(&body.forward);
         parent.forward.push_fmt(format_args!("goto start_{label};"));
         parent.forward.push_fmt(format_args!("end_{label}:;"));
-        let mut scratch = self.spare_blocks.pop().unwrap_or_default();
+        let mut scratch = self.spare_block();
         let reverse = &mut scratch.reverse;
         reverse.extend_from(&cond.forward);
         for &v in &body.vars {
@@ -3037,7 +3059,7 @@ impl<'a> Adjoint<'a> {
         for v in &originals {
             loaded.push(self.load(*v)?);
         }
-        self.builtins_used.insert(name.to_string());
+        self.use_builtin(name);
         let args: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
         let args = args.join(", ");
         match out {
@@ -3861,10 +3883,10 @@ impl<'a> Adjoint<'a> {
             }
             let types: Vec<Type> = vals.iter().map(|a| self.ty(*a).strip_ref()).collect();
             let (ov, outs) = builtins::resolve_multi(&name, &types, n).map_err(|m| self.err(m))?;
-            self.builtins_used.insert(name.to_string());
+            self.use_builtin(&name);
             let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
             vals.extend(outs.iter().copied());
-            self.emit_call(ov, &vals)?;
+            self.emit_call(&ov, &vals)?;
             return Ok(outs);
         }
         if name != "tid" || !args.is_empty() || !kwargs.is_empty() || !(2..=4).contains(&n) {
@@ -3873,7 +3895,7 @@ impl<'a> Adjoint<'a> {
         if self.is_function {
             return Err(self.err(TID_IN_FUNCTION));
         }
-        self.builtins_used.insert("tid".into());
+        self.use_builtin("tid");
         let outs: Vec<VarId> = (0..n).map(|_| self.add_var(Type::I32, None)).collect();
         let names: Vec<String> = outs.iter().map(|o| self.emit(*o).to_string()).collect();
         forward!(self, "builtin_tid{n}d({});", names.join(", "));
@@ -4056,7 +4078,7 @@ impl<'a> Adjoint<'a> {
                 _ => None,
             };
             if let Some(n) = n {
-                self.builtins_used.insert("len".into());
+                self.use_builtin("len");
                 return Ok(Some(self.add_constant(ConstVal::Int(n as i128))));
             }
         }
@@ -4068,9 +4090,7 @@ impl<'a> Adjoint<'a> {
         }
         // What a cast counts as is its target type's name.
         let used = builtins::cast_target(native).map_or(native, |s| s.name());
-        if !self.builtins_used.contains(used) {
-            self.builtins_used.insert(used.to_string());
-        }
+        self.use_builtin(used);
         if let ("len", [v]) = (native, &vals[..]) {
             // The length of a vector, quaternion or matrix is a compile-time constant.
             if let Some(n) = composite_length(&self.ty(*v).strip_ref()) {
@@ -4092,7 +4112,7 @@ impl<'a> Adjoint<'a> {
             let outs: Vec<VarId> = outs.into_iter().map(|t| self.add_var(t, None)).collect();
             let mut all: Vec<VarId> = vals.to_vec();
             all.extend(outs.iter().copied());
-            self.emit_call(ov, &all)?;
+            self.emit_call(&ov, &all)?;
             self.tuple_from_vars(&outs).map(Some)
         })())
     }
@@ -4128,7 +4148,7 @@ impl<'a> Adjoint<'a> {
         if target.value().is_none() {
             return Err(self.err(format!("wp.cast() cannot cast to {target}")));
         }
-        self.builtins_used.insert("cast".into());
+        self.use_builtin("cast");
         let ov = Overload {
             native: Cow::Owned(format!("cast<{}>", target.ctype(false))),
             adj_native: Cow::Borrowed("cast"),
@@ -4140,7 +4160,7 @@ impl<'a> Adjoint<'a> {
             defaults: &[],
             initializer_list: false,
         };
-        self.emit_call(ov, &[a])
+        self.emit_call(&ov, &[a])
     }
 
     /// A call's positional arguments, in order; a starred one (`*v`,
@@ -4329,7 +4349,7 @@ impl<'a> Adjoint<'a> {
                 _ => return Err(self.err(format!("unsupported argument to {name}()"))),
             }
         }
-        self.builtins_used.insert(name.to_string());
+        self.use_builtin(name);
         let (native, ret) = if name == "identity" {
             let n = n.ok_or_else(|| self.err("identity() needs n=2, 3 or 4"))?;
             (

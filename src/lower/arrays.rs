@@ -125,7 +125,7 @@ impl<'a> Adjoint<'a> {
         if let Value::Struct(id) = dtype {
             self.use_struct(id);
         }
-        self.builtins_used.insert(name.to_string());
+        self.use_builtin(name);
         let ty = Type::Array { dtype, ndim, kind };
         let out = self.add_var(ty, None);
         // warp registers the constants of the call, then loads its arguments.

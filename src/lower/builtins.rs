@@ -30,6 +30,7 @@ use super::types::{ArrayKind, ConstVal, Query, Scalar, Type, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 /// A resolved builtin call.
@@ -1954,15 +1955,23 @@ pub fn is_builtin(name: &str) -> bool {
     !REGISTRY.lines(name).is_empty()
 }
 
-/// Resolve builtin `name` for value arguments of types `args` (references already stripped).
-pub fn resolve<'a>(name: &'a str, args: &[Type]) -> Result<Overload<'a>, String> {
-    if let Some(o) = resolve_shaped(name, args) {
-        return Ok(o);
-    }
+/// Resolve builtin `name` for value arguments of types `args` (references
+/// already stripped). The answer is shared with the thread's cache: an
+/// overload is ~120 bytes, and copying it out of each hit cost more than the
+/// lookup.
+pub fn resolve(name: &str, args: &[Type]) -> Result<Rc<Overload<'static>>, String> {
     // The match is a pure function of the name and the argument types, and
     // the lowering of synthesized kernels asks the same few questions again
     // and again: each thread remembers its answers.
     RESOLVED.with_borrow_mut(|r| r.resolve(name, args))
+}
+
+/// The overload of builtin `name` for `args`, worked out from the table.
+fn resolve_uncached(name: &str, args: &[Type]) -> Result<Overload<'static>, String> {
+    match resolve_shaped(name, args) {
+        Some(o) => Ok(o),
+        None => match_overload(name, args),
+    }
 }
 
 /// The first line of builtin `name` whose signature `args` fit (warp's
@@ -2038,7 +2047,7 @@ struct Entry {
     hash: u64,
     name: compact_str::CompactString,
     codes: Codes,
-    overload: Overload<'static>,
+    overload: Rc<Overload<'static>>,
 }
 
 const INDEX_SLOTS: usize = 1 << 11;
@@ -2085,9 +2094,9 @@ fn value_code(v: Value) -> Option<u32> {
 
 impl Resolved {
     #[inline]
-    fn resolve(&mut self, name: &str, args: &[Type]) -> Result<Overload<'static>, String> {
+    fn resolve(&mut self, name: &str, args: &[Type]) -> Result<Rc<Overload<'static>>, String> {
         if args.len() > KEY_ARGS {
-            return match_overload(name, args);
+            return resolve_uncached(name, args).map(Rc::new);
         }
         // Starting over before the codes are made keeps every code's `others` valid.
         if self.entries.len() + self.spill.len() >= RESOLVED_CAP || self.others.len() >= OTHERS_CAP
@@ -2117,8 +2126,8 @@ impl Resolved {
         name: &str,
         codes: Codes,
         args: &[Type],
-    ) -> Result<Overload<'static>, String> {
-        let overload = match_overload(name, args)?;
+    ) -> Result<Rc<Overload<'static>>, String> {
+        let overload = Rc::new(resolve_uncached(name, args)?);
         self.insert(Entry {
             hash,
             name: name.into(),
@@ -2215,36 +2224,45 @@ impl Resolved {
 /// The builtins whose result type the table's patterns cannot say: a view of
 /// an array has one dimension fewer per integer index (slices keep theirs),
 /// and a component of an array's shape is an int32.
-fn resolve_shaped<'a>(name: &'a str, args: &[Type]) -> Option<Overload<'a>> {
+fn resolve_shaped(name: &str, args: &[Type]) -> Option<Overload<'static>> {
     let is_int = |t: &Type| t.scalar().is_some_and(Scalar::is_int);
-    let ret = match (name, args) {
+    // One int32 per thread of the block (module option block_dim).
+    let block_ints = || {
+        Type::Tile(super::types::Tile::new(
+            Value::Scalar(Scalar::Int32),
+            &[super::BLOCK_DIM],
+        ))
+    };
+    let (native, ret) = match (name, args) {
         ("view", [Type::Array { dtype, ndim, kind }, idx @ ..]) => {
             let ints = idx.iter().filter(|i| is_int(i)).count();
             let ok = !idx.is_empty()
                 && idx.len() <= *ndim
                 && idx.iter().all(|i| is_int(i) || *i == Type::Slice)
                 && ints < *ndim;
-            ok.then_some(Type::Array {
+            let view = ok.then_some(Type::Array {
                 dtype: *dtype,
                 ndim: ndim - ints,
                 kind: kind.view(),
-            })?
+            })?;
+            ("view", view)
         }
-        ("extract", [Type::Shape(_), i]) if is_int(i) => Type::I32,
-        // One int32 per thread of the block (module option block_dim).
-        ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)])
-        | ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => Type::Tile(
-            super::types::Tile::new(Value::Scalar(Scalar::Int32), &[super::BLOCK_DIM]),
-        ),
+        ("extract", [Type::Shape(_), i]) if is_int(i) => ("extract", Type::I32),
+        ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)]) => {
+            ("tile_mesh_query_aabb_next", block_ints())
+        }
+        ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => {
+            ("tile_bvh_query_next", block_ints())
+        }
         _ => return None,
     };
     Some(Overload {
-        native: Cow::Borrowed(name),
-        adj_native: Cow::Borrowed(name),
+        native: Cow::Borrowed(native),
+        adj_native: Cow::Borrowed(native),
         namespace: "wp::",
         ret: Some(ret),
         require_original_output: false,
-        differentiable: name == "view",
+        differentiable: native == "view",
         skip_replay: false,
         defaults: &[],
         initializer_list: false,

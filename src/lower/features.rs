@@ -3,8 +3,6 @@
 //! and functions the lowering resolved, so it costs a few bit operations per
 //! kernel and never a second pass over the text.
 
-use std::collections::BTreeSet;
-
 /// A set of features (a bit each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Features(u8);
@@ -112,9 +110,9 @@ impl Features {
     }
 
     /// The features a set of used builtins shows.
-    pub fn of_builtins(names: &BTreeSet<String>) -> Features {
+    pub fn of_builtins<'n>(names: impl IntoIterator<Item = &'n str>) -> Features {
         names
-            .iter()
+            .into_iter()
             .fold(Features::empty(), |f, n| f.union(Features::of_builtin(n)))
     }
 }

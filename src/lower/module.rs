@@ -2,7 +2,6 @@
 //! `Adjoint`, and assemble warp's CPU or CUDA module around them.
 
 use crate::text::Put;
-use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use std::cell::RefCell;
@@ -2082,7 +2081,7 @@ pub fn lower_parsed<'a>(
     let mut module_bytes = 0usize;
     let funcs = RefCell::new(FuncTable::default());
     let mut bodies = Vec::with_capacity(scope.kernels.len());
-    let mut used_builtins = BTreeSet::new();
+    let mut used_builtins: Vec<compact_str::CompactString> = Vec::new();
     let mut dtypes: Vec<Type> = Vec::with_capacity(16);
     let mut skipped = Vec::new();
     let mut features = super::Features::empty();
@@ -2138,7 +2137,7 @@ pub fn lower_parsed<'a>(
         };
         features.insert(adj.features());
         adj.dtypes(&mut dtypes);
-        // The names move to the module's set (nothing reads them from the body after).
+        // The names move to the module's list (nothing reads them from the body after).
         used_builtins.append(&mut adj.builtins_used);
         let name = k.name.clone().unwrap_or_else(|| k.def.name.to_string());
         bodies.push(KernelBody {
@@ -2193,13 +2192,20 @@ pub fn lower_parsed<'a>(
     Ok(Lowered {
         cpu: cpu.then(|| generate(Target::Cpu, true)),
         cuda: cuda.then(|| generate(Target::Cuda, cuda_module)),
-        builtins: used_builtins.into_iter().collect(),
-        dtypes: dtypes
-            .iter()
-            .map(Type::to_string)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect(),
+        builtins: {
+            // Sorted and unique, as a set of the kernels' names would list them.
+            let mut names: Vec<&str> = used_builtins.iter().map(|n| n.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            names.into_iter().map(String::from).collect()
+        },
+        dtypes: {
+            // Sorted and unique (a tree built for a handful of names cost more).
+            let mut names: Vec<String> = dtypes.iter().map(Type::to_string).collect();
+            names.sort_unstable();
+            names.dedup();
+            names
+        },
         launch_dims: bodies
             .iter()
             .map(|k| k.adj.kernel_dim as u32)

@@ -733,7 +733,7 @@ impl<'a> Adjoint<'a> {
                 (ov.native.into_owned(), adj_native, init)
             }
         };
-        self.builtins_used.insert(target.to_string());
+        self.use_builtin(&target.to_string());
         let out = self.add_var(target.to_type(), None);
         let mut fwd = Vars::new();
         let mut rev = Vars::new();

@@ -370,7 +370,7 @@ impl<'a> Adjoint<'a> {
                 ))),
             }
         };
-        self.builtins_used.insert(name.to_string());
+        self.use_builtin(name);
         match name {
             "tile_load" => {
                 let (a, dtype, ndim) = array(self)?;
@@ -816,7 +816,7 @@ impl<'a> Adjoint<'a> {
             }
             _ => return Err(self.err(bad())),
         };
-        self.builtins_used.insert(name.to_string());
+        self.use_builtin(name);
         let ret = Type::Tile(Tile::new(t.dtype, t.dims()));
         let call = ordered.into_iter().map(CallArg::Var).collect();
         self.emit_tile_call(native, &[], Some(ret), call, true, false)
@@ -836,8 +836,7 @@ impl<'a> Adjoint<'a> {
         } else {
             "tile_sub_inplace"
         };
-        self.builtins_used
-            .insert(if add { "add" } else { "sub" }.to_string());
+        self.use_builtin(if add { "add" } else { "sub" });
         let call = vec![CallArg::Var(target), CallArg::Var(rhs)];
         self.emit_tile_call(native, &[], None, call, true, false)?;
         Ok(())
@@ -931,7 +930,7 @@ impl<'a> Adjoint<'a> {
         }
         // Reading an element makes the tile shared (warp sets the type's storage).
         self.promote_shared(target);
-        self.builtins_used.insert("tile_extract".into());
+        self.use_builtin("tile_extract");
         let mut call = vec![CallArg::Var(target)];
         call.extend(idx.into_iter().map(CallArg::Var));
         Ok(self
