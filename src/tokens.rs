@@ -599,6 +599,9 @@ struct TextUnits {
     /// Slot `key.check % RESYNC_SLOTS`: 1 + the index of a hashed line's
     /// unit with that key (the last one), or 0.
     resync: Vec<u32>,
+    /// Whether `resync` holds the lines (else it is all 0, and the next
+    /// text does not look for them: see [`Counter::count_unrepeated`]).
+    indexed: bool,
 }
 
 /// One chunk of a text, or a run of chunks (then `key` is unused).
@@ -621,6 +624,9 @@ impl TextUnits {
     /// The index of the unit that is a hashed line with `key` and `len` bytes.
     #[inline(always)]
     fn line(&self, key: ChunkKey, len: usize) -> Option<usize> {
+        if !self.indexed {
+            return None;
+        }
         let j = (*self.resync.get(key.check as usize % RESYNC_SLOTS)? as usize).checked_sub(1)?;
         let u = &self.units[j];
         (u.len == len
@@ -665,6 +671,7 @@ impl LineCounts {
             len: 0,
             units: Vec::new(),
             resync: vec![0; RESYNC_SLOTS],
+            indexed: false,
         };
         LineCounts {
             table: HashedCounts::new(bits),
@@ -676,26 +683,33 @@ impl LineCounts {
     /// The sum of the counts of `text`'s `lines`: from the previous text's
     /// lines, from the table, or from `miss` for a line in neither (then kept
     /// in the table). Two passes, as [`HashedCounts::sum`]. The text's units
-    /// become the previous text's.
+    /// become the previous text's, its lines indexed for the next text if
+    /// `index`.
     fn sum<'t>(
         &mut self,
         text: &'t [u8],
         mut lines: LineChunks<'t, '_>,
+        index: bool,
         mut miss: impl FnMut(&'t [u8]) -> u32,
     ) -> u32 {
         let (current, previous) = (&mut self.current, &self.previous);
         let units = &mut current.units;
         // The slots of the text before the previous one (a run's slot is its
         // line's): a few stores, where a fill would write every slot.
-        for u in units.iter() {
-            current.resync[u.key.check as usize % RESYNC_SLOTS] = 0;
+        if current.indexed {
+            for u in units.iter() {
+                current.resync[u.key.check as usize % RESYNC_SLOTS] = 0;
+            }
         }
+        current.indexed = index;
         units.clear();
         let base = text.as_ptr() as usize;
         while let Some(line) = lines.next() {
             let (start, len) = (line.as_ptr() as usize - base, line.len());
             let key = self.table.key(line);
-            current.resync[key.check as usize % RESYNC_SLOTS] = units.len() as u32 + 1;
+            if index {
+                current.resync[key.check as usize % RESYNC_SLOTS] = units.len() as u32 + 1;
+            }
             let Some(j) = previous.line(key, len) else {
                 self.table.prefetch(key);
                 units.push(Unit {
@@ -744,6 +758,7 @@ impl LineCounts {
         }
         std::mem::swap(&mut self.current.units, &mut self.previous.units);
         std::mem::swap(&mut self.current.resync, &mut self.previous.resync);
+        std::mem::swap(&mut self.current.indexed, &mut self.previous.indexed);
         total
     }
 }
@@ -767,9 +782,21 @@ pub struct Counter {
 impl Counter {
     /// Tokens of `text`; `None` without a tokenizer.
     pub fn count(&mut self, text: &str) -> Option<u32> {
+        self.count_indexing(text, true)
+    }
+
+    /// [`Counter::count`] of a text whose lines the next text counted does
+    /// not repeat (a row's Python source, its last IR text): they are not
+    /// indexed for it. The same count either way; only faster where the
+    /// caller knows.
+    pub fn count_unrepeated(&mut self, text: &str) -> Option<u32> {
+        self.count_indexing(text, false)
+    }
+
+    fn count_indexing(&mut self, text: &str, index: bool) -> Option<u32> {
         match &self.tokenizer.kind {
             Kind::None => None,
-            &Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text)),
+            &Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text, index)),
             Kind::HuggingFace(tok) => Some(
                 tok.encode_fast(text, false)
                     .map(|e| e.len() as u32)
@@ -791,7 +818,7 @@ impl Counter {
     /// branch names a particular one), so the pieces keep their boundaries;
     /// a piece holding a digit is a run of one to three digits (`\p{N}{1,3}`),
     /// one token either way; the other pieces do not change.
-    fn count_builtin(&mut self, ranks: &Ranks, text: &str) -> u32 {
+    fn count_builtin(&mut self, ranks: &Ranks, text: &str, index: bool) -> u32 {
         self.bits.scan(text.as_bytes(), ranks.digits_are_tokens);
         let bytes = if ranks.digits_are_tokens {
             &self.bits.canonical[..text.len()]
@@ -804,6 +831,7 @@ impl Counter {
         let total = self.lines.sum(
             bytes,
             LineChunks::new(bytes, &self.bits, ranks.builtin),
+            index,
             |line| {
                 word_cuts(line, word_bits);
                 words.sum(line, BitChunks::new(line, word_bits), |word| {
@@ -1846,7 +1874,8 @@ mod tests {
     fn texts_repeating_the_previous_ones_lines_count_alike() {
         // Each text is the previous one's lines, some dropped, some changed,
         // some new ones between them: the runs a text shares with the one
-        // before are counted from it, and must agree with the reference.
+        // before are counted from it, and must agree with the reference (and
+        // so must a text after one counted by `count_unrepeated`).
         let pieces = [
             " ", "  ", "\t", "\r", "/", "//", ";", "{", "}", "(", "a", "var", "_", "1", "123",
             "\u{e9}", "\u{a0}", "'s", "wp::", "\x0b", "x'", ")", ".",
@@ -1870,11 +1899,13 @@ mod tests {
             let mut lines: Vec<String> = (0..30).map(|_| random_line(&mut next)).collect();
             for _ in 0..3000 {
                 let text = lines.concat();
-                assert_eq!(
-                    counter.count(&text),
-                    Some(reference(ranks, &text)),
-                    "{builtin:?} {text:?}"
-                );
+                // Some texts not indexed for the next: the same counts.
+                let count = if next().is_multiple_of(4) {
+                    counter.count_unrepeated(&text)
+                } else {
+                    counter.count(&text)
+                };
+                assert_eq!(count, Some(reference(ranks, &text)), "{builtin:?} {text:?}");
                 let mut changed = Vec::new();
                 for line in &lines {
                     match next() % 16 {

@@ -443,9 +443,20 @@ fn finish_row(
         &cuda_module,
     ];
     let counter = &mut scratch.tokens;
+    // A text repeats lines of the one counted before it only within a row's
+    // IR (a backward function begins with its forward function's body): the
+    // Python source and the row's last IR text are not indexed for the next.
+    let last = ir.iter().rposition(|t| t.is_some());
     let counts = TokenCounts {
-        python: counter.count(&sample.python_source),
-        ir: ir.map(|t| t.as_deref().and_then(|t| counter.count(t))),
+        python: counter.count_unrepeated(&sample.python_source),
+        ir: std::array::from_fn(|k| {
+            let text = ir[k].as_deref()?;
+            if Some(k) == last {
+                counter.count_unrepeated(text)
+            } else {
+                counter.count(text)
+            }
+        }),
     };
     if let Some((reason, message)) = over_budget(&ctx.filter, &counts) {
         return reject(reason, message, sample.python_source);
