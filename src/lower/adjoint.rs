@@ -811,11 +811,14 @@ impl<'a> Adjoint<'a> {
         let number = number.format(line.saturating_sub(self.line_offset));
         let (block, indentation) = self.block_and_indentation();
         let pad = &PAD[..pad.min(PAD.len())];
+        // Written in place (`push_with` and `put_all` are in line, not the
+        // loop of `push_parts`): the constant pieces' lengths are then known,
+        // and each of them is copied by a store or two.
         let forward = [indentation, "// ", text, pad, "       <L ", number, ">"];
-        block.forward.push_parts(&forward);
+        block.forward.push_with(|t| t.put_all(&forward));
         block.replay.push_last_of(&block.forward);
         let reverse = [indentation, "// adj: ", text, pad, "  <L ", number, ">"];
-        block.reverse.push_parts(&reverse);
+        block.reverse.push_with(|t| t.put_all(&reverse));
         self.lineno = Some(rel);
     }
 
