@@ -89,7 +89,7 @@ fn stages(c: &mut Criterion) {
         })
     });
     g.bench_function("dedup_keys_all_levels", |b| {
-        let mut scratch = <[String; 2]>::default();
+        let mut scratch = pairpipe::dedup::KeyScratch::default();
         b.iter(|| {
             for s in &srcs {
                 black_box(dedup_keys(s, &mut scratch).unwrap());

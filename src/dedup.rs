@@ -116,13 +116,13 @@ pub fn canonical_form(source: &str, level: DedupLevel, out: &mut String) -> Resu
             Ok(())
         }
         DedupLevel::Renamed => {
-            write_token_forms(&tokenize(source)?, out);
+            write_token_forms(&tokenize(source)?, out, &mut Renaming::default());
             Ok(())
         }
         DedupLevel::Shape => {
-            let mut renamed = String::new();
-            let numbers = write_token_forms(&tokenize(source)?, &mut renamed);
-            shape_form(&renamed, &numbers, out);
+            let (mut renamed, mut r) = (String::new(), Renaming::default());
+            write_token_forms(&tokenize(source)?, &mut renamed, &mut r);
+            shape_form(&renamed, &r.numbers, out);
             Ok(())
         }
     }
@@ -150,22 +150,38 @@ fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
     out.push_str(&renamed[at..]);
 }
 
-/// Appends the renamed form of `tokens` to `out`; returns its number spans.
-fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> {
-    // Kernels hold a few dozen number literals: room for them up front.
-    let mut numbers = Vec::with_capacity(32);
+/// What the renaming of a kernel fills, kept between kernels (in a
+/// worker's [`KeyScratch`]) so that its table and lists are not allocated
+/// and grown again per sample.
+#[derive(Default)]
+struct Renaming {
+    /// What each short name seen stands as.
+    short: WordIds,
+    /// `v{id}` packed by id, ids in order of first sight, short and long
+    /// names alike (`u64::MAX` past 8 bytes, from id 10^7 on).
+    id_words: Vec<u64>,
+    /// The number spans of the renamed form.
+    numbers: Vec<NumberSpan>,
+}
+
+/// Appends the renamed form of `tokens` to `out`; its number spans are left
+/// in `r.numbers`.
+fn write_token_forms(tokens: &[Token<'_>], out: &mut String, r: &mut Renaming) {
+    let Renaming {
+        short,
+        id_words,
+        numbers,
+    } = r;
+    short.clear();
+    id_words.clear();
+    numbers.clear();
     // What each name seen stands as, by packed word (see `word`; a multiply
     // and a probe, where a scan of a few dozen names was the renaming's
     // largest cost): its id, or `RESERVED` (asked of the reserved names once
     // per name, not per token). The few longer names are found by text.
     const RESERVED: usize = usize::MAX;
-    let mut short: rustc_hash::FxHashMap<u64, usize> = Default::default();
-    short.reserve(64);
     let mut long: Vec<&str> = Vec::new();
     let mut long_ids: Vec<usize> = Vec::new();
-    // `v{id}` packed by id, ids in order of first sight, short and long
-    // names alike (`u64::MAX` past 8 bytes, from id 10^7 on).
-    let mut id_words: Vec<u64> = Vec::with_capacity(64);
     fn new_id(id_words: &mut Vec<u64>) -> usize {
         id_words.push(id_word(id_words.len()));
         id_words.len() - 1
@@ -194,11 +210,11 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 let id = if attribute || kwarg {
                     RESERVED
                 } else if t.word != u64::MAX {
-                    *short.entry(t.word).or_insert_with(|| {
+                    short.get_or_insert_with(t.word, || {
                         if is_reserved(t) {
                             RESERVED
                         } else {
-                            new_id(&mut id_words)
+                            new_id(id_words)
                         }
                     })
                 } else if is_reserved(t) {
@@ -206,7 +222,7 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
                 } else if let Some(k) = long.iter().position(|n| *n == t.text) {
                     long_ids[k]
                 } else {
-                    let id = new_id(&mut id_words);
+                    let id = new_id(id_words);
                     long.push(t.text);
                     long_ids.push(id);
                     id
@@ -253,7 +269,84 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String) -> Vec<NumberSpan> 
             TokenKind::String => put_token(out, t.word, t.text),
         }
     }
-    numbers
+}
+
+/// What the renaming maps each short name to, by its packed [`word`]: open
+/// addressing with linear probing, a multiply and a compare per name token
+/// where a hash map's probe cost twice that; a power of two long, at most
+/// half full. Word 0 (no name packs to it) marks an empty slot.
+struct WordIds {
+    slots: Vec<(u64, usize)>,
+    /// 64 less the bits of a slot's index.
+    shift: u32,
+    len: usize,
+}
+
+impl Default for WordIds {
+    fn default() -> Self {
+        WordIds::new()
+    }
+}
+
+impl WordIds {
+    fn new() -> WordIds {
+        // Kernels name a few dozen things: room for 64 without a rehash.
+        WordIds {
+            slots: vec![(0, 0); 128],
+            shift: 64 - 7,
+            len: 0,
+        }
+    }
+
+    /// Empties the table (back to its first size if it grew).
+    fn clear(&mut self) {
+        if self.slots.len() > 128 {
+            *self = WordIds::new();
+        } else if self.len > 0 {
+            self.slots.fill((0, 0));
+            self.len = 0;
+        }
+    }
+
+    /// The slot holding `w`, or the empty one where it would go.
+    #[inline(always)]
+    fn probe(&self, w: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut s = (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        while self.slots[s].0 != w && self.slots[s].0 != 0 {
+            s = (s + 1) & mask;
+        }
+        s
+    }
+
+    /// What `w` (a word, not 0 or `u64::MAX`) stands as, `f()` if new.
+    #[inline(always)]
+    fn get_or_insert_with(&mut self, w: u64, f: impl FnOnce() -> usize) -> usize {
+        debug_assert!(w != 0 && w != u64::MAX);
+        let s = self.probe(w);
+        if self.slots[s].0 == w {
+            return self.slots[s].1;
+        }
+        let v = f();
+        self.insert(s, w, v);
+        v
+    }
+
+    /// Puts `w` standing as `v` in empty slot `s`, then grows if half full.
+    #[cold]
+    fn insert(&mut self, s: usize, w: u64, v: usize) {
+        self.slots[s] = (w, v);
+        self.len += 1;
+        if 2 * self.len > self.slots.len() {
+            let grown = vec![(0, 0); 2 * self.slots.len()];
+            let old = std::mem::replace(&mut self.slots, grown);
+            self.shift -= 1;
+            for (w, v) in old.into_iter().filter(|e| e.0 != 0) {
+                let s = self.probe(w);
+                self.slots[s] = (w, v);
+            }
+        }
+    }
 }
 
 /// Appends `text` and a space; `w` is its packed [`word`].
@@ -306,9 +399,18 @@ impl DedupKeys {
     }
 }
 
-/// The keys of `source` at every level, from one tokenization. `scratch`
-/// holds buffers reused between calls so a worker does not allocate per sample.
-pub fn dedup_keys(source: &str, scratch: &mut [String; 2]) -> Result<DedupKeys, LowerError> {
+/// What [`dedup_keys`] reuses between calls so a worker does not allocate
+/// per sample: the forms' buffers and the renaming's table and lists.
+#[derive(Default)]
+pub struct KeyScratch {
+    renamed: String,
+    shape: String,
+    renaming: Renaming,
+}
+
+/// The keys of `source` at every level, from one tokenization, with buffers
+/// from `scratch`.
+pub fn dedup_keys(source: &str, scratch: &mut KeyScratch) -> Result<DedupKeys, LowerError> {
     Ok(dedup_keys_of_tokens(source, &tokenize(source)?, scratch))
 }
 
@@ -316,12 +418,16 @@ pub fn dedup_keys(source: &str, scratch: &mut [String; 2]) -> Result<DedupKeys, 
 pub fn dedup_keys_of_tokens(
     source: &str,
     tokens: &[Token<'_>],
-    scratch: &mut [String; 2],
+    scratch: &mut KeyScratch,
 ) -> DedupKeys {
-    let [renamed, shape] = scratch;
+    let KeyScratch {
+        renamed,
+        shape,
+        renaming,
+    } = scratch;
     renamed.clear();
-    let numbers = write_token_forms(tokens, renamed);
-    shape_form(renamed, &numbers, shape);
+    write_token_forms(tokens, renamed, renaming);
+    shape_form(renamed, &renaming.numbers, shape);
     DedupKeys {
         exact: xxh3_64(source.as_bytes()),
         renamed: xxh3_64(renamed.as_bytes()),
@@ -526,6 +632,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn word_ids_keep_every_word_as_they_grow() {
+        let mut ids = WordIds::new();
+        let words: Vec<u64> = (0..3000).map(|n| word(&format!("n{n}"))).collect();
+        for (n, &w) in words.iter().enumerate() {
+            assert_eq!(ids.get_or_insert_with(w, || n), n);
+            assert_eq!(ids.get_or_insert_with(w, || unreachable!()), n);
+        }
+        for (n, &w) in words.iter().enumerate() {
+            assert_eq!(ids.get_or_insert_with(w, || unreachable!()), n);
+        }
+        assert_eq!(ids.len, words.len());
+    }
+
     fn key(src: &str, level: DedupLevel) -> u64 {
         dedup_key(src, level, &mut String::new()).unwrap()
     }
@@ -592,7 +712,7 @@ mod tests {
 
     #[test]
     fn one_pass_keys_match_each_level() {
-        let mut scratch = [String::new(), String::new()];
+        let mut scratch = KeyScratch::default();
         for src in [
             A,
             &A.replace("a * x[i]", "2.5 * x[i]"),

@@ -66,7 +66,7 @@ const ROWS_MADE_CAP: usize = 1 << 22;
 /// A worker's reusable state: buffers for canonical forms, and its token
 /// counter with the counter's caches.
 pub struct Scratch {
-    pub keys: [String; 2],
+    pub keys: crate::dedup::KeyScratch,
     pub tokens: Counter,
 }
 
