@@ -155,8 +155,9 @@ fn shape_form(renamed: &str, numbers: &[NumberSpan], out: &mut String) {
 /// and grown again per sample.
 #[derive(Default)]
 struct Renaming {
-    /// What each short name seen stands as.
-    short: WordIds,
+    /// What each short name seen stands as, by packed word; cleared per
+    /// kernel, its capacity kept.
+    short: rustc_hash::FxHashMap<u64, usize>,
     /// `v{id}` packed by id, ids in order of first sight, short and long
     /// names alike (`u64::MAX` past 8 bytes, from id 10^7 on).
     id_words: Vec<u64>,
@@ -210,7 +211,7 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String, r: &mut Renaming) {
                 let id = if attribute || kwarg {
                     RESERVED
                 } else if t.word != u64::MAX {
-                    short.get_or_insert_with(t.word, || {
+                    *short.entry(t.word).or_insert_with(|| {
                         if is_reserved(t) {
                             RESERVED
                         } else {
@@ -267,84 +268,6 @@ fn write_token_forms(tokens: &[Token<'_>], out: &mut String, r: &mut Renaming) {
             TokenKind::Dedent => out.put("<dedent> "),
             TokenKind::EndMarker => break,
             TokenKind::String => put_token(out, t.word, t.text),
-        }
-    }
-}
-
-/// What the renaming maps each short name to, by its packed [`word`]: open
-/// addressing with linear probing, a multiply and a compare per name token
-/// where a hash map's probe cost twice that; a power of two long, at most
-/// half full. Word 0 (no name packs to it) marks an empty slot.
-struct WordIds {
-    slots: Vec<(u64, usize)>,
-    /// 64 less the bits of a slot's index.
-    shift: u32,
-    len: usize,
-}
-
-impl Default for WordIds {
-    fn default() -> Self {
-        WordIds::new()
-    }
-}
-
-impl WordIds {
-    fn new() -> WordIds {
-        // Kernels name a few dozen things: room for 64 without a rehash.
-        WordIds {
-            slots: vec![(0, 0); 128],
-            shift: 64 - 7,
-            len: 0,
-        }
-    }
-
-    /// Empties the table (back to its first size if it grew).
-    fn clear(&mut self) {
-        if self.slots.len() > 128 {
-            *self = WordIds::new();
-        } else if self.len > 0 {
-            self.slots.fill((0, 0));
-            self.len = 0;
-        }
-    }
-
-    /// The slot holding `w`, or the empty one where it would go.
-    #[inline(always)]
-    fn probe(&self, w: u64) -> usize {
-        let mask = self.slots.len() - 1;
-        let mut s = (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
-        while self.slots[s].0 != w && self.slots[s].0 != 0 {
-            s = (s + 1) & mask;
-        }
-        s
-    }
-
-    /// What `w` (a word, not 0 or `u64::MAX`) stands as, `f()` if new.
-    #[inline(always)]
-    fn get_or_insert_with(&mut self, w: u64, f: impl FnOnce() -> usize) -> usize {
-        debug_assert!(w != 0 && w != u64::MAX);
-        let s = self.probe(w);
-        if self.slots[s].0 == w {
-            return self.slots[s].1;
-        }
-        let v = f();
-        self.insert(s, w, v);
-        v
-    }
-
-    /// Puts `w` standing as `v` in empty slot `s`, then grows if half full.
-    #[cold]
-    fn insert(&mut self, s: usize, w: u64, v: usize) {
-        self.slots[s] = (w, v);
-        self.len += 1;
-        if 2 * self.len > self.slots.len() {
-            let grown = vec![(0, 0); 2 * self.slots.len()];
-            let old = std::mem::replace(&mut self.slots, grown);
-            self.shift -= 1;
-            for (w, v) in old.into_iter().filter(|e| e.0 != 0) {
-                let s = self.probe(w);
-                self.slots[s] = (w, v);
-            }
         }
     }
 }
@@ -630,20 +553,6 @@ mod tests {
         for id in (0..2000).chain([9_999_999, 10_000_000, 123_456_789]) {
             assert_eq!(id_word(id), word(id_text(id, &mut digits)), "id {id}");
         }
-    }
-
-    #[test]
-    fn word_ids_keep_every_word_as_they_grow() {
-        let mut ids = WordIds::new();
-        let words: Vec<u64> = (0..3000).map(|n| word(&format!("n{n}"))).collect();
-        for (n, &w) in words.iter().enumerate() {
-            assert_eq!(ids.get_or_insert_with(w, || n), n);
-            assert_eq!(ids.get_or_insert_with(w, || unreachable!()), n);
-        }
-        for (n, &w) in words.iter().enumerate() {
-            assert_eq!(ids.get_or_insert_with(w, || unreachable!()), n);
-        }
-        assert_eq!(ids.len, words.len());
     }
 
     fn key(src: &str, level: DedupLevel) -> u64 {

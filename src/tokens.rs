@@ -710,24 +710,18 @@ impl LineCounts {
             if index {
                 current.resync[key.check as usize % RESYNC_SLOTS] = units.len() as u32 + 1;
             }
-            let Some(j) = previous.line(key, len) else {
+            let repeat = previous.line(key, len);
+            if repeat.is_none() {
                 self.table.prefetch(key);
-                units.push(Unit {
-                    start,
-                    len,
-                    key,
-                    count: 0,
-                    total: 0,
-                });
-                continue;
-            };
+            }
             units.push(Unit {
                 start,
                 len,
                 key,
-                count: previous.units[j].count,
+                count: repeat.map_or(0, |j| previous.units[j].count),
                 total: 0,
             });
+            let Some(j) = repeat else { continue };
             let (covered, tokens) = previous.repeated_after(j, &text[start + len..]);
             if covered > 0 {
                 // A run, not a line: never in `resync`, its key unused.
@@ -756,9 +750,8 @@ impl LineCounts {
             total += u.count;
             u.total = total;
         }
-        std::mem::swap(&mut self.current.units, &mut self.previous.units);
-        std::mem::swap(&mut self.current.resync, &mut self.previous.resync);
-        std::mem::swap(&mut self.current.indexed, &mut self.previous.indexed);
+        // The text's bytes are the caller's to keep (`Counter::count_builtin`).
+        std::mem::swap(&mut self.current, &mut self.previous);
         total
     }
 }
