@@ -457,8 +457,6 @@ impl Cache {
 struct HashedCounts {
     sets: HugePageTable<CountSet>,
     mask: usize,
-    /// The chunks being summed by [`HashedCounts::sum`]: (start, length, key).
-    keyed: Vec<(usize, usize, ChunkKey)>,
 }
 
 /// A chunk's set in [`HashedCounts`] and the 96 bits of its hash a slot keeps.
@@ -487,41 +485,40 @@ impl HashedCounts {
         HashedCounts {
             sets: HugePageTable::zeroed(1 << bits),
             mask: (1 << bits) - 1,
-            keyed: Vec::new(),
         }
     }
 
-    /// The sum of the counts of `chunks` (slices of `text`): from the table,
-    /// or from `miss` for a chunk not in it (then kept). Two passes: every
-    /// chunk's set is asked for while the hashes are computed, so the loads
-    /// overlap instead of stalling one by one.
+    /// The sum of the counts of `chunks`: from the table, or from `miss` for
+    /// a chunk not in it (then kept). Each chunk's set is asked for while the
+    /// chunk before it is looked up, so that the two loads overlap (one pass:
+    /// no list of the chunks' keys to write and read back).
     fn sum<'t>(
         &mut self,
-        text: &'t [u8],
-        chunks: impl Iterator<Item = &'t [u8]>,
+        mut chunks: impl Iterator<Item = &'t [u8]>,
         mut miss: impl FnMut(&'t [u8]) -> u32,
     ) -> u32 {
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.clear();
-        let base = text.as_ptr() as usize;
-        for chunk in chunks {
-            let key = self.key(chunk);
-            self.prefetch(key);
-            keyed.push((chunk.as_ptr() as usize - base, chunk.len(), key));
-        }
         let mut total = 0;
-        for &(start, len, key) in &keyed {
+        let mut next = chunks.next().map(|chunk| self.ask(chunk));
+        while let Some((chunk, key)) = next {
+            next = chunks.next().map(|chunk| self.ask(chunk));
             total += match self.get(key) {
                 Some(n) => n,
                 None => {
-                    let n = miss(&text[start..start + len]);
+                    let n = miss(chunk);
                     self.insert(key, n);
                     n
                 }
             };
         }
-        self.keyed = keyed;
         total
+    }
+
+    /// `chunk` with its key, its set already being loaded.
+    #[inline(always)]
+    fn ask<'t>(&self, chunk: &'t [u8]) -> (&'t [u8], ChunkKey) {
+        let key = self.key(chunk);
+        self.prefetch(key);
+        (chunk, key)
     }
 
     #[inline(always)]
@@ -682,9 +679,10 @@ impl LineCounts {
 
     /// The sum of the counts of `text`'s `lines`: from the previous text's
     /// lines, from the table, or from `miss` for a line in neither (then kept
-    /// in the table). Two passes, as [`HashedCounts::sum`]. The text's units
-    /// become the previous text's, its lines indexed for the next text if
-    /// `index`.
+    /// in the table). Two passes: every line's set is asked for while the
+    /// lines are hashed, and read after, so that the loads of the whole text
+    /// overlap instead of stalling one by one. The text's units become the
+    /// previous text's, its lines indexed for the next text if `index`.
     fn sum<'t>(
         &mut self,
         text: &'t [u8],
@@ -827,7 +825,7 @@ impl Counter {
             index,
             |line| {
                 word_cuts(line, word_bits);
-                words.sum(line, BitChunks::new(line, word_bits), |word| {
+                words.sum(BitChunks::new(line, word_bits), |word| {
                     count_word(pieces, ranks, word)
                 })
             },
