@@ -1038,16 +1038,22 @@ impl TextBits {
             }
         }
         if full < words {
-            let (mut newline, mut nonblank) = (0u64, 0u64);
-            for (k, &c) in b[full * 64..].iter().enumerate() {
-                newline |= u64::from(c == b'\n') << k;
-                nonblank |= u64::from(c != b' ' && c != b'\t') << k;
-                if zero_digits {
-                    self.canonical[full * 64 + k] = if c.is_ascii_digit() { b'0' } else { c };
-                }
-            }
+            // The last bytes as a whole block, padded with zeros (neither a
+            // newline nor blank, nor a digit), by the same steps.
+            let tail = &b[full * 64..];
+            let mut block = [0u8; 64];
+            block[..tail.len()].copy_from_slice(tail);
+            let (newline, blank) = if zero_digits {
+                let mut out = [0u8; 64];
+                let masks = block_masks_zeroing_digits::<false>(&block, &mut out);
+                self.canonical[full * 64..b.len()].copy_from_slice(&out[..tail.len()]);
+                masks
+            } else {
+                block_masks(&block)
+            };
             self.newlines[full] = newline;
-            self.nonblank[full] = nonblank;
+            // None past the end.
+            self.nonblank[full] = !blank & ((1 << tail.len()) - 1);
         }
     }
 
