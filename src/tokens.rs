@@ -14,7 +14,7 @@
 //! Speed. Generated IR is very repetitive line by line, so a tiktoken count
 //! is the sum of the counts of *chunks* of the text, cut where the
 //! pre-tokenizer is known to cut whatever comes next: lines
-//! ([`line_chunks`]), and within a line words ([`word_cuts`]), each
+//! ([`line_chunks`]), and within a line words ([`Words`]), each
 //! chunk's count kept in a per-worker table keyed by a 128-bit hash of the
 //! chunk ([`HashedCounts`]), the text's ASCII digits all made
 //! `0` first so that lines differing only in numbers share an entry (see
@@ -347,7 +347,6 @@ impl Tokenizer {
         Counter {
             tokenizer: self.clone(),
             bits: TextBits::default(),
-            word_bits: Vec::new(),
             // Tables only where they are read: a built-in encoding's counts.
             lines: LineCounts::new(if self.is_builtin() { 16 } else { 0 }),
             words: HashedCounts::new(if self.is_builtin() { 15 } else { 0 }),
@@ -457,8 +456,6 @@ impl Cache {
 struct HashedCounts {
     sets: HugePageTable<CountSet>,
     mask: usize,
-    /// The chunks being summed by [`HashedCounts::sum`]: (start, length, key).
-    keyed: Vec<(usize, usize, ChunkKey)>,
 }
 
 /// A chunk's set in [`HashedCounts`] and the 96 bits of its hash a slot keeps.
@@ -487,41 +484,40 @@ impl HashedCounts {
         HashedCounts {
             sets: HugePageTable::zeroed(1 << bits),
             mask: (1 << bits) - 1,
-            keyed: Vec::new(),
         }
     }
 
-    /// The sum of the counts of `chunks` (slices of `text`): from the table,
-    /// or from `miss` for a chunk not in it (then kept). Two passes: every
-    /// chunk's set is asked for while the hashes are computed, so the loads
-    /// overlap instead of stalling one by one.
+    /// The sum of the counts of `chunks`: from the table, or from `miss` for
+    /// a chunk not in it (then kept). Each chunk's set is asked for while the
+    /// chunk before it is looked up, so that the two loads overlap (one pass:
+    /// no list of the chunks' keys to write and read back).
     fn sum<'t>(
         &mut self,
-        text: &'t [u8],
-        chunks: impl Iterator<Item = &'t [u8]>,
+        mut chunks: impl Iterator<Item = &'t [u8]>,
         mut miss: impl FnMut(&'t [u8]) -> u32,
     ) -> u32 {
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.clear();
-        let base = text.as_ptr() as usize;
-        for chunk in chunks {
-            let key = self.key(chunk);
-            self.prefetch(key);
-            keyed.push((chunk.as_ptr() as usize - base, chunk.len(), key));
-        }
         let mut total = 0;
-        for &(start, len, key) in &keyed {
+        let mut next = chunks.next().map(|chunk| self.ask(chunk));
+        while let Some((chunk, key)) = next {
+            next = chunks.next().map(|chunk| self.ask(chunk));
             total += match self.get(key) {
                 Some(n) => n,
                 None => {
-                    let n = miss(&text[start..start + len]);
+                    let n = miss(chunk);
                     self.insert(key, n);
                     n
                 }
             };
         }
-        self.keyed = keyed;
         total
+    }
+
+    /// `chunk` with its key, its set already being loaded.
+    #[inline(always)]
+    fn ask<'t>(&self, chunk: &'t [u8]) -> (&'t [u8], ChunkKey) {
+        let key = self.key(chunk);
+        self.prefetch(key);
+        (chunk, key)
     }
 
     #[inline(always)]
@@ -682,9 +678,10 @@ impl LineCounts {
 
     /// The sum of the counts of `text`'s `lines`: from the previous text's
     /// lines, from the table, or from `miss` for a line in neither (then kept
-    /// in the table). Two passes, as [`HashedCounts::sum`]. The text's units
-    /// become the previous text's, its lines indexed for the next text if
-    /// `index`.
+    /// in the table). Two passes: every line's set is asked for while the
+    /// lines are hashed, and read after, so that the loads of the whole text
+    /// overlap instead of stalling one by one. The text's units become the
+    /// previous text's, its lines indexed for the next text if `index`.
     fn sum<'t>(
         &mut self,
         text: &'t [u8],
@@ -762,8 +759,6 @@ pub struct Counter {
     tokenizer: Tokenizer,
     /// Where the text's `\n`s and its non-blank bytes are ([`TextBits`]).
     bits: TextBits,
-    /// Where a line not in `lines` splits into words ([`word_cuts`]).
-    word_bits: Vec<u64>,
     /// Line chunks' counts (2^16 sets, 4 MiB), and the previous text's lines.
     lines: LineCounts,
     /// Word chunks' counts, for lines not in `lines` (2^15 sets, 2 MiB: one
@@ -800,7 +795,7 @@ impl Counter {
 
     /// A built-in encoding's count: the sum of the counts of the text's
     /// lines ([`line_chunks`]), each from the cache or the sum of its words'
-    /// ([`word_cuts`]), each from the cache or the sum of its pieces'.
+    /// ([`Words`]), each from the cache or the sum of its pieces'.
     ///
     /// Digits. The text is counted with every ASCII digit made `0` when
     /// every string of one to three ASCII digits is a single token (so for
@@ -820,17 +815,12 @@ impl Counter {
         };
         // A line not seen before is the sum of its words, a word not seen
         // before that of its pieces.
-        let (words, pieces, word_bits) = (&mut self.words, &mut self.pieces, &mut self.word_bits);
+        let (words, pieces) = (&mut self.words, &mut self.pieces);
         let total = self.lines.sum(
             bytes,
             LineChunks::new(bytes, &self.bits, ranks.builtin),
             index,
-            |line| {
-                word_cuts(line, word_bits);
-                words.sum(line, BitChunks::new(line, word_bits), |word| {
-                    count_word(pieces, ranks, word)
-                })
-            },
+            |line| words.sum(Words::new(line), |word| count_word(pieces, ranks, word)),
         );
         // Kept for the next text (the canonical buffer is swapped, not copied).
         let previous = &mut self.lines.previous;
@@ -1048,16 +1038,22 @@ impl TextBits {
             }
         }
         if full < words {
-            let (mut newline, mut nonblank) = (0u64, 0u64);
-            for (k, &c) in b[full * 64..].iter().enumerate() {
-                newline |= u64::from(c == b'\n') << k;
-                nonblank |= u64::from(c != b' ' && c != b'\t') << k;
-                if zero_digits {
-                    self.canonical[full * 64 + k] = if c.is_ascii_digit() { b'0' } else { c };
-                }
-            }
+            // The last bytes as a whole block, padded with zeros (neither a
+            // newline nor blank, nor a digit), by the same steps.
+            let tail = &b[full * 64..];
+            let mut block = [0u8; 64];
+            block[..tail.len()].copy_from_slice(tail);
+            let (newline, blank) = if zero_digits {
+                let mut out = [0u8; 64];
+                let masks = block_masks_zeroing_digits::<false>(&block, &mut out);
+                self.canonical[full * 64..b.len()].copy_from_slice(&out[..tail.len()]);
+                masks
+            } else {
+                block_masks(&block)
+            };
             self.newlines[full] = newline;
-            self.nonblank[full] = nonblank;
+            // None past the end.
+            self.nonblank[full] = !blank & ((1 << tail.len()) - 1);
         }
     }
 
@@ -1323,10 +1319,10 @@ fn is_ascii_non_space(c: u8) -> bool {
     c.is_ascii() && !matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
 }
 
-/// Where a text (a line) splits into words whose token counts sum to the
-/// text's: before each space `text[p]` that follows an ASCII character that
-/// is not whitespace, marked as bit `p` in `out` (see [`BitChunks`]). Why
-/// the pieces do not change (see [`line_chunks`] for the two conditions):
+/// The words of a text (a line), whose token counts sum to the text's: it
+/// is cut before each space `text[p]` that follows an ASCII character that
+/// is not whitespace. Why the pieces do not change (see [`line_chunks`] for
+/// the two conditions):
 /// (1) no piece spans `p`: a piece holds a space only as the optional first
 /// character of a word or punctuation piece, or within a whitespace piece,
 /// which cannot start before `p` because `text[p-1]` is not whitespace;
@@ -1335,92 +1331,108 @@ fn is_ascii_non_space(c: u8) -> bool {
 /// needs whitespace at `p-1`; a contraction (`'s`) cannot end at `p` (a
 /// space) nor at the end of `text[..p]`; every other branch stops at the
 /// space as it stops at the end.
-fn word_cuts(b: &[u8], out: &mut Vec<u64>) {
-    out.clear();
-    out.resize(b.len().div_ceil(64), 0);
-    // Bit p: `b[p]` is a space and `b[p-1]` an ASCII non-space; 16 bytes a
-    // step from p = 1 (each step reads the byte before it too).
-    let mut p = 1;
-    #[cfg(target_arch = "x86_64")]
-    while p + 16 <= b.len() {
-        use std::arch::x86_64::{
-            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8,
-            _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is part of every x86_64 target; the loads read
-        // `b[p-1..p+15]` and `b[p..p+16]`, inside `b` as `p >= 1` and
-        // `p + 16 <= b.len()`.
-        let m = unsafe {
-            let v = _mm_loadu_si128(b.as_ptr().add(p) as *const __m128i);
-            let prev = _mm_loadu_si128(b.as_ptr().add(p - 1) as *const __m128i);
-            let space = _mm_set1_epi8(b' ' as i8);
-            // `prev` whitespace: a space or `\t`..`\r` (9..13).
-            let ws = _mm_or_si128(
-                _mm_cmpeq_epi8(prev, space),
-                _mm_and_si128(
-                    _mm_cmpgt_epi8(prev, _mm_set1_epi8(8)),
-                    _mm_cmpgt_epi8(_mm_set1_epi8(14), prev),
-                ),
-            );
-            // ASCII: below 0x80, i.e. not negative as a signed byte.
-            let ascii = _mm_cmpgt_epi8(prev, _mm_set1_epi8(-1));
-            let cut = _mm_and_si128(_mm_cmpeq_epi8(v, space), _mm_andnot_si128(ws, ascii));
-            _mm_movemask_epi8(cut) as u32 as u64
-        };
-        if m != 0 {
-            out[p / 64] |= m << (p % 64);
-            if p % 64 > 48 {
-                out[p / 64 + 1] |= m >> (64 - p % 64);
+///
+/// The cuts are found 16 bytes at a time as the words are asked for, and
+/// kept in a register: no mask of the whole text is written and read back.
+struct Words<'t> {
+    b: &'t [u8],
+    /// Where the next word starts.
+    start: usize,
+    /// The cuts at `at + k` for the set bits `k`, not yet passed.
+    cuts: u32,
+    at: usize,
+    /// Where the cuts have not been looked for yet.
+    unscanned: usize,
+}
+
+impl<'t> Words<'t> {
+    fn new(b: &'t [u8]) -> Words<'t> {
+        // No cut at 0: a cut needs a byte before it.
+        Words {
+            b,
+            start: 0,
+            cuts: 0,
+            at: 0,
+            unscanned: 1,
+        }
+    }
+
+    /// The cuts in `b[p..p + 16]` (bit `k`: a cut at `p + k`), for
+    /// `1 <= p` and `p + 16 <= b.len()`.
+    #[inline(always)]
+    fn cuts_at(b: &[u8], p: usize) -> u32 {
+        assert!(p >= 1 && p + 16 <= b.len());
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{
+                __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8,
+                _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            };
+            // SAFETY: SSE2 is part of every x86_64 target; the loads read
+            // `b[p-1..p+15]` and `b[p..p+16]`, inside `b` (just asserted).
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(p) as *const __m128i);
+                let prev = _mm_loadu_si128(b.as_ptr().add(p - 1) as *const __m128i);
+                let space = _mm_set1_epi8(b' ' as i8);
+                // `prev` whitespace: a space or `\t`..`\r` (9..13).
+                let ws = _mm_or_si128(
+                    _mm_cmpeq_epi8(prev, space),
+                    _mm_and_si128(
+                        _mm_cmpgt_epi8(prev, _mm_set1_epi8(8)),
+                        _mm_cmpgt_epi8(_mm_set1_epi8(14), prev),
+                    ),
+                );
+                // ASCII: below 0x80, i.e. not negative as a signed byte.
+                let ascii = _mm_cmpgt_epi8(prev, _mm_set1_epi8(-1));
+                let cut = _mm_and_si128(_mm_cmpeq_epi8(v, space), _mm_andnot_si128(ws, ascii));
+                _mm_movemask_epi8(cut) as u32
             }
         }
-        p += 16;
+        #[cfg(not(target_arch = "x86_64"))]
+        (0..16).fold(0, |m, k| m | (Words::is_cut(b, p + k) as u32) << k)
     }
-    while p < b.len() {
-        if b[p] == b' ' && is_ascii_non_space(b[p - 1]) {
-            out[p / 64] |= 1 << (p % 64);
-        }
-        p += 1;
-    }
-}
 
-/// The chunks of `b` that a bit set at `p` in `bits` starts (and the chunk
-/// from 0): [`word_cuts`]'s words.
-struct BitChunks<'t, 'm> {
-    b: &'t [u8],
-    cuts: SetBits<'m>,
-    start: usize,
-}
-
-impl<'t, 'm> BitChunks<'t, 'm> {
-    fn new(b: &'t [u8], bits: &'m [u64]) -> BitChunks<'t, 'm> {
-        BitChunks {
-            b,
-            cuts: SetBits::new(bits),
-            start: 0,
-        }
+    /// Whether the text is cut before `b[p]`, `p >= 1`: byte by byte.
+    #[inline]
+    fn is_cut(b: &[u8], p: usize) -> bool {
+        b[p] == b' ' && is_ascii_non_space(b[p - 1])
     }
 }
 
-impl<'t> Iterator for BitChunks<'t, '_> {
+impl<'t> Iterator for Words<'t> {
     type Item = &'t [u8];
 
+    #[inline(always)]
     fn next(&mut self) -> Option<&'t [u8]> {
-        if self.start >= self.b.len() {
+        let b = self.b;
+        if self.start >= b.len() {
             return None;
         }
-        let end = self.cuts.next().unwrap_or(self.b.len());
-        let chunk = &self.b[self.start..end];
+        while self.cuts == 0 {
+            let p = self.unscanned;
+            if p >= b.len() {
+                let word = &b[self.start..];
+                self.start = b.len();
+                return Some(word);
+            }
+            self.cuts = if p + 16 <= b.len() {
+                Words::cuts_at(b, p)
+            } else if b.len() >= 17 {
+                // The last 16 bytes, without the cuts already passed.
+                let from = b.len() - 16;
+                Words::cuts_at(b, from) >> (p - from)
+            } else {
+                (p..b.len()).fold(0, |m, k| m | (Words::is_cut(b, k) as u32) << (k - p))
+            };
+            self.at = p;
+            self.unscanned = (p + 16).min(b.len());
+        }
+        let end = self.at + self.cuts.trailing_zeros() as usize;
+        self.cuts &= self.cuts - 1;
+        let word = &b[self.start..end];
         self.start = end;
-        Some(chunk)
+        Some(word)
     }
-}
-
-/// [`word_cuts`]'s words of `b`.
-#[cfg(test)]
-fn word_chunks(b: &[u8]) -> Vec<&[u8]> {
-    let mut bits = Vec::new();
-    word_cuts(b, &mut bits);
-    BitChunks::new(b, &bits).collect()
 }
 
 /// The token counts of one row: per text column (None when the column is
@@ -1743,7 +1755,6 @@ mod tests {
     fn bit_scans_equal_byte_scans() {
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut bits = TextBits::default();
-        let mut cuts = Vec::new();
         for _ in 0..20_000 {
             let len = (next() % 150) as usize;
             // Mostly spaces and newlines, and bytes next to them in value.
@@ -1789,13 +1800,18 @@ mod tests {
                     .map(|i| p + i);
                 assert_eq!(bits.nonblank_from(p), want, "{b:?} at {p}");
             }
-            // Word cuts: a space after an ASCII non-space, nothing else.
-            word_cuts(&b, &mut cuts);
-            assert_eq!(cuts.len(), len.div_ceil(64));
-            for (p, &c) in b.iter().enumerate() {
-                let want = p > 0 && c == b' ' && is_ascii_non_space(b[p - 1]);
-                assert_eq!(cuts[p / 64] >> (p % 64) & 1 == 1, want, "{b:?} at {p}");
-            }
+            // Words: cut before a space after an ASCII non-space, nowhere else.
+            let words: Vec<&[u8]> = Words::new(&b).collect();
+            assert_eq!(words.concat(), b);
+            let cuts: Vec<usize> = words
+                .iter()
+                .skip(1)
+                .map(|w| w.as_ptr() as usize - b.as_ptr() as usize)
+                .collect();
+            let want: Vec<usize> = (1..len)
+                .filter(|&p| b[p] == b' ' && is_ascii_non_space(b[p - 1]))
+                .collect();
+            assert_eq!(cuts, want, "{b:?}");
             // Chunks end after a newline only, and cover the text.
             for builtin in [Builtin::O200k, Builtin::Cl100k] {
                 let lines = line_chunks(&b, builtin);
@@ -1857,7 +1873,7 @@ mod tests {
                 let lines: Vec<&[u8]> = line_chunks(text.as_bytes(), builtin);
                 assert_eq!(lines.concat(), text.as_bytes());
                 for line in lines {
-                    assert_eq!(word_chunks(line).concat(), line);
+                    assert_eq!(Words::new(line).collect::<Vec<_>>().concat(), line);
                 }
             }
         }
