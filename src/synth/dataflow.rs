@@ -1235,6 +1235,20 @@ impl<'p, 'a> Cx<'p, 'a> {
         }
     }
 
+    /// Whether [`Cx::assigns`] can give statement `s` a (name, range) pair,
+    /// whatever the env: `false` only for statements that assign no local.
+    fn assigns_local(&self, s: &Stmt<'a>) -> bool {
+        match &s.kind {
+            StmtKind::Assign(ts, _) => ts.iter().any(|t| match &t.kind {
+                ExprKind::Name(_) | ExprKind::Tuple(_) => true,
+                _ => root(t).is_some_and(|r| !self.is_array(r)),
+            }),
+            StmtKind::AugAssign(t, _, _) => root(t).is_some_and(|r| !self.is_array(r)),
+            StmtKind::For(t, _, _, _) => matches!(t.kind, ExprKind::Name(_)),
+            _ => false,
+        }
+    }
+
     fn range_iv(&mut self, it: &Expr<'a>) -> Iv {
         if let ExprKind::Call(f, args, _) = &it.kind
             && is_call(f, "range", false)
@@ -1258,6 +1272,13 @@ impl<'p, 'a> Cx<'p, 'a> {
         // the env). Conditions in one loop body share their prefix (the
         // whole loop reaches each), and the prefix only grows along `stmts`.
         let mut memo: Option<(usize, Env)> = None;
+        // A prefix that reaches every statement assigning a local has the
+        // fixpoint of the whole body (the statements after it change no
+        // range), which is the env already in place.
+        let assigning_end = stmts
+            .iter()
+            .rposition(|s| self.assigns_local(s))
+            .map_or(0, |l| l + 1);
         for (p, s) in stmts.iter().enumerate() {
             if self.err.is_some() {
                 return;
@@ -1282,9 +1303,9 @@ impl<'p, 'a> Cx<'p, 'a> {
                 StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
                     // The condition with only the assignments that reach it.
                     let end = reaching_end(spans, p);
-                    if end == stmts.len() {
-                        // All of them: the fixpoint from `base` over every
-                        // statement is the env already in place.
+                    if end >= assigning_end {
+                        // The fixpoint from `base` over every statement
+                        // assigning a local is the env already in place.
                         self.condition(c);
                         continue;
                     }
