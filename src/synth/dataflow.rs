@@ -638,7 +638,8 @@ impl<'a> Ids<'a> {
         }
     }
 
-    #[inline]
+    /// In line: a call saved and restored more registers than a lookup takes.
+    #[inline(always)]
     fn id(&mut self, n: &'a str) -> usize {
         let k = key(n);
         let s = self.probe(n, k);
@@ -682,6 +683,9 @@ fn param<'p>(params: &'p [Param], name: &str) -> Option<&'p Param> {
 /// it has one (`always`, or one of `watch` live). Ranges index flat lists.
 struct LiveStmt {
     always: bool,
+    /// An assignment (not the `wp.tid()` line) whose locals in `watch`, the
+    /// roots it assigns, must all end up live.
+    assigns: bool,
     watch: std::ops::Range<usize>,
     reads: std::ops::Range<usize>,
 }
@@ -776,6 +780,14 @@ impl<'p, 'a> Cx<'p, 'a> {
         for s in stmts {
             buf.clear();
             watch.clear();
+            let assigns = match &s.kind {
+                // The tid line is checked with `must`.
+                StmtKind::Assign(_, v) => {
+                    !matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true))
+                }
+                StmtKind::AugAssign(..) => true,
+                _ => false,
+            };
             let always = match &s.kind {
                 StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Assert(e, _) => {
                     names(e, &mut buf);
@@ -816,6 +828,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             flat.extend(buf.iter().map(|&n| ids.id(n)));
             info.push(LiveStmt {
                 always,
+                assigns,
                 watch: w..r,
                 reads: r..flat.len(),
             });
@@ -843,34 +856,11 @@ impl<'p, 'a> Cx<'p, 'a> {
         if !must.iter().all(|n| live(n)) || (kernel && !self.tid.iter().all(|t| live(t))) {
             return Err(Rule::Dead);
         }
-        // Two buffers for every statement, not two allocations each.
-        let mut targets: Vec<&Expr> = Vec::new();
-        let mut ns = Vec::new();
-        for s in stmts {
-            targets.clear();
-            match &s.kind {
-                StmtKind::Assign(ts, v) => {
-                    // The tid line is checked above.
-                    if matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true)) {
-                        continue;
-                    }
-                    targets.extend(ts.iter());
-                }
-                StmtKind::AugAssign(t, _, _) => targets.push(t),
-                _ => {}
-            }
-            for t in &targets {
-                ns.clear();
-                match &t.kind {
-                    ExprKind::Tuple(xs) => xs.iter().for_each(|x| ns.extend(root(x))),
-                    _ => ns.extend(root(t)),
-                }
-                for &n in &ns {
-                    if !has(arrays, n) && !live(n) {
-                        return Err(Rule::Dead);
-                    }
-                }
-            }
+        // Every local an assignment's targets assign is live: the roots
+        // listed as its `watch` (arrays are not listed).
+        let all_live = |st: &LiveStmt| flat[st.watch.clone()].iter().all(|&i| is_live[i]);
+        if !info.iter().filter(|st| st.assigns).all(all_live) {
+            return Err(Rule::Dead);
         }
         Ok(())
     }
