@@ -638,7 +638,8 @@ impl<'a> Ids<'a> {
         }
     }
 
-    #[inline]
+    /// In line: a call saved and restored more registers than a lookup takes.
+    #[inline(always)]
     fn id(&mut self, n: &'a str) -> usize {
         let k = key(n);
         let s = self.probe(n, k);
@@ -682,6 +683,9 @@ fn param<'p>(params: &'p [Param], name: &str) -> Option<&'p Param> {
 /// it has one (`always`, or one of `watch` live). Ranges index flat lists.
 struct LiveStmt {
     always: bool,
+    /// An assignment (not the `wp.tid()` line) whose locals in `watch`, the
+    /// roots it assigns, must all end up live.
+    assigns: bool,
     watch: std::ops::Range<usize>,
     reads: std::ops::Range<usize>,
 }
@@ -743,9 +747,10 @@ impl<'p, 'a> Cx<'p, 'a> {
             bind(&mut self.env, id, Iv::new(0.0, (n - 1) as f64));
         }
         let base = self.env.clone();
-        self.ranges(&stmts);
         self.checking = true;
-        self.final_pass(&stmts, &spans, &base);
+        let mut broken = vec![None; stmts.len()];
+        let reached = self.ranges(&stmts, Some(&mut broken));
+        self.final_pass(&stmts, &spans, &base, reached.then_some(&broken));
         match self.err {
             Some(r) => Err(r),
             None => Ok(()),
@@ -776,6 +781,14 @@ impl<'p, 'a> Cx<'p, 'a> {
         for s in stmts {
             buf.clear();
             watch.clear();
+            let assigns = match &s.kind {
+                // The tid line is checked with `must`.
+                StmtKind::Assign(_, v) => {
+                    !matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true))
+                }
+                StmtKind::AugAssign(..) => true,
+                _ => false,
+            };
             let always = match &s.kind {
                 StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Assert(e, _) => {
                     names(e, &mut buf);
@@ -816,6 +829,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             flat.extend(buf.iter().map(|&n| ids.id(n)));
             info.push(LiveStmt {
                 always,
+                assigns,
                 watch: w..r,
                 reads: r..flat.len(),
             });
@@ -843,34 +857,11 @@ impl<'p, 'a> Cx<'p, 'a> {
         if !must.iter().all(|n| live(n)) || (kernel && !self.tid.iter().all(|t| live(t))) {
             return Err(Rule::Dead);
         }
-        // Two buffers for every statement, not two allocations each.
-        let mut targets: Vec<&Expr> = Vec::new();
-        let mut ns = Vec::new();
-        for s in stmts {
-            targets.clear();
-            match &s.kind {
-                StmtKind::Assign(ts, v) => {
-                    // The tid line is checked above.
-                    if matches!(&v.kind, ExprKind::Call(f, _, _) if is_call(f, "tid", true)) {
-                        continue;
-                    }
-                    targets.extend(ts.iter());
-                }
-                StmtKind::AugAssign(t, _, _) => targets.push(t),
-                _ => {}
-            }
-            for t in &targets {
-                ns.clear();
-                match &t.kind {
-                    ExprKind::Tuple(xs) => xs.iter().for_each(|x| ns.extend(root(x))),
-                    _ => ns.extend(root(t)),
-                }
-                for &n in &ns {
-                    if !has(arrays, n) && !live(n) {
-                        return Err(Rule::Dead);
-                    }
-                }
-            }
+        // Every local an assignment's targets assign is live: the roots
+        // listed as its `watch` (arrays are not listed).
+        let all_live = |st: &LiveStmt| flat[st.watch.clone()].iter().all(|&i| is_live[i]);
+        if !info.iter().filter(|st| st.assigns).all(all_live) {
+            return Err(Rule::Dead);
         }
         Ok(())
     }
@@ -1109,7 +1100,16 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// again, which change nothing, so it is skipped: after the first
     /// round only the statements a change reaches are evaluated, and the
     /// env of every round is the one evaluating them all gives.
-    fn ranges(&mut self, stmts: &[&Stmt<'a>]) {
+    ///
+    /// With `broken` (the kernel's fixpoint, in the checking pass), each
+    /// evaluation also evaluates all that [`Cx::final_pass`] evaluates of
+    /// the statement, and `broken[k]` keeps the first rule statement `k`'s
+    /// last evaluation broke. Once the fixpoint is reached, every entry a
+    /// last evaluation read has kept its value, so that is the rule the
+    /// final pass would find in the statement (as the range is the one it
+    /// would work out). Returns whether the fixpoint was reached before the
+    /// round limit.
+    fn ranges(&mut self, stmts: &[&Stmt<'a>], mut broken: Option<&mut [Option<Rule>]>) -> bool {
         let outer = self.reads.take();
         let mut assigned = Vec::new();
         // Steps number the evaluations from 1: the step each statement was
@@ -1139,7 +1139,14 @@ impl<'p, 'a> Cx<'p, 'a> {
                 reads.clear();
                 self.reads = Some(reads);
                 assigned.clear();
-                self.assigns(s, &mut assigned);
+                match broken.as_deref_mut() {
+                    Some(broken) => {
+                        let first = self.err.take();
+                        self.assigns(s, &mut assigned, true);
+                        broken[k] = std::mem::replace(&mut self.err, first);
+                    }
+                    None => self.assigns(s, &mut assigned, false),
+                }
                 deps[k] = self.reads.take().unwrap_or_default();
                 for &(n, iv) in &assigned {
                     let id = self.ids.id(n);
@@ -1173,21 +1180,25 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
             }
             if !changed {
-                break;
+                self.reads = outer;
+                return true;
             }
         }
         self.reads = outer;
+        false
     }
 
-    /// (name, range) pairs a statement assigns.
-    /// The (name, range) pairs statement `s` assigns, into `out`.
-    fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>) {
+    /// The (name, range) pairs statement `s` assigns, into `out`. With
+    /// `checked`, also evaluates in the final pass's order all else it does
+    /// of an assignment, expression or `return` statement (values stored to
+    /// arrays, indices, divisors).
+    fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>, checked: bool) {
         match &s.kind {
             StmtKind::Assign(ts, v) => {
                 // The value is evaluated only for a name it is assigned to:
                 // a store to an array (or a tuple target, which takes TOP)
                 // needs none, and evaluating has no other effect here.
-                let mut value = None;
+                let mut value = checked.then(|| self.eval(v));
                 for t in ts.iter() {
                     let to = match &t.kind {
                         ExprKind::Name(n) => *n,
@@ -1209,13 +1220,20 @@ impl<'p, 'a> Cx<'p, 'a> {
                     let iv = *value.get_or_insert_with(|| self.eval(v));
                     out.push((to, iv));
                 }
+                if checked {
+                    for t in ts.iter() {
+                        self.eval_target(t);
+                    }
+                }
             }
             StmtKind::AugAssign(t, op, v) => {
-                if let Some(r) = root(t)
-                    && !self.is_array(r)
-                {
-                    let cur = self.get(r).unwrap_or(TOP);
-                    let d = self.eval(v);
+                let local = root(t).filter(|r| !self.is_array(r));
+                if local.is_none() && !checked {
+                    return;
+                }
+                let cur = local.map(|r| self.get(r).unwrap_or(TOP));
+                let d = self.eval(v);
+                if let (Some(r), Some(cur)) = (local, cur) {
                     let iv = match op {
                         BinOp::Add => cur.add(d),
                         BinOp::Sub => cur.add(d.neg()),
@@ -1225,6 +1243,13 @@ impl<'p, 'a> Cx<'p, 'a> {
                     };
                     out.push((r, iv));
                 }
+                if checked {
+                    self.check_divisor(*op, d);
+                    self.eval_target(t);
+                }
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) if checked => {
+                self.eval(e);
             }
             StmtKind::For(t, it, _, _) => {
                 if let ExprKind::Name(n) = t.kind {
@@ -1232,6 +1257,20 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Whether [`Cx::assigns`] can give statement `s` a (name, range) pair,
+    /// whatever the env: `false` only for statements that assign no local.
+    fn assigns_local(&self, s: &Stmt<'a>) -> bool {
+        match &s.kind {
+            StmtKind::Assign(ts, _) => ts.iter().any(|t| match &t.kind {
+                ExprKind::Name(_) | ExprKind::Tuple(_) => true,
+                _ => root(t).is_some_and(|r| !self.is_array(r)),
+            }),
+            StmtKind::AugAssign(t, _, _) => root(t).is_some_and(|r| !self.is_array(r)),
+            StmtKind::For(t, _, _, _) => matches!(t.kind, ExprKind::Name(_)),
+            _ => false,
         }
     }
 
@@ -1252,17 +1291,42 @@ impl<'p, 'a> Cx<'p, 'a> {
     }
 
     /// Evaluates every expression once more with the final ranges, checking
-    /// domains and conditions.
-    fn final_pass(&mut self, stmts: &[&Stmt<'a>], spans: &[(usize, usize)], base: &Env) {
+    /// domains and conditions; with `broken` (see [`Cx::ranges`]), the
+    /// assignment, expression and `return` statements are not evaluated
+    /// again: the rule each broke is in it.
+    fn final_pass(
+        &mut self,
+        stmts: &[&Stmt<'a>],
+        spans: &[(usize, usize)],
+        base: &Env,
+        broken: Option<&[Option<Rule>]>,
+    ) {
         // The ranges of the last reaching prefix worked out: (its length,
         // the env). Conditions in one loop body share their prefix (the
         // whole loop reaches each), and the prefix only grows along `stmts`.
         let mut memo: Option<(usize, Env)> = None;
+        // A prefix that reaches every statement assigning a local has the
+        // fixpoint of the whole body (the statements after it change no
+        // range), which is the env already in place.
+        let assigning_end = stmts
+            .iter()
+            .rposition(|s| self.assigns_local(s))
+            .map_or(0, |l| l + 1);
         for (p, s) in stmts.iter().enumerate() {
             if self.err.is_some() {
                 return;
             }
             match &s.kind {
+                StmtKind::Assign(..)
+                | StmtKind::AugAssign(..)
+                | StmtKind::Expr(_)
+                | StmtKind::Return(Some(_))
+                    if let Some(broken) = broken =>
+                {
+                    if let Some(r) = broken[p] {
+                        self.fail(r);
+                    }
+                }
                 StmtKind::Assign(ts, v) => {
                     self.eval(v);
                     for t in ts.iter() {
@@ -1271,9 +1335,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
                 StmtKind::AugAssign(t, op, v) => {
                     let d = self.eval(v);
-                    if matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod) && !d.nonzero() {
-                        self.fail(Rule::Domain);
-                    }
+                    self.check_divisor(*op, d);
                     self.eval_target(t);
                 }
                 StmtKind::Expr(e) | StmtKind::Return(Some(e)) => {
@@ -1282,9 +1344,9 @@ impl<'p, 'a> Cx<'p, 'a> {
                 StmtKind::If(c, _, _) | StmtKind::While(c, _, _) => {
                     // The condition with only the assignments that reach it.
                     let end = reaching_end(spans, p);
-                    if end == stmts.len() {
-                        // All of them: the fixpoint from `base` over every
-                        // statement is the env already in place.
+                    if end >= assigning_end {
+                        // The fixpoint from `base` over every statement
+                        // assigning a local is the env already in place.
                         self.condition(c);
                         continue;
                     }
@@ -1296,7 +1358,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             // ranges it remembers).
                             let all = std::mem::replace(&mut self.env, base.clone());
                             let checking = std::mem::replace(&mut self.checking, false);
-                            self.ranges(&stmts[..end]);
+                            self.ranges(&stmts[..end], None);
                             self.checking = checking;
                             std::mem::replace(&mut self.env, all)
                         }
@@ -1310,6 +1372,13 @@ impl<'p, 'a> Cx<'p, 'a> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `x /= d`, `x //= d`, `x %= d`: `d` is never zero.
+    fn check_divisor(&mut self, op: BinOp, d: Iv) {
+        if matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod) && !d.nonzero() {
+            self.fail(Rule::Domain);
         }
     }
 
@@ -1698,7 +1767,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         let base = self.env.clone();
         let checking = self.checking;
         self.checking = false;
-        self.ranges(&stmts);
+        self.ranges(&stmts, None);
         self.checking = checking;
         let mut ret: Option<Iv> = None;
         for s in &stmts {
@@ -1708,7 +1777,7 @@ impl<'p, 'a> Cx<'p, 'a> {
             }
         }
         if self.checking {
-            self.final_pass(&stmts, &spans, &base);
+            self.final_pass(&stmts, &spans, &base, None);
         }
         self.env = saved;
         self.reads = caller_reads;
