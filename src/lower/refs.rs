@@ -458,6 +458,15 @@ pub(super) fn native_function(
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
     }
     let replay_name = format!("replay_{native}");
+    let text = FunctionSource {
+        forward_args,
+        reverse_args,
+        forward_body: format!("{forward_aliases}{}", snippets.forward),
+        reverse_body: format!(
+            "{reverse_aliases}{}",
+            snippets.adjoint.as_deref().unwrap_or("")
+        ),
+    };
     Ok(BuiltFunc {
         native: native.to_string(),
         params,
@@ -468,13 +477,8 @@ pub(super) fn native_function(
         replay: (snippets.replay.is_some() && ret.is_none()).then_some(replay_name),
         callees: Vec::new(),
         used_by_backward: false,
-        forward_args,
-        reverse_args,
-        forward_body: format!("{forward_aliases}{}", snippets.forward),
-        reverse_body: format!(
-            "{reverse_aliases}{}",
-            snippets.adjoint.as_deref().unwrap_or("")
-        ),
+        generated_bytes: text.forward_body.len() + text.reverse_body.len(),
+        text: FunctionText::Written(text),
         first_line: def.first_line,
         custom_grad: false,
         manual_ref_adjoint: snippets.adjoint.is_some(),
