@@ -56,7 +56,7 @@ mod arrays;
 #[path = "refs.rs"]
 mod refs;
 pub(super) use refs::build_custom_grad;
-use refs::{Origin, Step};
+use refs::{OriginNode, Step};
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -450,9 +450,10 @@ pub struct Adjoint<'a> {
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
     /// warp's `Var.ref_origin`: per variable, an index into `origin_pool`
-    /// (`u32::MAX`: none), the storage path the variable reads.
+    /// (`u32::MAX`: none), the last step of the storage path the variable
+    /// reads; the records link back to the path's root.
     origin_index: Vec<u32>,
-    origin_pool: Vec<Origin>,
+    origin_pool: Vec<OriginNode>,
     /// Names of the function's `wp.ref[T]` parameters.
     ref_params: Vec<&'a str>,
     /// Struct fields read from a struct variable (warp's field steps of a
@@ -645,9 +646,9 @@ impl<'a> Adjoint<'a> {
                     });
                 }
                 adj.ref_params.push(arg.name);
-                adj.set_origin(id, Origin::ref_parameter(id));
+                adj.set_root_origin(id, true);
             } else if matches!(ty, Type::Array { .. }) {
-                adj.set_origin(id, Origin::local(id));
+                adj.set_root_origin(id, false);
             }
         }
         Ok(adj)
@@ -1333,14 +1334,7 @@ impl<'a> Adjoint<'a> {
                     self.propagate_field_origin(out, rhs);
                     // warp's `propagate_array_alias_metadata`: the descriptor keeps its storage.
                     if out != rhs {
-                        match self.raw_origin(rhs).cloned() {
-                            Some(o) => self.set_origin(out, o),
-                            None => {
-                                if let Some(i) = self.origin_index.get_mut(out.0) {
-                                    *i = u32::MAX;
-                                }
-                            }
-                        }
+                        self.copy_origin(out, rhs);
                     }
                 }
                 self.set_symbol(name, out);
