@@ -56,7 +56,7 @@ mod arrays;
 #[path = "refs.rs"]
 mod refs;
 pub(super) use refs::build_custom_grad;
-use refs::{Origin, Step};
+use refs::{OriginNode, Step};
 
 /// Index of a variable in `Adjoint::vars`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +229,7 @@ enum Bound {
 }
 
 /// A `@wp.func` lowered once and shared by every caller in the module.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct BuiltFunc {
     /// C++ name: the Python name plus its overload index (`lerp_0`).
     pub native: String,
@@ -247,10 +247,12 @@ pub struct BuiltFunc {
     pub callees: Vec<usize>,
     /// Reached from a kernel that has a backward pass: its adjoint body is generated.
     pub used_by_backward: bool,
-    pub forward_args: Vec<String>,
-    pub reverse_args: Vec<String>,
-    pub forward_body: String,
-    pub reverse_body: String,
+    /// Its parameter lists and bodies in C++, for the module source.
+    pub text: FunctionText,
+    /// Bytes of code it generated, as the module's bound counts them: the
+    /// estimate of [`Adjoint::generated_bytes`] for a lowered body, the
+    /// snippets' length for a native one.
+    pub generated_bytes: usize,
     /// Line of the function's first decorator (printed in the `// file:line` comment).
     pub first_line: usize,
     /// A `@wp.func_grad` replaces its adjoint: a call passes no outputs to it.
@@ -271,6 +273,79 @@ pub struct BuiltFunc {
     pub custom_grad_source: Option<(Vec<String>, String, usize)>,
     /// What its body uses (loops, atomics...; not what its callees use).
     pub features: super::Features,
+}
+
+/// A function's C++ parameter lists and bodies, as the module source prints them.
+#[derive(Debug, Clone)]
+pub struct FunctionSource {
+    pub forward_args: Vec<String>,
+    pub reverse_args: Vec<String>,
+    pub forward_body: String,
+    pub reverse_body: String,
+}
+
+/// A function's C++ text: only a module source prints it, and a run that
+/// keeps the CUDA kernels alone never asks for one, so a lowered body is
+/// rendered the first time it is asked for.
+#[derive(Debug)]
+pub enum FunctionText {
+    /// Written when built (a `@wp.func_native` function's snippets).
+    Written(FunctionSource),
+    /// A lowered body and, once asked for, its rendering.
+    Lowered(LoweredBody, std::cell::OnceCell<FunctionSource>),
+}
+
+/// What rendering a lowered body reads, moved out of its [`Adjoint`]:
+/// its variables, its string constants and its top block's passes.
+#[derive(Debug)]
+pub struct LoweredBody {
+    vars: Vec<VarInfo>,
+    args: Vec<VarId>,
+    locals: Vec<VarId>,
+    strings: Vec<String>,
+    top: Block,
+}
+
+impl LoweredBody {
+    pub fn code(&self) -> Code<'_> {
+        Code {
+            vars: &self.vars,
+            args: &self.args,
+            locals: &self.locals,
+            strings: &self.strings,
+            top: &self.top,
+        }
+    }
+}
+
+/// A lowered body as its rendering reads it, borrowed from its [`Adjoint`]
+/// (a kernel) or from a function's [`LoweredBody`].
+#[derive(Clone, Copy)]
+pub struct Code<'c> {
+    pub args: &'c [VarId],
+    pub locals: &'c [VarId],
+    /// Texts of the string constants (see [`Adjoint::strings`]).
+    pub strings: &'c [String],
+    vars: &'c [VarInfo],
+    top: &'c Block,
+}
+
+impl<'c> Code<'c> {
+    pub fn var(&self, id: VarId) -> &'c VarInfo {
+        &self.vars[id.0]
+    }
+
+    pub fn body_forward(&self) -> &'c Lines {
+        &self.top.forward
+    }
+
+    pub fn body_replay(&self) -> &'c Lines {
+        &self.top.replay
+    }
+
+    pub fn body_reverse(&self) -> &'c Lines {
+        &self.top.reverse
+    }
 }
 
 /// The user functions of a module in warp's build order (callees before callers).
@@ -375,9 +450,10 @@ pub struct Adjoint<'a> {
     /// Texts of the string constants (`Type::Str(i)` is `strings[i]`), as warp spells them in C++.
     pub strings: Vec<String>,
     /// warp's `Var.ref_origin`: per variable, an index into `origin_pool`
-    /// (`u32::MAX`: none), the storage path the variable reads.
+    /// (`u32::MAX`: none), the last step of the storage path the variable
+    /// reads; the records link back to the path's root.
     origin_index: Vec<u32>,
-    origin_pool: Vec<Origin>,
+    origin_pool: Vec<OriginNode>,
     /// Names of the function's `wp.ref[T]` parameters.
     ref_params: Vec<&'a str>,
     /// Struct fields read from a struct variable (warp's field steps of a
@@ -570,9 +646,9 @@ impl<'a> Adjoint<'a> {
                     });
                 }
                 adj.ref_params.push(arg.name);
-                adj.set_origin(id, Origin::ref_parameter(id));
+                adj.set_root_origin(id, true);
             } else if matches!(ty, Type::Array { .. }) {
-                adj.set_origin(id, Origin::local(id));
+                adj.set_root_origin(id, false);
             }
         }
         Ok(adj)
@@ -586,16 +662,26 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    pub fn body_forward(&self) -> &Lines {
-        &self.blocks[0].forward
+    /// The lowered body, for rendering.
+    pub fn code(&self) -> Code<'_> {
+        Code {
+            vars: &self.vars,
+            args: &self.args,
+            locals: &self.locals,
+            strings: &self.strings,
+            top: &self.blocks[0],
+        }
     }
 
-    pub fn body_replay(&self) -> &Lines {
-        &self.blocks[0].replay
-    }
-
-    pub fn body_reverse(&self) -> &Lines {
-        &self.blocks[0].reverse
+    /// The lowered body, kept to be rendered later.
+    pub fn into_body(mut self) -> LoweredBody {
+        LoweredBody {
+            top: self.blocks.swap_remove(0),
+            vars: self.vars,
+            args: self.args,
+            locals: self.locals,
+            strings: self.strings,
+        }
     }
 
     pub fn var(&self, id: VarId) -> &VarInfo {
@@ -1248,14 +1334,7 @@ impl<'a> Adjoint<'a> {
                     self.propagate_field_origin(out, rhs);
                     // warp's `propagate_array_alias_metadata`: the descriptor keeps its storage.
                     if out != rhs {
-                        match self.raw_origin(rhs).cloned() {
-                            Some(o) => self.set_origin(out, o),
-                            None => {
-                                if let Some(i) = self.origin_index.get_mut(out.0) {
-                                    *i = u32::MAX;
-                                }
-                            }
-                        }
+                        self.copy_origin(out, rhs);
                     }
                 }
                 self.set_symbol(name, out);
@@ -4644,7 +4723,7 @@ pub fn build_function<'a>(
             }
         }
         adj.lower_function(def, pos)?;
-        let mut built = super::module::render_function(&adj, def, native);
+        let mut built = super::module::built_function(adj, def, native);
         built.inline_attr = scope.inline_attr(def);
         built.custom_grad = scope.custom_grad_of(def).is_some();
         built.manual_ref_adjoint = built.custom_grad;

@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 
 use std::cell::RefCell;
 
-use super::adjoint::{Adjoint, BuiltFunc, FuncTable};
+use super::adjoint::{
+    Adjoint, BuiltFunc, Code, FuncTable, FunctionSource, FunctionText, LoweredBody,
+};
 use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
@@ -2105,7 +2107,7 @@ pub fn lower_parsed<'a>(
             let bytes = adj.generated_bytes()
                 + funcs.borrow().built[built_before..]
                     .iter()
-                    .map(|(_, f)| f.forward_body.len() + f.reverse_body.len())
+                    .map(|(_, f)| f.generated_bytes)
                     .sum::<usize>();
             if module_bytes.saturating_add(bytes) > max_generated {
                 return Err(super::size_limit_error(
@@ -2254,50 +2256,18 @@ fn mark_backward_use(funcs: &mut FuncTable, bodies: &[KernelBody<'_>]) {
     }
 }
 
-/// Renders a lowered `@wp.func` into the pieces both targets' templates need.
-pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str) -> BuiltFunc {
-    let indent = "    ";
+/// A lowered `@wp.func` as the module keeps it: what its callers need now,
+/// its body to be rendered if a module source asks for it.
+pub(super) fn built_function(adj: Adjoint<'_>, def: &FunctionDef, native: &str) -> BuiltFunc {
     let ret = adj
         .return_var
         .as_ref()
         .and_then(|r| (r.len() == 1).then(|| adj.var(r[0]).ty.clone()));
     let params: Vec<Type> = adj.args.iter().map(|a| adj.var(*a).ty.clone()).collect();
-    let forward_args: Vec<String> = adj
-        .args
-        .iter()
-        .map(|a| {
-            format!(
-                "{} var_{}",
-                adj.var(*a).ty.ctype(false),
-                adj.var(*a).label()
-            )
-        })
-        .collect();
     let outputs: Vec<Type> = match &adj.return_var {
         Some(r) if r.len() > 1 => r.iter().map(|v| adj.var(*v).ty.clone()).collect(),
         _ => Vec::new(),
     };
-    let mut forward_args = forward_args;
-    for (i, t) in outputs.iter().enumerate() {
-        forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
-    }
-    let mut reverse_args = forward_args.clone();
-    for a in &adj.args {
-        let v = adj.var(*a);
-        // A `wp.ref[T]` parameter's adjoint is a pointer too.
-        let amp = if v.ty.is_ref() { "" } else { "& " };
-        reverse_args.push(format!(
-            "{} {amp}adj_{}",
-            v.ty.adjoint_param().ctype(false),
-            v.label()
-        ));
-    }
-    if let Some(r) = &ret {
-        reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
-    }
-    for (i, t) in outputs.iter().enumerate() {
-        reverse_args.push(format!("{} & adj_ret_{i}", t.ctype(false)));
-    }
     BuiltFunc {
         native: native.to_string(),
         params,
@@ -2308,10 +2278,7 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         replay: None,
         callees: adj.called.clone(),
         used_by_backward: false,
-        forward_args,
-        reverse_args,
-        forward_body: forward_body(adj, Body::Function, indent),
-        reverse_body: reverse_body(adj, Body::Function, indent),
+        generated_bytes: adj.generated_bytes(),
         first_line: def.first_line,
         custom_grad: false,
         manual_ref_adjoint: false,
@@ -2323,6 +2290,57 @@ pub(super) fn render_function(adj: &Adjoint<'_>, def: &FunctionDef, native: &str
         snippet_replay: None,
         custom_grad_source: None,
         features: adj.features(),
+        text: FunctionText::Lowered(adj.into_body(), Default::default()),
+    }
+}
+
+/// The C++ parameter lists and bodies of `f`, rendered on first use.
+fn function_source_text(f: &BuiltFunc) -> &FunctionSource {
+    match &f.text {
+        FunctionText::Written(text) => text,
+        FunctionText::Lowered(body, text) => text.get_or_init(|| render_function_text(f, body)),
+    }
+}
+
+fn render_function_text(f: &BuiltFunc, body: &LoweredBody) -> FunctionSource {
+    let indent = "    ";
+    let code = body.code();
+    let mut forward_args: Vec<String> = code
+        .args
+        .iter()
+        .map(|a| {
+            format!(
+                "{} var_{}",
+                code.var(*a).ty.ctype(false),
+                code.var(*a).label()
+            )
+        })
+        .collect();
+    for (i, t) in f.outputs.iter().enumerate() {
+        forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
+    }
+    let mut reverse_args = forward_args.clone();
+    for a in code.args {
+        let v = code.var(*a);
+        // A `wp.ref[T]` parameter's adjoint is a pointer too.
+        let amp = if v.ty.is_ref() { "" } else { "& " };
+        reverse_args.push(format!(
+            "{} {amp}adj_{}",
+            v.ty.adjoint_param().ctype(false),
+            v.label()
+        ));
+    }
+    if let Some(r) = &f.ret {
+        reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
+    }
+    for (i, t) in f.outputs.iter().enumerate() {
+        reverse_args.push(format!("{} & adj_ret_{i}", t.ctype(false)));
+    }
+    FunctionSource {
+        forward_args,
+        reverse_args,
+        forward_body: forward_body(&code, Body::Function, indent),
+        reverse_body: reverse_body(&code, Body::Function, indent),
     }
 }
 
@@ -2358,7 +2376,7 @@ pub(super) fn render_custom_grad(
     }
     let body = format!(
         "\t// user-defined adjoint code\n{}",
-        forward_body(adj, Body::Function, "    ")
+        forward_body(&adj.code(), Body::Function, "    ")
     );
     (args, body, def.first_line)
 }
@@ -2374,9 +2392,10 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         .ret
         .as_ref()
         .map_or("void".to_string(), |t| t.ctype(false).into_owned());
+    let text = function_source_text(f);
     let (ret, name, args, body) = if reverse {
         let body = if f.used_by_backward || f.snippet {
-            f.reverse_body.clone()
+            text.reverse_body.clone()
         } else {
             "\t// reverse mode disabled (no backward-enabled kernel depends on this function)\n"
                 .to_string()
@@ -2384,15 +2403,15 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         (
             "void".to_string(),
             format!("adj_{}", f.native),
-            &f.reverse_args,
+            &text.reverse_args,
             body,
         )
     } else {
         (
             ret,
             f.native.clone(),
-            &f.forward_args,
-            f.forward_body.clone(),
+            &text.forward_args,
+            text.forward_body.clone(),
         )
     };
     let mut out = format!(
@@ -2580,16 +2599,16 @@ fn push_line(out: &mut String, indent: &str, pieces: &[&str]) {
     out.push('\n');
 }
 
-fn push_argument_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, with_adjoints: bool) {
+fn push_argument_vars(out: &mut String, code: &Code<'_>, indent: &str, with_adjoints: bool) {
     push_lines(out, indent, ["//---------", "// argument vars"]);
-    for &a in &adj.args {
-        let v = adj.var(a);
+    for &a in code.args {
+        let v = code.var(a);
         push_typed(out, indent, &v.ty, false, v.name(), " = _wp_args->");
         out.put_all(&[v.label(), ";\n"]);
     }
     if with_adjoints {
-        for &a in &adj.args {
-            let v = adj.var(a);
+        for &a in code.args {
+            let v = code.var(a);
             push_typed(out, indent, &v.ty, false, v.adj(), " = _wp_adj_args->");
             out.put_all(&[v.label(), ";\n"]);
         }
@@ -2609,10 +2628,10 @@ fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name:
     }
 }
 
-fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_grad: bool) {
+fn push_primal_vars(out: &mut String, code: &Code<'_>, indent: &str, requires_grad: bool) {
     push_lines(out, indent, ["//---------", "// primal vars"]);
-    for &id in &adj.locals {
-        let v = adj.var(id);
+    for &id in code.locals {
+        let v = code.var(id);
         if let Type::Tile(t) = v.ty {
             push_line(
                 out,
@@ -2629,7 +2648,7 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
             continue;
         }
         if let Type::Str(i) = v.ty {
-            let text = &adj.strings[i as usize];
+            let text = &code.strings[i as usize];
             push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
             continue;
         }
@@ -2659,10 +2678,10 @@ fn push_primal_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str, requires_
     }
 }
 
-fn push_dual_vars(out: &mut String, adj: &Adjoint<'_>, indent: &str) {
+fn push_dual_vars(out: &mut String, code: &Code<'_>, indent: &str) {
     push_lines(out, indent, ["//---------", "// dual vars"]);
-    for &id in &adj.locals {
-        let v = adj.var(id);
+    for &id in code.locals {
+        let v = code.var(id);
         match v.ty {
             // Shared tiles hold their gradient: the adjoint aliases the primal.
             Type::Tile(t) if t.shared => push_line(
@@ -2686,42 +2705,42 @@ enum Body {
 }
 
 /// Bytes a body will take, roughly: enough that appending it rarely grows the string.
-fn body_estimate(adj: &Adjoint<'_>, reverse: bool) -> usize {
+fn body_estimate(code: &Code<'_>, reverse: bool) -> usize {
     let passes: &[&Lines] = if reverse {
-        &[adj.body_replay(), adj.body_reverse()]
+        &[code.body_replay(), code.body_reverse()]
     } else {
-        &[adj.body_forward()]
+        &[code.body_forward()]
     };
-    let declarations = adj.locals.len() * if reverse { 2 } else { 1 };
+    let declarations = code.locals.len() * if reverse { 2 } else { 1 };
     let body: usize = passes.iter().map(|l| l.text_len() + 9 * l.len()).sum();
-    body + 64 * (declarations + adj.args.len()) + 512
+    body + 64 * (declarations + code.args.len()) + 512
 }
 
-fn forward_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let mut out = String::with_capacity(body_estimate(adj, false));
-    push_forward_body(&mut out, adj, kind, indent);
+fn forward_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
+    let mut out = String::with_capacity(body_estimate(code, false));
+    push_forward_body(&mut out, code, kind, indent);
     out
 }
 
 /// Appends the forward body; returns where its primal-var block sits in `out`.
 fn push_forward_body(
     out: &mut String,
-    adj: &Adjoint<'_>,
+    code: &Code<'_>,
     kind: Body,
     indent: &str,
 ) -> std::ops::Range<usize> {
     if kind == Body::CpuKernel {
-        push_argument_vars(out, adj, indent, false);
+        push_argument_vars(out, code, indent, false);
     }
     let primal_start = out.len();
-    push_primal_vars(out, adj, indent, false);
+    push_primal_vars(out, code, indent, false);
     let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
     if kind != Body::CudaKernel {
-        adj.body_forward().write_indented(out, indent, false);
+        code.body_forward().write_indented(out, indent, false);
         return primal;
     }
-    for f in adj.body_forward().iter() {
+    for f in code.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
@@ -2747,15 +2766,16 @@ fn is_return(line: &str) -> bool {
 
 /// Whether the primal-var block reads the same in the forward and the
 /// backward pass: only a shared tile's initializer names `requires_grad`.
-fn primal_vars_pass_independent(adj: &Adjoint<'_>) -> bool {
-    !adj.locals
+fn primal_vars_pass_independent(code: &Code<'_>) -> bool {
+    !code
+        .locals
         .iter()
-        .any(|&id| matches!(adj.var(id).ty, Type::Tile(t) if t.shared && !t.view))
+        .any(|&id| matches!(code.var(id).ty, Type::Tile(t) if t.shared && !t.view))
 }
 
-fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
-    let mut out = String::with_capacity(body_estimate(adj, true));
-    push_reverse_body(&mut out, adj, kind, indent, None);
+fn reverse_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
+    let mut out = String::with_capacity(body_estimate(code, true));
+    push_reverse_body(&mut out, code, kind, indent, None);
     out
 }
 
@@ -2764,23 +2784,23 @@ fn reverse_body(adj: &Adjoint<'_>, kind: Body, indent: &str) -> String {
 /// ([`primal_vars_pass_independent`]): copied rather than written again.
 fn push_reverse_body(
     out: &mut String,
-    adj: &Adjoint<'_>,
+    code: &Code<'_>,
     kind: Body,
     indent: &str,
     primal: Option<&str>,
 ) {
     if kind == Body::CpuKernel {
-        push_argument_vars(out, adj, indent, true);
+        push_argument_vars(out, code, indent, true);
     }
     match primal {
         Some(block) => out.put(block),
-        None => push_primal_vars(out, adj, indent, true),
+        None => push_primal_vars(out, code, indent, true),
     }
-    push_dual_vars(out, adj, indent);
+    push_dual_vars(out, code, indent);
     push_lines(out, indent, ["//---------", "// forward"]);
-    adj.body_replay().write_indented(out, indent, false);
+    code.body_replay().write_indented(out, indent, false);
     push_lines(out, indent, ["//---------", "// reverse"]);
-    adj.body_reverse().write_indented(out, indent, true);
+    code.body_reverse().write_indented(out, indent, true);
     push_lines(
         out,
         indent,
@@ -2811,6 +2831,7 @@ fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let indent = "        ";
+    let code = k.adj.code();
     const SEP: &str = ",\n    ";
     // The parameter lists written in place: `format!` per parameter and a
     // `join` cost more than the text (kernels take up to 16 parameters).
@@ -2861,16 +2882,16 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let mut forward = open(
         "_cuda_kernel_forward",
         &fwd_args,
-        body_estimate(&k.adj, false),
+        body_estimate(&code, false),
     );
-    let primal = push_forward_body(&mut forward, &k.adj, body_kind, indent);
+    let primal = push_forward_body(&mut forward, &code, body_kind, indent);
     forward.put(close);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
-        let mut b = open("_cuda_kernel_backward", &args, body_estimate(&k.adj, true));
-        let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &k.adj, body_kind, indent, primal);
+        let mut b = open("_cuda_kernel_backward", &args, body_estimate(&code, true));
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
+        push_reverse_body(&mut b, &code, body_kind, indent, primal);
         b.put(close);
         b
     });
@@ -2879,6 +2900,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
 
 fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     let indent = "    ";
+    let code = k.adj.code();
     let open = |kind: &str, args: &str| {
         CPU_KERNEL_OPEN
             .replace("@NAME@", &k.mangled)
@@ -2893,8 +2915,8 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         "forward",
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
     );
-    forward.reserve(body_estimate(&k.adj, false));
-    let primal = push_forward_body(&mut forward, &k.adj, Body::CpuKernel, indent);
+    forward.reserve(body_estimate(&code, false));
+    let primal = push_forward_body(&mut forward, &code, Body::CpuKernel, indent);
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -2904,9 +2926,9 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
                 k.mangled
             ),
         );
-        b.reserve(body_estimate(&k.adj, true));
-        let primal = primal_vars_pass_independent(&k.adj).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &k.adj, Body::CpuKernel, indent, primal);
+        b.reserve(body_estimate(&code, true));
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
+        push_reverse_body(&mut b, &code, Body::CpuKernel, indent, primal);
         b.push('}');
         b
     });

@@ -45,14 +45,6 @@ impl Origin {
         }
     }
 
-    pub(super) fn ref_parameter(root: VarId) -> Origin {
-        Origin {
-            root,
-            ref_param: true,
-            steps: SmallVec::new(),
-        }
-    }
-
     pub(super) fn extend(&self, step: Step) -> Origin {
         let mut o = self.clone();
         o.steps.push(step);
@@ -60,53 +52,167 @@ impl Origin {
     }
 }
 
+/// A recorded origin: its root, or one step from another record. A value
+/// read from storage (every array element or component read) records its
+/// step alone, not a copy of the whole path, which only the rare reference
+/// arguments and adjoint targets spell out.
+#[derive(Debug)]
+pub(super) struct OriginNode {
+    root: VarId,
+    ref_param: bool,
+    /// The record this one extends by `step` ([`NO_ORIGIN`]: the root itself).
+    parent: u32,
+    step: Option<Step>,
+}
+
 /// No origin recorded for a variable.
 const NO_ORIGIN: u32 = u32::MAX;
 
+/// Where the origin of a variable's reads starts (see [`Adjoint::origin_start`]).
+enum OriginStart {
+    /// A recorded origin.
+    Record(u32),
+    /// A named local: its own storage.
+    Local(VarId),
+}
+
 impl<'a> Adjoint<'a> {
-    /// The origin recorded on a variable (warp's `Var.ref_origin`).
-    pub(super) fn raw_origin(&self, id: VarId) -> Option<&Origin> {
-        match self.origin_index.get(id.0) {
-            Some(&i) if i != NO_ORIGIN => Some(&self.origin_pool[i as usize]),
-            _ => None,
+    /// The record of a variable's origin (warp's `Var.ref_origin`).
+    fn origin_node(&self, id: VarId) -> Option<u32> {
+        self.origin_index
+            .get(id.0)
+            .copied()
+            .filter(|&i| i != NO_ORIGIN)
+    }
+
+    /// The whole path of record `node`.
+    fn origin_path(&self, node: u32) -> Origin {
+        let mut steps = SmallVec::new();
+        let mut at = node;
+        while at != NO_ORIGIN {
+            let n = &self.origin_pool[at as usize];
+            steps.extend(n.step.clone());
+            at = n.parent;
+        }
+        steps.reverse();
+        let n = &self.origin_pool[node as usize];
+        Origin {
+            root: n.root,
+            ref_param: n.ref_param,
+            steps,
         }
     }
 
-    pub(super) fn set_origin(&mut self, id: VarId, origin: Origin) {
+    /// The origin recorded on a variable (warp's `Var.ref_origin`).
+    pub(super) fn raw_origin(&self, id: VarId) -> Option<Origin> {
+        self.origin_node(id).map(|n| self.origin_path(n))
+    }
+
+    fn record_origin(&mut self, id: VarId, node: OriginNode) {
+        let at = self.origin_pool.len() as u32;
+        self.origin_pool.push(node);
+        self.set_origin_node(id, at);
+    }
+
+    fn set_origin_node(&mut self, id: VarId, node: u32) {
         if self.origin_index.len() <= id.0 {
             self.origin_index.resize(id.0 + 1, NO_ORIGIN);
         }
-        self.origin_index[id.0] = self.origin_pool.len() as u32;
-        self.origin_pool.push(origin);
+        self.origin_index[id.0] = node;
     }
 
-    /// warp's `reference_origin_for_var`: a reference's recorded origin; an
-    /// array's recorded origin (descriptors alias their storage); a named
-    /// local is its own storage; an anonymous temporary keeps the origin of
-    /// the expression it was read from.
-    pub(super) fn origin_of(&self, id: VarId) -> Option<Origin> {
-        let ty = self.ty(id);
-        if ty.is_ref() {
-            return self.raw_origin(id).cloned();
+    /// Records that `id` is its own storage: an array argument, or a
+    /// `wp.ref[T]` parameter (`ref_param`, a pointer).
+    pub(super) fn set_root_origin(&mut self, id: VarId, ref_param: bool) {
+        let root = OriginNode {
+            root: id,
+            ref_param,
+            parent: NO_ORIGIN,
+            step: None,
+        };
+        self.record_origin(id, root);
+    }
+
+    /// Records `origin` on `id`: its root, then a record per step.
+    pub(super) fn set_origin(&mut self, id: VarId, origin: Origin) {
+        let (root, ref_param) = (origin.root, origin.ref_param);
+        let node = |parent, step| OriginNode {
+            root,
+            ref_param,
+            parent,
+            step,
+        };
+        let mut at = self.origin_pool.len() as u32;
+        if origin.steps.is_empty() {
+            self.origin_pool.push(node(NO_ORIGIN, None));
         }
-        if matches!(ty, Type::Array { .. }) {
-            if let Some(o) = self.raw_origin(id) {
-                return Some(o.clone());
+        let mut parent = NO_ORIGIN;
+        for step in origin.steps {
+            at = self.origin_pool.len() as u32;
+            self.origin_pool.push(node(parent, Some(step)));
+            parent = at;
+        }
+        self.set_origin_node(id, at);
+    }
+
+    /// `to` reads the storage `from` reads (an array descriptor copied): the
+    /// same record, or none.
+    pub(super) fn copy_origin(&mut self, to: VarId, from: VarId) {
+        match self.origin_node(from) {
+            Some(n) => self.set_origin_node(to, n),
+            None => {
+                if let Some(i) = self.origin_index.get_mut(to.0) {
+                    *i = NO_ORIGIN;
+                }
             }
         }
-        if self.symbols.iter().any(|s| s.var == id) {
-            return Some(Origin::local(id));
+    }
+
+    /// warp's `reference_origin_for_var`, where a path from `id` starts: a
+    /// reference's recorded origin; an array's recorded origin (descriptors
+    /// alias their storage); a named local is its own storage; an anonymous
+    /// temporary keeps the origin of the expression it was read from.
+    fn origin_start(&self, id: VarId) -> Option<OriginStart> {
+        let ty = self.ty(id);
+        let recorded = self.origin_node(id);
+        if ty.is_ref() || (matches!(ty, Type::Array { .. }) && recorded.is_some()) {
+            return recorded.map(OriginStart::Record);
         }
-        self.raw_origin(id).cloned()
+        if self.symbols.iter().any(|s| s.var == id) {
+            return Some(OriginStart::Local(id));
+        }
+        recorded.map(OriginStart::Record)
+    }
+
+    /// warp's `reference_origin_for_var` (see [`Adjoint::origin_start`]).
+    pub(super) fn origin_of(&self, id: VarId) -> Option<Origin> {
+        Some(match self.origin_start(id)? {
+            OriginStart::Record(node) => self.origin_path(node),
+            OriginStart::Local(root) => Origin::local(root),
+        })
     }
 
     /// Records on `out` the origin of `from` (as `origin_of` sees it) extended by `step`.
     pub(super) fn note_origin_step(&mut self, from: VarId, out: VarId, step: Step) {
-        if let Some(mut o) = self.origin_of(from) {
-            // `origin_of` gave a copy already: the step goes onto it.
-            o.steps.push(step);
-            self.set_origin(out, o);
-        }
+        let node = match self.origin_start(from) {
+            None => return,
+            Some(OriginStart::Record(parent)) => {
+                let p = &self.origin_pool[parent as usize];
+                OriginNode {
+                    root: p.root,
+                    ref_param: p.ref_param,
+                    parent,
+                    step: Some(step),
+                }
+            }
+            Some(OriginStart::Local(root)) => OriginNode {
+                root,
+                ref_param: false,
+                parent: NO_ORIGIN,
+                step: Some(step),
+            },
+        };
+        self.record_origin(out, node);
     }
 
     /// The indices of an index step: one for vectors, quaternions and
@@ -260,12 +366,10 @@ impl<'a> Adjoint<'a> {
         if self.ty(var).is_ref() {
             let origin = self
                 .raw_origin(var)
-                .cloned()
                 .ok_or_else(|| self.err(not_addressable()))?;
             return Ok((self.emit(var).to_string(), origin));
         }
         if let (Some(o), None) = (self.raw_origin(var), name) {
-            let o = o.clone();
             let ptr = self.origin_pointer(&o, false, None);
             return Ok((ptr, o));
         }
@@ -458,6 +562,15 @@ pub(super) fn native_function(
         reverse_args.push(format!("{} & adj_ret", r.ctype(false)));
     }
     let replay_name = format!("replay_{native}");
+    let text = FunctionSource {
+        forward_args,
+        reverse_args,
+        forward_body: format!("{forward_aliases}{}", snippets.forward),
+        reverse_body: format!(
+            "{reverse_aliases}{}",
+            snippets.adjoint.as_deref().unwrap_or("")
+        ),
+    };
     Ok(BuiltFunc {
         native: native.to_string(),
         params,
@@ -468,13 +581,8 @@ pub(super) fn native_function(
         replay: (snippets.replay.is_some() && ret.is_none()).then_some(replay_name),
         callees: Vec::new(),
         used_by_backward: false,
-        forward_args,
-        reverse_args,
-        forward_body: format!("{forward_aliases}{}", snippets.forward),
-        reverse_body: format!(
-            "{reverse_aliases}{}",
-            snippets.adjoint.as_deref().unwrap_or("")
-        ),
+        generated_bytes: text.forward_body.len() + text.reverse_body.len(),
+        text: FunctionText::Written(text),
         first_line: def.first_line,
         custom_grad: false,
         manual_ref_adjoint: snippets.adjoint.is_some(),
@@ -550,7 +658,7 @@ impl<'a> Adjoint<'a> {
         let (label, ty, source) = self.adjoint_source(slice)?;
         let array = matches!(ty.strip_ref(), Type::Array { .. });
         let origin = match (array, source) {
-            (true, Some(v)) => self.raw_origin(v).cloned(),
+            (true, Some(v)) => self.raw_origin(v),
             _ => None,
         };
         let name = match origin {
