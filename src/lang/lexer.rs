@@ -379,9 +379,12 @@ impl<'a> Lexer<'a> {
                 }
                 at_line_start = false;
             }
-            // Spaces between tokens are passed over here rather than by a turn
-            // of the loop of their own: most tokens are followed by one.
-            while self.bytes.get(self.pos) == Some(&b' ') {
+            // A space after a token is passed over here rather than by a turn
+            // of the loop of its own: most tokens are followed by one. Only
+            // one: a loop here kept several running copies of the position
+            // in registers for every token; longer runs (rare) take a turn
+            // as `Starts::Blank`.
+            if self.bytes.get(self.pos) == Some(&b' ') {
                 self.pos += 1;
             }
             if self.pos >= self.bytes.len() {

@@ -855,7 +855,8 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     /// A comma-separated list of expressions (and starred ones); a tuple when
-    /// there is a comma.
+    /// there is a comma. Inlined, as [`Parser::test_or_star`] is.
+    #[inline(always)]
     fn testlist_star(&mut self) -> PResult<Expr<'a>> {
         let first = self.test_or_star()?;
         if !self.is_op(",") {
@@ -918,6 +919,9 @@ impl<'t, 'a> Parser<'t, 'a> {
         self.or_expr()
     }
 
+    // Inlined: as a call of its own, it only passed `test`'s result on,
+    // copying the expression twice (~50 instructions per list item).
+    #[inline(always)]
     fn test_or_star(&mut self) -> PResult<Expr<'a>> {
         if self.is_op("*") {
             let t = self.bump();
