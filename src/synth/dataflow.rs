@@ -179,7 +179,7 @@ pub fn check_spec(src: &str, spec: &str) -> Result<(), Rule> {
                 },
                 init: None,
                 unit: false,
-                any_order: false,
+                slots: None,
             },
             "scalar" => ParamKind::Scalar {
                 ty: ty(p["dtype"].as_str().unwrap_or("")),

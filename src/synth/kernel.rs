@@ -283,10 +283,12 @@ pub enum ParamKind {
         /// Starting value of an `accum` array (0 when `None`).
         init: Option<f64>,
         unit: bool,
-        /// Written at slots taken with `wp.atomic_add` (a stream
-        /// compaction): which thread gets which slot is not fixed, so on a
-        /// GPU the values land in any order (`"order": "any"` in the spec).
-        any_order: bool,
+        /// Written at slots taken with `wp.atomic_add` on this parameter
+        /// (its index: the counter of a stream compaction): which thread
+        /// gets which slot is not fixed, so on a GPU the values land in any
+        /// order (`"order": "any", "slots": COUNTER` in the spec; the arrays
+        /// of one counter keep each slot's values together).
+        slots: Option<usize>,
     },
     Scalar {
         ty: Ty,
@@ -398,8 +400,8 @@ pub struct Kernel<'k> {
 /// near the caps cost as much as some motifs).
 pub struct Mark {
     params: usize,
-    /// (`init`, `unit`, `any_order`) of each parameter (arrays only).
-    array_flags: smallvec::SmallVec<[(Option<f64>, bool, bool); 16]>,
+    /// (`init`, `unit`, `slots`) of each parameter (arrays only).
+    array_flags: smallvec::SmallVec<[(Option<f64>, bool, Option<usize>); 16]>,
     consts: usize,
     helpers: usize,
     body: usize,
@@ -503,12 +505,9 @@ impl<'k> Kernel<'k> {
                 .iter()
                 .map(|p| match p.kind {
                     ParamKind::Array {
-                        init,
-                        unit,
-                        any_order,
-                        ..
-                    } => (init, unit, any_order),
-                    _ => (None, false, false),
+                        init, unit, slots, ..
+                    } => (init, unit, slots),
+                    _ => (None, false, None),
                 })
                 .collect(),
             consts: self.consts.len(),
@@ -533,13 +532,10 @@ impl<'k> Kernel<'k> {
         self.params.truncate(m.params);
         for (p, flags) in self.params.iter_mut().zip(m.array_flags) {
             if let ParamKind::Array {
-                init,
-                unit,
-                any_order,
-                ..
+                init, unit, slots, ..
             } = &mut p.kind
             {
-                (*init, *unit, *any_order) = flags;
+                (*init, *unit, *slots) = flags;
             }
         }
         self.consts.truncate(m.consts);
@@ -666,7 +662,7 @@ impl<'k> Kernel<'k> {
             role,
             init: None,
             unit: false,
-            any_order: false,
+            slots: None,
         };
         self.push_param(name, kind, lo, hi)
     }
@@ -680,10 +676,12 @@ impl<'k> Kernel<'k> {
             .filter(|k| matches!(k, ParamKind::Array { .. }))
     }
 
-    /// Marks array `name` as written in slot order (see `any_order`).
-    pub fn set_any_order(&mut self, name: &str) {
-        if let Some(ParamKind::Array { any_order, .. }) = self.array_kind(name) {
-            *any_order = true;
+    /// Marks array `name` as written at slots taken from the counter array
+    /// `counter` (see `slots`).
+    pub fn set_slots(&mut self, name: &str, counter: &str) {
+        let counter = self.params.iter().position(|p| p.name == counter);
+        if let Some(ParamKind::Array { slots, .. }) = self.array_kind(name) {
+            *slots = counter;
         }
     }
 
@@ -1146,7 +1144,7 @@ impl<'k> Kernel<'k> {
                     role,
                     init,
                     unit,
-                    any_order,
+                    slots,
                 } => {
                     s.put("\"kind\": \"array\", \"dtype\": \"");
                     s.put(ty.spec());
@@ -1162,8 +1160,10 @@ impl<'k> Kernel<'k> {
                     if *unit {
                         s.put(", \"unit\": true");
                     }
-                    if *any_order {
-                        s.put(", \"order\": \"any\"");
+                    if let Some(counter) = slots {
+                        s.put(", \"order\": \"any\", \"slots\": \"");
+                        s.put(&self.params[*counter].name);
+                        s.push('"');
                     }
                     if let Some(v) = init {
                         s.put(", \"init\": ");

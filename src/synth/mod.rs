@@ -446,7 +446,8 @@ mod tests {
 
     /// The spec marks `"order": "any"` exactly the arrays a stream
     /// compaction stores at a slot taken with `wp.atomic_add` (their order
-    /// differs from GPU launch to launch), and such kernels do come up.
+    /// differs from GPU launch to launch), with `"slots"` naming the counter
+    /// the slot came from, and such kernels do come up.
     #[test]
     fn compaction_outputs_are_marked_any_order() {
         let mut compacting = 0;
@@ -454,25 +455,28 @@ mod tests {
             for index in 0..400 {
                 let s = sample(category, 77, index);
                 let lines: Vec<&str> = s.python_source.lines().map(str::trim).collect();
-                let slots: Vec<&str> = lines
+                // (slot variable, counter array) of each `slot = wp.atomic_add(counter, ...)`.
+                let slots: Vec<(&str, &str)> = lines
                     .iter()
                     .filter_map(|l| l.split_once(" = wp.atomic_add("))
-                    .map(|(slot, _)| slot)
+                    .filter_map(|(slot, args)| Some((slot, args.split_once(',')?.0)))
                     .collect();
-                let mut stored: Vec<&str> = lines
+                let mut stored: Vec<(&str, &str)> = lines
                     .iter()
                     .filter_map(|l| l.split_once("] = "))
                     .filter_map(|(lhs, _)| lhs.split_once('['))
-                    .filter(|(_, index)| slots.contains(index))
-                    .map(|(array, _)| array)
+                    .filter_map(|(array, index)| {
+                        let (_, counter) = slots.iter().find(|(slot, _)| *slot == index)?;
+                        Some((array, *counter))
+                    })
                     .collect();
                 let spec: serde_json::Value = serde_json::from_str(&s.launch_spec).unwrap();
-                let mut marked: Vec<&str> = spec["params"]
+                let mut marked: Vec<(&str, &str)> = spec["params"]
                     .as_array()
                     .unwrap()
                     .iter()
                     .filter(|p| p["order"] == "any")
-                    .map(|p| p["name"].as_str().unwrap())
+                    .map(|p| (p["name"].as_str().unwrap(), p["slots"].as_str().unwrap()))
                     .collect();
                 stored.sort();
                 marked.sort();
@@ -500,8 +504,9 @@ mod tests {
     }
 
     /// xxh3 of the motif synthesizer's first samples (issue #20; since
-    /// session 16 with `"order": "any"` on compaction outputs).
-    const FINGERPRINT: u64 = 0xa508_60b4_73e4_300e;
+    /// session 21 with `"slots"` beside `"order": "any"` on compaction
+    /// outputs, and the mesh contact normal taken from the closest point).
+    const FINGERPRINT: u64 = 0x47a0_0606_146d_9c3d;
 
     /// The dataflow guarantees hold on 10,000 kernels per category (checked
     /// again from the launch spec, as a user would); prints what the
@@ -547,7 +552,7 @@ mod tests {
                 role,
                 init: None,
                 unit: false,
-                any_order: false,
+                slots: None,
             },
             lo,
             hi,

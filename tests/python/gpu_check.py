@@ -20,10 +20,13 @@ the comparison between launches uses the same tolerance as GPU against CPU
 (relative 1e-4 of the output's scale, plus 1e-5 absolute). A stream
 compaction (`slot = wp.atomic_add(count, 0, 1)`, then `out[slot] = v`) writes
 its values in the order threads take slots, which differs from launch to
-launch on a GPU: the spec marks the arrays it fills `"order": "any"`, and
-those agree when the same slots hold the same values in some order (each
-slot's values compared together; reported as order-only), since each slot is
-still written by one thread. Any other output must agree element for element.
+launch on a GPU: the spec marks the arrays it fills `"order": "any"`, with
+`"slots"` naming the counter, and the arrays of one counter agree when the
+same slots hold the same values in some order (each slot's values compared
+together; reported as order-only), since each slot is still written by one
+thread. Two compactions in one kernel take their slots independently, so
+their arrays are compared apart. Any other output must agree element for
+element.
 A failing output is reported with how many elements differ: one or two of
 thousands is a branch at a threshold that rounding decides differently on
 the GPU (contacts, ray hits), all of them a kernel that computes otherwise.
@@ -40,6 +43,7 @@ import os
 import sys
 import tempfile
 import zlib
+from collections import defaultdict
 
 import numpy as np
 
@@ -48,41 +52,15 @@ import run_synth as rs  # noqa: E402
 
 
 def slot_rows(values, names):
-    """The arrays a stream compaction fills (`"order": "any"` in the spec:
-    `slot = wp.atomic_add(count, 0, 1)`, then `kept[slot] = v`, `ids[slot] =
-    i`), one row per slot with every such array's element side by side,
+    """The arrays one stream compaction fills (`"order": "any"` and the same
+    `"slots"` in the spec: `slot = wp.atomic_add(count, 0, 1)`, then
+    `kept[slot] = v`, `ids[slot] = i`), one row per slot with every such
+    array's element side by side,
     rows sorted: threads take the slots in whatever order they arrive on a
     GPU, but each slot's values stay together."""
     cols = [np.asarray(values[n], dtype=np.float64).reshape(len(values[n]), -1) for n in names]
     m = np.concatenate(cols, axis=1)
     return m[np.lexsort(m.T[::-1])]
-
-
-def differing(a, b):
-    """How many elements of `a` and `b` are outside the tolerance of each other."""
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    scale = max(1.0, float(np.nanmax(np.abs(a64))) if np.isfinite(a64).any() else 1.0)
-    gap = np.where(np.isnan(a64) & np.isnan(b64), 0.0, np.abs(a64 - b64))
-    bad = gap > 1e-4 * scale + 1e-5
-    if bad.ndim > 1:
-        bad = bad.reshape(bad.shape[0], -1).any(axis=1)
-    return int(bad.sum()), int(bad.size)
-
-
-def close(a, b):
-    """Equal within tolerance (NaN where both are NaN); the largest gap."""
-    if a.shape != b.shape:
-        return False, float("inf")
-    if a.dtype.kind != "f":
-        eq = np.array_equal(a, b)
-        return eq, 0.0 if eq else float(np.max(np.abs(a.astype(np.int64) - b.astype(np.int64))))
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    scale = max(1.0, float(np.nanmax(np.abs(a64))) if np.isfinite(a64).any() else 1.0)
-    gap = np.abs(a64 - b64)
-    both_nan = np.isnan(a64) & np.isnan(b64)
-    gap = np.where(both_nan, 0.0, gap)
-    worst = float(np.nanmax(gap)) if gap.size else 0.0
-    return bool(np.all(gap <= 1e-4 * scale + 1e-5)), worst
 
 
 def check_category(wp, cat, rows, work, seed, gpu):
@@ -109,19 +87,24 @@ def check_category(wp, cat, rows, work, seed, gpu):
         except Exception as e:  # noqa: BLE001 - the row's failure
             rec["failures"].append(f"launch: {type(e).__name__}: {e}")
             continue
-        any_order = [p["name"] for p in launch.outputs() if p.get("order") == "any"]
+        # The arrays filled at the slots of one counter, by counter.
+        slot_groups = defaultdict(list)
+        for p in launch.outputs():
+            if p.get("order") == "any":
+                slot_groups[p.get("slots")].append(p["name"])
         for p in launch.outputs():
             name = p["name"]
             for what, other_run in (("gpu_runs_differ", g2), ("gpu_vs_cpu", cpu)):
                 other = other_run[name]
-                ok, gap = close(g1[name], other)
+                ok, gap = rs.close(g1[name], other)
                 if ok:
                     continue
-                if name in any_order and close(slot_rows(g1, any_order), slot_rows(other_run, any_order))[0]:
+                group = next((g for g in slot_groups.values() if name in g), None)
+                if group and rs.close(slot_rows(g1, group), slot_rows(other_run, group))[0]:
                     # The same slots' values in another order: declared by the spec.
                     rec.setdefault("order_only", []).append(f"{what}: {name}")
                     continue
-                n, of = differing(g1[name], other)
+                n, of = rs.differing(g1[name], other)
                 rec["failures"].append(f"{what}: {name} ({n} of {of} elements, largest gap {gap:.3g})")
             if g1[name].dtype.kind == "f" and not np.isfinite(g1[name]).all():
                 rec["failures"].append(f"nonfinite_on_gpu: {name}")

@@ -15,7 +15,15 @@ device and with the NVRTC warp-lang bundles (no GPU, no driver needed):
      field of a struct; redrawn inside its declared range) and check that some
      output changes (a few elements are tried before an input counts as
      ignored, since a gather may not read every element);
-  4. compile the row's CUDA module (the `cuda_module` column, else
+  4. a kernel that takes a `wp.Mesh` is launched again on the same inputs with
+     the mesh's BVH built by another constructor (`median` instead of the
+     CPU's default `sah`), and its outputs must agree within float tolerance:
+     a result that depends on which of several tied faces the BVH walk meets
+     first (a face normal read where the closest point is an edge or a
+     vertex) differs between BVH builds, and so between warp's CPU and GPU,
+     which build the BVH differently (found by tests/python/gpu_check.py on a
+     GPU; this is the CPU's view of it);
+  5. compile the row's CUDA module (the `cuda_module` column, else
      `pairpipe lower --target cuda`) to PTX with warp's NVRTC.
 
 Kernels of one category are imported into one warp module (top-level names get
@@ -29,7 +37,7 @@ small config over all 17 categories (`--pairpipe BIN`), or from `--fixtures DIR`
 expected). Exits non-zero on any failure (and on rows without a launch_spec).
 
 Failure codes: spec (missing/invalid launch spec), import, build, launch,
-unwritten, nonfinite, reads_out, unchanged, ignored, ptx.
+unwritten, nonfinite, reads_out, unchanged, ignored, bvh_dependent, ptx.
 """
 
 from __future__ import annotations
@@ -342,6 +350,8 @@ class Launch:
         # Where it launches: the run-check uses the CPU; tests/python/gpu_check.py
         # launches the same inputs on a GPU too.
         self.device = "cpu"
+        # The meshes' BVH constructor (None: warp's default for the device).
+        self.bvh = None
         for p in self.params:
             kind = p["kind"]
             if kind == "array":
@@ -407,6 +417,7 @@ class Launch:
                 m = wp.Mesh(
                     points=wp.array(pts, dtype=wp.vec3, device=self.device),
                     indices=wp.array(idx, dtype=wp.int32, device=self.device),
+                    bvh_constructor=self.bvh,
                 )
                 self.keep.append(m)
                 args.append(m.id)
@@ -513,6 +524,33 @@ class Launch:
 # ---------------------------------------------------------------- checks
 
 
+def close(a, b):
+    """Equal within float tolerance (relative 1e-4 of the output's scale plus
+    1e-5; NaN where both are NaN), ints exactly; and the largest gap."""
+    if a.shape != b.shape:
+        return False, float("inf")
+    if a.dtype.kind != "f":
+        eq = np.array_equal(a, b)
+        return eq, 0.0 if eq else float(np.max(np.abs(a.astype(np.int64) - b.astype(np.int64))))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    scale = max(1.0, float(np.nanmax(np.abs(a64))) if np.isfinite(a64).any() else 1.0)
+    gap = np.where(np.isnan(a64) & np.isnan(b64), 0.0, np.abs(a64 - b64))
+    worst = float(np.nanmax(gap)) if gap.size else 0.0
+    return bool(np.all(gap <= 1e-4 * scale + 1e-5)), worst
+
+
+def differing(a, b):
+    """How many elements (rows, for arrays of vectors) of `a` and `b` are
+    outside the tolerance of [`close`], and of how many."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    scale = max(1.0, float(np.nanmax(np.abs(a64))) if np.isfinite(a64).any() else 1.0)
+    gap = np.where(np.isnan(a64) & np.isnan(b64), 0.0, np.abs(a64 - b64))
+    bad = gap > 1e-4 * scale + 1e-5
+    if bad.ndim > 1:
+        bad = bad.reshape(bad.shape[0], -1).any(axis=1)
+    return int(bad.sum()), int(bad.size)
+
+
 def same(a, b):
     return all(np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind == "f") for k in a)
 
@@ -555,6 +593,25 @@ def check_row(wp, result, mod, kernel, seed):
             result.fail("nonfinite", f"{name}: {n} NaN/inf values")
     if result.failures:
         return
+    if any(p["kind"] == "mesh" for p in launch.params):
+        launch.bvh = "median"
+        try:
+            other = launch.run(launch.values, out_fill="first")
+        except Exception as e:  # noqa: BLE001
+            result.fail("launch", f"median BVH: {type(e).__name__}: {e}")
+            return
+        finally:
+            launch.bvh = None
+        for p in outputs:
+            name = p["name"]
+            if not close(base[name], other[name])[0]:
+                n, of = differing(base[name], other[name])
+                result.fail(
+                    "bvh_dependent",
+                    f"{name}: {n} of {of} elements change when the mesh's BVH is built another way",
+                )
+        if result.failures:
+            return
     for label, tries in launch.perturbations():
         if not tries:
             continue  # a size (lo == hi): nothing to perturb within range

@@ -1322,7 +1322,13 @@ fn mesh_raycast(k: &mut Kernel, rng: &mut Gen) -> bool {
     true
 }
 
-/// Particles pushed out of a `wp.Mesh` along the face normal, velocity reflected.
+/// Particles pushed out of a `wp.Mesh` along the contact normal, velocity
+/// reflected. The normal is the direction from the closest point to the
+/// particle, signed by the query (inside or outside), as warp's own
+/// particle-mesh contacts take it: the normal of the closest *face* is not
+/// a function of the inputs where the closest point lies on an edge or a
+/// vertex (the faces around it tie, and which one the BVH walk meets first
+/// differs between BVH builds: CPU and GPU disagreed on such particles).
 fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
     if !k.allows(V3) {
         return false;
@@ -1354,15 +1360,7 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["q", "query", "contact"],
         Ty::F,
-        &[
-            "wp.mesh_query_point_no_sign(",
-            &mesh,
-            ", ",
-            &x.expr,
-            ", ",
-            &r,
-            ")",
-        ],
+        &["wp.mesh_query_point(", &mesh, ", ", &x.expr, ", ", &r, ")"],
         0.0,
         0.0,
     );
@@ -1378,11 +1376,27 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         -3.0,
         3.0,
     );
+    let delta = k.local_of(
+        rng,
+        &["delta", "offset", "d"],
+        V3,
+        &[&x.expr, " - ", &cp.expr],
+        -5.0,
+        5.0,
+    );
+    let dist = k.local_of(
+        rng,
+        &["dist", "sdf", "signed_d"],
+        Ty::F,
+        &["wp.length(", &delta.expr, ") * ", &q.expr, ".sign"],
+        -10.0,
+        10.0,
+    );
     let n = k.local_of(
         rng,
-        &["n", "normal", "face_n"],
+        &["n", "normal", "contact_n"],
         V3,
-        &["wp.mesh_eval_face_normal(", &mesh, ", ", &q.expr, ".face)"],
+        &["wp.normalize(", &delta.expr, ") * ", &q.expr, ".sign"],
         -1.0,
         1.0,
     );
@@ -1390,9 +1404,9 @@ fn mesh_collision(k: &mut Kernel, rng: &mut Gen) -> bool {
         rng,
         &["penetration", "depth", "overlap"],
         Ty::F,
-        &[&r, " - wp.length(", &x.expr, " - ", &cp.expr, ")"],
+        &[&r, " - ", &dist.expr],
         -10.0,
-        1.0,
+        11.0,
     );
     let vn = k.local_of(
         rng,

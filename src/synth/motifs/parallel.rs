@@ -1656,10 +1656,10 @@ fn stream_compact(k: &mut Kernel, rng: &mut Gen) -> bool {
     let slot = k.fresh(rng, &["slot", "dst_idx", "pos"]);
     k.line_of(&[&slot, " = wp.atomic_add(", &count, ", 0, 1)"]);
     k.line_of(&[&kept, "[", &slot, "] = ", &x.expr]);
-    k.set_any_order(&kept);
+    k.set_slots(&kept, &count);
     if let Some(ids) = ids {
         k.line_of(&[&ids, "[", &slot, "] = ", t]);
-        k.set_any_order(&ids);
+        k.set_slots(&ids, &count);
     }
     k.close(false);
     true
