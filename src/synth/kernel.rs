@@ -828,19 +828,37 @@ impl<'k> Kernel<'k> {
     /// and a copy per part, where `format_args!` cost a line ~700
     /// instructions of formatting machinery.
     pub fn line_of(&mut self, parts: &[&str]) {
-        self.line_of_two(&[], parts);
+        self.line_of_groups(&[parts]);
     }
 
-    /// [`Kernel::line_of`] of `head` then `rest` (a local's name and `=`,
-    /// then its expression's parts).
-    fn line_of_two(&mut self, head: &[&str], rest: &[&str]) {
+    /// [`Kernel::line_of`] of several lists of parts, one after the other
+    /// (a local's name and `=`, then its expression's parts).
+    fn line_of_groups(&mut self, groups: &[&[&str]]) {
         for _ in 0..self.indent {
             self.body.put("    ");
         }
-        self.body.put_all(head);
-        self.body.put_all(rest);
+        for parts in groups {
+            self.body.put_all(parts);
+        }
         self.body.push('\n');
         self.lines += 1;
+    }
+
+    /// `name = wp.tile_load(array, shape=SHAPE, offset=OFFSET)`, the offset
+    /// given as parts (`b * TS`).
+    pub fn tile_load(&mut self, name: &str, array: &str, shape: &str, offset: &[&str]) {
+        self.line_of_groups(&[
+            &[
+                name,
+                " = wp.tile_load(",
+                array,
+                ", shape=",
+                shape,
+                ", offset=",
+            ],
+            offset,
+            &[")"],
+        ]);
     }
 
     /// Appends a line that opens a block (`if ...:`, `for ...:`); the
@@ -896,7 +914,7 @@ impl<'k> Kernel<'k> {
         hi: f64,
     ) -> Val {
         let name = self.fresh(rng, pool);
-        self.line_of_two(&[&name, " = "], &[expr]);
+        self.line_of_groups(&[&[&name, " = "], &[expr]]);
         Val {
             expr: name,
             ty,
@@ -916,7 +934,7 @@ impl<'k> Kernel<'k> {
         hi: f64,
     ) -> Val {
         let name = self.fresh(rng, pool);
-        self.line_of_two(&[&name, " = "], parts);
+        self.line_of_groups(&[&[&name, " = "], parts]);
         Val {
             expr: name,
             ty,

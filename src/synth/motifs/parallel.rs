@@ -2734,18 +2734,7 @@ fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line_of(&[
-        &t,
-        " = wp.tile_load(",
-        &x,
-        ", shape=",
-        &ts,
-        ", offset=",
-        b,
-        " * ",
-        &ts,
-        ")",
-    ]);
+    k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
     let sq = chance(rng, 0.4);
     let src = if sq {
         let t2 = k.fresh(rng, &["sq", "t2", "prod"]);
@@ -2795,16 +2784,7 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
         1.0,
     );
     let t = k.fresh(rng, &["t", "a", "blk"]);
-    k.line_of(&[
-        &t,
-        " = wp.tile_load(",
-        &x,
-        ", shape=",
-        &shape,
-        ", offset=",
-        &off,
-        ")",
-    ]);
+    k.tile_load(&t, &x, &shape, &[&off]);
     let f = *pick(rng, &["wp.sin", "wp.cos", "wp.tanh", "wp.abs", "wp.exp"]);
     let m = k.fresh(rng, &["m", "mapped", "y"]);
     k.line_of(&[&m, " = wp.tile_map(", f, ", ", &t, ")"]);
@@ -2836,18 +2816,7 @@ fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
         10.0,
     );
     let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.line_of(&[
-        &t,
-        " = wp.tile_load(",
-        &x,
-        ", shape=",
-        &ts,
-        ", offset=",
-        b,
-        " * ",
-        &ts,
-        ")",
-    ]);
+    k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
     let f = *pick(rng, &["tile_max", "tile_min"]);
     let m = k.fresh(rng, &["m", "ext", "best"]);
     k.line_of(&[&m, " = wp.", f, "(", &t, ")"]);
@@ -2915,26 +2884,8 @@ fn tile_matmul(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["ta", "a_tile"]),
         k.fresh(rng, &["tb", "b_tile"]),
     );
-    k.line_of(&[
-        &ta,
-        " = wp.tile_load(",
-        &a,
-        ", shape=(TM, TK), offset=(",
-        i,
-        " * TM, ",
-        &l,
-        " * TK))",
-    ]);
-    k.line_of(&[
-        &tb,
-        " = wp.tile_load(",
-        &b,
-        ", shape=(TK, TN), offset=(",
-        &l,
-        " * TK, ",
-        j,
-        " * TN))",
-    ]);
+    k.tile_load(&ta, &a, "(TM, TK)", &["(", i, " * TM, ", &l, " * TK)"]);
+    k.tile_load(&tb, &b, "(TK, TN)", &["(", &l, " * TK, ", j, " * TN)"]);
     k.line_of(&["wp.tile_matmul(", &ta, ", ", &tb, ", ", &acc, ")"]);
     k.close(true);
     k.line_of(&[
@@ -2977,26 +2928,8 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         k.fresh(rng, &["tx", "xt", "ta"]),
         k.fresh(rng, &["ty", "yt", "tb"]),
     );
-    k.line_of(&[
-        &tx,
-        " = wp.tile_load(",
-        &x,
-        ", shape=",
-        &shape,
-        ", offset=",
-        &off,
-        ")",
-    ]);
-    k.line_of(&[
-        &ty,
-        " = wp.tile_load(",
-        &y,
-        ", shape=",
-        &shape,
-        ", offset=",
-        &off,
-        ")",
-    ]);
+    k.tile_load(&tx, &x, &shape, &[&off]);
+    k.tile_load(&ty, &y, &shape, &[&off]);
     let r = k.fresh(rng, &["r", "z", "res"]);
     k.line_of(&[&r, " = ", &tx, " * ", &alpha, " + ", &ty]);
     let out = k.array(

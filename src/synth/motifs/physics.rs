@@ -1774,36 +1774,9 @@ fn tile_particle_step(k: &mut Kernel, rng: &mut Gen) -> bool {
     let tx = k.fresh(rng, &["tx", "x_tile", "xt"]);
     let tv = k.fresh(rng, &["tv", "v_tile", "vt"]);
     let ta = k.fresh(rng, &["ta", "a_tile", "at"]);
-    k.line_of(&[
-        &tx,
-        " = wp.tile_load(",
-        &x,
-        ", shape=",
-        &ts,
-        ", offset=",
-        &off,
-        ")",
-    ]);
-    k.line_of(&[
-        &tv,
-        " = wp.tile_load(",
-        &v,
-        ", shape=",
-        &ts,
-        ", offset=",
-        &off,
-        ")",
-    ]);
-    k.line_of(&[
-        &ta,
-        " = wp.tile_load(",
-        &a,
-        ", shape=",
-        &ts,
-        ", offset=",
-        &off,
-        ")",
-    ]);
+    k.tile_load(&tx, &x, &ts, &[&off]);
+    k.tile_load(&tv, &v, &ts, &[&off]);
+    k.tile_load(&ta, &a, &ts, &[&off]);
     let tv1 = k.fresh(rng, &["tv_new", "v_next", "vt1"]);
     match c {
         Some(c) => k.line_of(&[
