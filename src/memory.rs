@@ -201,7 +201,9 @@ pub fn release_free_memory() {
 /// The process keeps THP off (`main`: its heap churns), so the table's huge
 /// pages are faulted in with THP allowed for a moment, process-wide: make
 /// tables before starting other threads, whose page faults in that moment
-/// could get huge pages too (harmless, but what `main` avoids).
+/// could get huge pages too (harmless, but what `main` avoids). Several
+/// tables may be made at once on threads of their own ([`ThpAllowed`]):
+/// zeroing a worker's 6 MiB of tables took ~8 ms of one core at start-up.
 pub struct HugePageTable<T> {
     map: memmap2::MmapMut,
     len: usize,
@@ -238,25 +240,59 @@ fn fault_in_huge_pages(map: &mut memmap2::MmapMut) {
     #[cfg(target_os = "linux")]
     {
         let _ = map.advise(memmap2::Advice::HugePage);
-        // SAFETY: PR_GET/SET_THP_DISABLE take plain integers and touch no
-        // memory of ours.
-        let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
-        if disabled > 0 {
-            // SAFETY: as above.
-            unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
-        }
+        let _allowed = ThpAllowed::new();
         // A write faults in the whole huge page it falls in.
         for page in map.chunks_mut(HUGE_PAGE) {
             page[0] = 0;
         }
-        if disabled > 0 {
-            // The flags as they were (bit 0 is "disabled", the others modes).
-            // SAFETY: as above.
-            unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, disabled & !1, 0, 0) };
-        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = map;
+}
+
+/// THP allowed for the process while any `ThpAllowed` lives. The setting
+/// (PR_SET_THP_DISABLE) is the process's, not a thread's: with two threads
+/// each lifting and restoring it, one could restore it while the other still
+/// faults its table in. So the first guard lifts it and the last one puts it
+/// back as it was.
+#[cfg(target_os = "linux")]
+struct ThpAllowed;
+
+/// Live guards, and the flags the first one found (restored by the last).
+#[cfg(target_os = "linux")]
+static THP_ALLOWED: std::sync::Mutex<(usize, libc::c_int)> = std::sync::Mutex::new((0, 0));
+
+#[cfg(target_os = "linux")]
+impl ThpAllowed {
+    fn new() -> ThpAllowed {
+        let mut state = THP_ALLOWED.lock().unwrap_or_else(|e| e.into_inner());
+        if state.0 == 0 {
+            // SAFETY: PR_GET/SET_THP_DISABLE take plain integers and touch no
+            // memory of ours.
+            let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+            if disabled > 0 {
+                // SAFETY: as above.
+                unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
+            }
+            state.1 = disabled;
+        }
+        state.0 += 1;
+        ThpAllowed
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for ThpAllowed {
+    fn drop(&mut self) {
+        let mut state = THP_ALLOWED.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 -= 1;
+        let disabled = state.1;
+        if state.0 == 0 && disabled > 0 {
+            // The flags as they were (bit 0 is "disabled", the others modes).
+            // SAFETY: as in `ThpAllowed::new`.
+            unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, disabled & !1, 0, 0) };
+        }
+    }
 }
 
 impl<T> std::ops::Deref for HugePageTable<T> {
