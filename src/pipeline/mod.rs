@@ -215,7 +215,9 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     // starts (the tables' huge pages, `memory::HugePageTable`), one thread
     // each: faulting them in is most of the start-up, ~8 ms of a core each.
     let scratches: Vec<Scratch> = std::thread::scope(|s| {
-        let made: Vec<_> = (0..workers).map(|_| s.spawn(|| Scratch::new(&ctx))).collect();
+        let made: Vec<_> = (0..workers)
+            .map(|_| s.spawn(|| Scratch::new(&ctx)))
+            .collect();
         made.into_iter()
             .map(|m| m.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
