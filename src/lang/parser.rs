@@ -121,17 +121,18 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     // Inlined with a literal argument, `word(op)` folds to a constant and
-    // each check is two integer compares.
+    // each check is one integer compare. The word alone tells an operator
+    // or a keyword: no token of another kind packs to it (names and
+    // numbers hold letters or digits, strings quotes, the rest a line
+    // break or no text; see `word_tells_operators_and_keywords`).
     #[inline(always)]
     fn is_op(&self, op: &str) -> bool {
-        let t = self.peek();
-        t.kind == TokenKind::Op && t.word == word(op)
+        self.peek().word == word(op)
     }
 
     #[inline(always)]
     fn is_kw(&self, kw: &str) -> bool {
-        let t = self.peek();
-        t.kind == TokenKind::Name && t.word == word(kw)
+        self.peek().word == word(kw)
     }
 
     #[inline(always)]
@@ -1978,6 +1979,29 @@ mod tests {
             .filter(|s| matches!(s.kind, StmtKind::FunctionDef(_)))
             .count();
         assert_eq!(defs, 1);
+    }
+
+    /// What `is_op` and `is_kw` rely on: a token that packs to an
+    /// operator's or a keyword's word is that operator or keyword.
+    #[test]
+    fn word_tells_operators_and_keywords() {
+        let src = "@wp.kernel\ndef f(a: int, *b, **c) -> None:\n    x = [1, 2.5e-3, .5, 0x1F, 'in', b'if', f'{a}']\n    \
+                   y = not a in b is not c or d and e if f else g\n    x[i:j, ...] @= a ** -b // c % d << e >> f & g | h ^ ~i\n    \
+                   return (lambda q: q)(x) != {1: 2} <= 3 >= 4 == 5 < 6 > 7; pass\n\nclass C: pass\n";
+        let toks = tokenize(src).unwrap();
+        let ops = [
+            "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "...", "@", "=", "->", "**", "*",
+            "//", "/", "%", "+", "-", "~", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
+            "!=", "@=", ":=",
+        ];
+        for t in &toks {
+            if ops.iter().any(|op| word(op) == t.word) {
+                assert_eq!(t.kind, TokenKind::Op, "{:?}", t.text);
+            }
+            if KEYWORDS.iter().any(|kw| word(kw) == t.word) {
+                assert_eq!(t.kind, TokenKind::Name, "{:?}", t.text);
+            }
+        }
     }
 
     #[test]
