@@ -1604,6 +1604,22 @@ fn is_keyword_word(w: u64) -> bool {
 
 /// A number literal's value, as Python reads it.
 fn parse_number(text: &str) -> Result<Constant<'static>, String> {
+    // Most literals are digits with at most a `.` (`0`, `128`, `1.5`): read
+    // as they are, without the case folding and prefix tests below.
+    if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        if text.contains('.') {
+            return text
+                .parse::<f64>()
+                .map(Constant::Float)
+                .map_err(|_| format!("invalid float literal: {text}"));
+        }
+        // (Leading zeros and values past 64 bits are left to the general path.)
+        if (text.len() == 1 || !text.starts_with('0'))
+            && let Ok(v) = text.parse::<u64>()
+        {
+            return Ok(Constant::Int(v.into()));
+        }
+    }
     // Most literals have no `_` and no capitals: read those in place.
     let lower: std::borrow::Cow<str> = if text.bytes().any(|b| b == b'_' || b.is_ascii_uppercase())
     {
@@ -2019,6 +2035,17 @@ mod tests {
         assert_eq!(parse_number("3J").unwrap(), Constant::Other("complex"));
         assert_eq!(parse_number("2.5").unwrap(), Constant::Float(2.5));
         assert!(parse_number("007").is_err());
+        // Plain digits, read at once or by the general path.
+        assert_eq!(parse_number("0").unwrap(), Constant::Int(0));
+        assert_eq!(parse_number("000").unwrap(), Constant::Int(0));
+        assert_eq!(parse_number("128").unwrap(), Constant::Int(128));
+        assert_eq!(
+            parse_number("18446744073709551616").unwrap(),
+            Constant::Int(1 << 64)
+        );
+        assert!(parse_number("170141183460469231731687303715884105728").is_err());
+        assert_eq!(parse_number("1.").unwrap(), Constant::Float(1.0));
+        assert_eq!(parse_number("00.5").unwrap(), Constant::Float(0.5));
     }
 
     /// Python's limits, as CPython 3.11 applies them: 200 nested brackets,
