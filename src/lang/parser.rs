@@ -121,17 +121,18 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     // Inlined with a literal argument, `word(op)` folds to a constant and
-    // each check is two integer compares.
+    // each check is one integer compare. The word alone tells an operator
+    // or a keyword: no token of another kind packs to it (names and
+    // numbers hold letters or digits, strings quotes, the rest a line
+    // break or no text; see `word_tells_operators_and_keywords`).
     #[inline(always)]
     fn is_op(&self, op: &str) -> bool {
-        let t = self.peek();
-        t.kind == TokenKind::Op && t.word == word(op)
+        self.peek().word == word(op)
     }
 
     #[inline(always)]
     fn is_kw(&self, kw: &str) -> bool {
-        let t = self.peek();
-        t.kind == TokenKind::Name && t.word == word(kw)
+        self.peek().word == word(kw)
     }
 
     #[inline(always)]
@@ -1603,6 +1604,22 @@ fn is_keyword_word(w: u64) -> bool {
 
 /// A number literal's value, as Python reads it.
 fn parse_number(text: &str) -> Result<Constant<'static>, String> {
+    // Most literals are digits with at most a `.` (`0`, `128`, `1.5`): read
+    // as they are, without the case folding and prefix tests below.
+    if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        if text.contains('.') {
+            return text
+                .parse::<f64>()
+                .map(Constant::Float)
+                .map_err(|_| format!("invalid float literal: {text}"));
+        }
+        // (Leading zeros and values past 64 bits are left to the general path.)
+        if (text.len() == 1 || !text.starts_with('0'))
+            && let Ok(v) = text.parse::<u64>()
+        {
+            return Ok(Constant::Int(v.into()));
+        }
+    }
     // Most literals have no `_` and no capitals: read those in place.
     let lower: std::borrow::Cow<str> = if text.bytes().any(|b| b == b'_' || b.is_ascii_uppercase())
     {
@@ -1980,6 +1997,29 @@ mod tests {
         assert_eq!(defs, 1);
     }
 
+    /// What `is_op` and `is_kw` rely on: a token that packs to an
+    /// operator's or a keyword's word is that operator or keyword.
+    #[test]
+    fn word_tells_operators_and_keywords() {
+        let src = "@wp.kernel\ndef f(a: int, *b, **c) -> None:\n    x = [1, 2.5e-3, .5, 0x1F, 'in', b'if', f'{a}']\n    \
+                   y = not a in b is not c or d and e if f else g\n    x[i:j, ...] @= a ** -b // c % d << e >> f & g | h ^ ~i\n    \
+                   return (lambda q: q)(x) != {1: 2} <= 3 >= 4 == 5 < 6 > 7; pass\n\nclass C: pass\n";
+        let toks = tokenize(src).unwrap();
+        let ops = [
+            "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "...", "@", "=", "->", "**", "*",
+            "//", "/", "%", "+", "-", "~", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
+            "!=", "@=", ":=",
+        ];
+        for t in &toks {
+            if ops.iter().any(|op| word(op) == t.word) {
+                assert_eq!(t.kind, TokenKind::Op, "{:?}", t.text);
+            }
+            if KEYWORDS.iter().any(|kw| word(kw) == t.word) {
+                assert_eq!(t.kind, TokenKind::Name, "{:?}", t.text);
+            }
+        }
+    }
+
     #[test]
     fn numbers() {
         assert_eq!(parse_number("1_000").unwrap(), Constant::Int(1000));
@@ -1995,6 +2035,17 @@ mod tests {
         assert_eq!(parse_number("3J").unwrap(), Constant::Other("complex"));
         assert_eq!(parse_number("2.5").unwrap(), Constant::Float(2.5));
         assert!(parse_number("007").is_err());
+        // Plain digits, read at once or by the general path.
+        assert_eq!(parse_number("0").unwrap(), Constant::Int(0));
+        assert_eq!(parse_number("000").unwrap(), Constant::Int(0));
+        assert_eq!(parse_number("128").unwrap(), Constant::Int(128));
+        assert_eq!(
+            parse_number("18446744073709551616").unwrap(),
+            Constant::Int(1 << 64)
+        );
+        assert!(parse_number("170141183460469231731687303715884105728").is_err());
+        assert_eq!(parse_number("1.").unwrap(), Constant::Float(1.0));
+        assert_eq!(parse_number("00.5").unwrap(), Constant::Float(0.5));
     }
 
     /// Python's limits, as CPython 3.11 applies them: 200 nested brackets,

@@ -302,7 +302,7 @@ struct Cx<'p, 'a> {
     /// The names of the array parameters: the passes ask of a name at every
     /// assignment and array access whether it is one (a search of `params`
     /// compared every parameter's name).
-    arrays: Vec<&'p str>,
+    arrays: Names<'p>,
     dim: &'p [usize],
     funcs: Vec<&'a FunctionDef<'a>>,
     consts: Vec<(&'a str, f64)>,
@@ -330,6 +330,17 @@ struct Cx<'p, 'a> {
 /// statement reads a few, kept in line rather than in an allocation per
 /// statement per fixpoint.
 type Reads = smallvec::SmallVec<[u32; 8]>;
+
+/// A list of names a pass collects from a statement or an expression (a
+/// few at most): on the stack, where a `Vec` grew by reallocating at its
+/// first, fifth and ninth name, for each list of each check.
+type Names<'a> = smallvec::SmallVec<[&'a str; 16]>;
+
+/// The arrays a statement reads, each with its index (see [`Cx::scan`]).
+type ArrayReads<'a> = smallvec::SmallVec<[(&'a str, &'a Expr<'a>); 16]>;
+
+/// The (name, range) pairs one statement assigns (see [`Cx::assigns`]).
+type Assigned<'a> = smallvec::SmallVec<[(&'a str, Iv); 8]>;
 
 /// The range of each name in scope, by [`Ids`] number (`None`: not in
 /// scope). Found by number, not by a compare of each name in scope: the
@@ -384,7 +395,7 @@ fn same(a: &Expr, b: &Expr) -> bool {
 }
 
 /// Every name read in `e` (not attribute names, not `wp`).
-fn names<'a>(e: &Expr<'a>, out: &mut Vec<&'a str>) {
+fn names<'a>(e: &Expr<'a>, out: &mut Names<'a>) {
     use ExprKind as K;
     match &e.kind {
         K::Name(n) => {
@@ -520,7 +531,7 @@ fn reaching_end(spans: &[(usize, usize)], p: usize) -> usize {
 /// a return/break/continue, or an assignment to a live name — as what
 /// decides it: `true` if it always has one, else the roots it assigns
 /// (pushed to `watch`), of which a live one gives it one.
-fn effect_watch<'a>(s: &Stmt<'a>, watch: &mut Vec<&'a str>, arrays: &[&str]) -> bool {
+fn effect_watch<'a>(s: &Stmt<'a>, watch: &mut Names<'a>, arrays: &[&str]) -> bool {
     match &s.kind {
         StmtKind::Expr(_)
         | StmtKind::Return(_)
@@ -551,7 +562,7 @@ fn effect_watch<'a>(s: &Stmt<'a>, watch: &mut Vec<&'a str>, arrays: &[&str]) -> 
 /// [`effect_watch`] of an assignment target: `true` if it stores to an
 /// array (one of `arrays`), else its roots into `watch` (an assignment to a
 /// live one counts).
-fn target_watch<'a>(t: &Expr<'a>, watch: &mut Vec<&'a str>, arrays: &[&str]) -> bool {
+fn target_watch<'a>(t: &Expr<'a>, watch: &mut Names<'a>, arrays: &[&str]) -> bool {
     match &t.kind {
         ExprKind::Tuple(xs) => {
             let mut always = false;
@@ -724,8 +735,11 @@ impl<'p, 'a> Cx<'p, 'a> {
         let arg_names: Vec<&'a str> = k.args.iter().map(|a| a.name).collect();
         self.liveness(&stmts, &arg_names, true)?;
         self.races(&stmts)?;
-        // Ranges: params and thread indices.
+        // Ranges: params and thread indices. The liveness pass numbered
+        // the body's names: room for all of them at once, where each
+        // binding of a higher number grew the env again.
         self.env.clear();
+        self.env.reserve(self.ids.names.len() + self.params.len());
         for p in self.params {
             let iv = match &p.kind {
                 ParamKind::Array { role, .. } => {
@@ -776,8 +790,8 @@ impl<'p, 'a> Cx<'p, 'a> {
         // up front, not a doubling every few statements.
         let mut flat: Vec<usize> = Vec::with_capacity(8 * stmts.len());
         let mut info: Vec<LiveStmt> = Vec::with_capacity(stmts.len());
-        let mut buf = Vec::new();
-        let mut watch = Vec::new();
+        let mut buf = Names::new();
+        let mut watch = Names::new();
         for s in stmts {
             buf.clear();
             watch.clear();
@@ -882,10 +896,10 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     fn races(&self, stmts: &[&Stmt<'a>]) -> Result<(), Rule> {
         // Locals that hold a unique slot (`slot = wp.atomic_add(count, 0, 1)`).
-        let mut slots: Vec<&str> = Vec::new();
-        let mut plain: Vec<&str> = Vec::new(); // written non-atomically
-        let mut atomic: Vec<&str> = Vec::new();
-        let mut tile_stored: Vec<&str> = Vec::new();
+        let mut slots = Names::new();
+        let mut plain = Names::new(); // written non-atomically
+        let mut atomic = Names::new();
+        let mut tile_stored = Names::new();
         for s in stmts {
             if let StmtKind::Assign(ts, v) = &s.kind
                 && let (ExprKind::Name(n), ExprKind::Call(f, _, _)) = (&ts[0].kind, &v.kind)
@@ -932,8 +946,8 @@ impl<'p, 'a> Cx<'p, 'a> {
             }
         }
         // Atomics and tile stores, reads.
-        let mut reads: Vec<(&str, &Expr<'a>)> = Vec::new();
-        let mut passed: Vec<&str> = Vec::new();
+        let mut reads = ArrayReads::new();
+        let mut passed = Names::new();
         for e in &exprs {
             self.scan(e, &mut atomic, &mut tile_stored, &mut reads, &mut passed)?;
         }
@@ -957,10 +971,10 @@ impl<'p, 'a> Cx<'p, 'a> {
     fn scan(
         &self,
         e: &Expr<'a>,
-        atomic: &mut Vec<&'a str>,
-        tile_stored: &mut Vec<&'a str>,
-        reads: &mut Vec<(&'a str, &'a Expr<'a>)>,
-        passed: &mut Vec<&'a str>,
+        atomic: &mut Names<'a>,
+        tile_stored: &mut Names<'a>,
+        reads: &mut ArrayReads<'a>,
+        passed: &mut Names<'a>,
     ) -> Result<(), Rule> {
         use ExprKind as K;
         match &e.kind {
@@ -1005,7 +1019,7 @@ impl<'p, 'a> Cx<'p, 'a> {
                             let Some(off) = off else {
                                 return Err(Rule::Race);
                             };
-                            let mut ns = Vec::new();
+                            let mut ns = Names::new();
                             names(off, &mut ns);
                             if !self.tid.iter().all(|t| has(&ns, t)) {
                                 return Err(Rule::Race);
@@ -1111,7 +1125,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// round limit.
     fn ranges(&mut self, stmts: &[&Stmt<'a>], mut broken: Option<&mut [Option<Rule>]>) -> bool {
         let outer = self.reads.take();
-        let mut assigned = Vec::new();
+        let mut assigned = Assigned::new();
         // Steps number the evaluations from 1: the step each statement was
         // last evaluated at (0: never), and each name's entry last changed
         // or was added at (a read that missed may now find it).
@@ -1192,7 +1206,7 @@ impl<'p, 'a> Cx<'p, 'a> {
     /// `checked`, also evaluates in the final pass's order all else it does
     /// of an assignment, expression or `return` statement (values stored to
     /// arrays, indices, divisors).
-    fn assigns(&mut self, s: &Stmt<'a>, out: &mut Vec<(&'a str, Iv)>, checked: bool) {
+    fn assigns(&mut self, s: &Stmt<'a>, out: &mut Assigned<'a>, checked: bool) {
         match &s.kind {
             StmtKind::Assign(ts, v) => {
                 // The value is evaluated only for a name it is assigned to:
@@ -1396,7 +1410,7 @@ impl<'p, 'a> Cx<'p, 'a> {
 
     /// A branch or loop condition: must read a variable and not be decided.
     fn condition(&mut self, c: &Expr<'a>) {
-        let mut ns = Vec::new();
+        let mut ns = Names::new();
         names(c, &mut ns);
         if !ns.iter().any(|n| !self.consts.iter().any(|c| eq(c.0, n))) {
             self.fail(Rule::Known);
@@ -1756,7 +1770,7 @@ impl<'p, 'a> Cx<'p, 'a> {
         // dependency of the caller's statement (the arguments are).
         let caller_reads = self.reads.take();
         // Hide the caller's names: the parameters, then locals.
-        let saved = std::mem::take(&mut self.env);
+        let saved = std::mem::replace(&mut self.env, Vec::with_capacity(self.ids.names.len()));
         for (p, iv) in f.args.iter().zip(args.iter()) {
             let id = self.ids.id(p.name);
             bind(&mut self.env, id, *iv);
@@ -1801,7 +1815,7 @@ fn decide(t: bool, f: bool) -> Option<bool> {
 }
 
 /// Names read by an assignment target (`a[idx]` reads idx; `v[0]` reads v).
-fn target_reads<'a>(t: &Expr<'a>, out: &mut Vec<&'a str>) {
+fn target_reads<'a>(t: &Expr<'a>, out: &mut Names<'a>) {
     match &t.kind {
         ExprKind::Subscript(x) => {
             names(&x[1], out);
