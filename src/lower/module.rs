@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use super::adjoint::{
     Adjoint, BuiltFunc, Code, FuncTable, FunctionSource, FunctionText, LoweredBody,
 };
-use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
 use super::types::{ArrayKind, ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
@@ -2729,13 +2728,14 @@ enum Body {
 
 /// Bytes a body will take, roughly: enough that appending it rarely grows the string.
 fn body_estimate(code: &Code<'_>, reverse: bool) -> usize {
-    let passes: &[&Lines] = if reverse {
-        &[code.body_replay(), code.body_reverse()]
+    let pass = |text_len: usize, lines: usize| text_len + 9 * lines;
+    let body = if reverse {
+        let (replay, reverse) = (code.body_replay(), code.body_reverse());
+        pass(replay.text_len(), replay.len()) + pass(reverse.text_len(), reverse.len())
     } else {
-        &[code.body_forward()]
+        pass(code.body_forward().text_len(), code.body_forward().len())
     };
     let declarations = code.locals.len() * if reverse { 2 } else { 1 };
-    let body: usize = passes.iter().map(|l| l.text_len() + 9 * l.len()).sum();
     body + 64 * (declarations + code.args.len()) + 512
 }
 
@@ -2745,15 +2745,25 @@ fn forward_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
     out
 }
 
+/// Where the parts of a forward body sit in the text it was appended to.
+struct ForwardParts {
+    /// The primal-var block.
+    primal: std::ops::Range<usize>,
+    /// The start of the statement lines when each was written as is (after
+    /// the indent, then a newline; not so where a CUDA kernel's `return;`
+    /// became `continue;`): the replay copies its runs of them from there.
+    lines: Option<usize>,
+}
+
 /// Appends the forward body, and the dual-var block to `duals` if given
-/// (see [`push_primal_vars`]); returns where its primal-var block sits in `out`.
+/// (see [`push_primal_vars`]).
 fn push_forward_body(
     out: &mut String,
     duals: Option<&mut String>,
     code: &Code<'_>,
     kind: Body,
     indent: &str,
-) -> std::ops::Range<usize> {
+) -> ForwardParts {
     if kind == Body::CpuKernel {
         push_argument_vars(out, code, indent, false);
     }
@@ -2761,19 +2771,21 @@ fn push_forward_body(
     push_primal_vars(out, duals, code, indent, false);
     let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
+    let mut lines = Some(out.len());
     if kind != Body::CudaKernel {
         code.body_forward().write_indented(out, indent, false);
-        return primal;
+        return ForwardParts { primal, lines };
     }
     for f in code.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
+            lines = None;
         } else {
             out.put_all(&[indent, f, "\n"]);
         }
     }
-    primal
+    ForwardParts { primal, lines }
 }
 
 /// `line.trim_start().starts_with("return;")`, without decoding the
@@ -2802,7 +2814,7 @@ fn reverse_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
     let (mut primal, mut duals) = (String::new(), String::new());
     push_primal_vars(&mut primal, Some(&mut duals), code, indent, true);
     let mut out = String::with_capacity(body_estimate(code, true));
-    push_reverse_body(&mut out, code, kind, indent, Some(&primal), &duals);
+    push_reverse_body(&mut out, code, kind, indent, (Some(&primal), &duals), None);
     out
 }
 
@@ -2810,13 +2822,15 @@ fn reverse_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
 /// block, at the same indent, when it reads the same in both passes
 /// ([`primal_vars_pass_independent`]): copied rather than written again.
 /// `duals` is the dual-var block, written with a primal-var block.
+/// `forward_lines` is the forward pass's statement lines as they were
+/// written at the same indent ([`ForwardParts::lines`]), if they were.
 fn push_reverse_body(
     out: &mut String,
     code: &Code<'_>,
     kind: Body,
     indent: &str,
-    primal: Option<&str>,
-    duals: &str,
+    (primal, duals): (Option<&str>, &str),
+    forward_lines: Option<&str>,
 ) {
     if kind == Body::CpuKernel {
         push_argument_vars(out, code, indent, true);
@@ -2827,7 +2841,8 @@ fn push_reverse_body(
     }
     out.put(duals);
     push_lines(out, indent, ["//---------", "// forward"]);
-    code.body_replay().write_indented(out, indent, false);
+    code.body_replay()
+        .write_indented(out, indent, code.body_forward(), forward_lines);
     push_lines(out, indent, ["//---------", "// reverse"]);
     code.body_reverse().write_indented(out, indent, true);
     push_lines(
@@ -2926,14 +2941,22 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     );
     let mut duals = dual_vars_room(k);
     let with_duals = k.enable_backward.then_some(&mut duals);
-    let primal = push_forward_body(&mut forward, with_duals, &code, body_kind, indent);
+    let parts = push_forward_body(&mut forward, with_duals, &code, body_kind, indent);
     forward.put(close);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&code, true));
-        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &code, body_kind, indent, primal, &duals);
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[parts.primal]);
+        let forward_lines = parts.lines.map(|at| &forward[at..]);
+        push_reverse_body(
+            &mut b,
+            &code,
+            body_kind,
+            indent,
+            (primal, &duals),
+            forward_lines,
+        );
         b.put(close);
         b
     });
@@ -2960,7 +2983,7 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
     forward.reserve(body_estimate(&code, false));
     let mut duals = dual_vars_room(k);
     let with_duals = k.enable_backward.then_some(&mut duals);
-    let primal = push_forward_body(&mut forward, with_duals, &code, Body::CpuKernel, indent);
+    let parts = push_forward_body(&mut forward, with_duals, &code, Body::CpuKernel, indent);
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -2971,8 +2994,17 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             ),
         );
         b.reserve(body_estimate(&code, true));
-        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &code, Body::CpuKernel, indent, primal, &duals);
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[parts.primal]);
+        let forward_lines = parts.lines.map(|at| &forward[at..]);
+        let declared = (primal, duals.as_str());
+        push_reverse_body(
+            &mut b,
+            &code,
+            Body::CpuKernel,
+            indent,
+            declared,
+            forward_lines,
+        );
         b.push('}');
         b
     });
