@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
-use super::lines::Lines;
+use super::lines::{Lines, Replay};
 use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
@@ -138,7 +138,7 @@ impl VarInfo {
 struct Block {
     vars: Vec<VarId>,
     forward: Lines,
-    replay: Lines,
+    replay: Replay,
     reverse: Lines,
 }
 
@@ -151,7 +151,7 @@ impl Block {
         Block {
             vars: Vec::with_capacity(4 * lines),
             forward: pass(),
-            replay: pass(),
+            replay: Replay::with_capacity(8 * lines),
             reverse: pass(),
         }
     }
@@ -339,7 +339,7 @@ impl<'c> Code<'c> {
         &self.top.forward
     }
 
-    pub fn body_replay(&self) -> &'c Lines {
+    pub fn body_replay(&self) -> &'c Replay {
         &self.top.replay
     }
 
@@ -810,7 +810,7 @@ impl<'a> Adjoint<'a> {
     fn push_forward_line(&mut self, line: String) {
         let block = self.block();
         block.forward.push(&line);
-        block.replay.push(&line);
+        block.replay.push_last_of(&block.forward);
         self.line_buf = line;
     }
 
@@ -929,7 +929,10 @@ impl<'a> Adjoint<'a> {
         let lines: usize = self
             .blocks
             .iter()
-            .map(|b| pass(&b.forward) + pass(&b.replay) + pass(&b.reverse))
+            .map(|b| {
+                let replay = b.replay.text_len() + b.replay.len() * LINE_BYTES;
+                pass(&b.forward) + replay + pass(&b.reverse)
+            })
             .sum();
         lines + self.vars.len() * VAR_BYTES
     }
@@ -1973,7 +1976,7 @@ impl<'a> Adjoint<'a> {
                 reverse.push_parts(&[&ind, "\t", self.var(v).adj(), " = {};"]);
             }
         }
-        reverse.extend_from(&body.replay);
+        body.replay.append_to(reverse, &body.forward);
         reverse.extend_reversed_from(&body.reverse);
         reverse.push_fmt(format_args!("{ind}\tgoto start_{label};"));
         reverse.push_fmt(format_args!("{ind}end_{label}:;"));
@@ -2030,7 +2033,7 @@ impl<'a> Adjoint<'a> {
                 reverse.push_parts(&[self.var(v).adj(), " = {};"]);
             }
         }
-        reverse.extend_from(&body.replay);
+        body.replay.append_to(reverse, &body.forward);
         reverse.extend_reversed_from(&body.reverse);
         reverse.push_fmt(format_args!("goto start_{label};"));
         reverse.push_fmt(format_args!("end_{label}:;"));

@@ -4,9 +4,11 @@
 //! reverse); one `String` per line made allocation the largest cost of the
 //! lowering. Here a line is a range of a shared buffer: pushing one allocates
 //! nothing once the buffer has grown, and a block is spliced into its parent
-//! with one copy.
+//! with one copy. A replay pass ([`Replay`]) keeps the lines it repeats
+//! from its forward pass as their indices there.
 
 use crate::text::Put;
+use std::ops::Range;
 
 #[derive(Debug, Default, Clone)]
 pub struct Lines {
@@ -71,13 +73,6 @@ impl Lines {
         r
     }
 
-    /// Pushes a copy of the last line of `other` (the forward pass's line
-    /// again in the replay): one copy instead of assembling it twice.
-    pub fn push_last_of(&mut self, other: &Lines) {
-        let last = other.len().checked_sub(1).expect("no line to copy");
-        self.push(other.line(last));
-    }
-
     /// The last line pushed.
     pub fn last(&self) -> Option<&str> {
         self.len().checked_sub(1).map(|i| self.line(i))
@@ -87,6 +82,13 @@ impl Lines {
         // Kernels are a few KB; a 4 GiB body would fail far earlier.
         self.ends
             .push(u32::try_from(self.text.len()).expect("lines exceed 4 GiB"));
+    }
+
+    /// Where lines `lines` sit in the text, from the first one's start to
+    /// the last one's end.
+    fn span(&self, lines: Range<usize>) -> Range<usize> {
+        let end_of = |n: usize| n.checked_sub(1).map_or(0, |i| self.ends[i] as usize);
+        end_of(lines.start)..end_of(lines.end)
     }
 
     fn line(&self, i: usize) -> &str {
@@ -104,30 +106,31 @@ impl Lines {
     /// of them is reserved once, and each line is cut between its end and the
     /// one before it, without an index per line.
     pub fn write_indented(&self, out: &mut String, indent: &str, reversed: bool) {
-        let Some((_, before_last)) = self.ends.split_last() else {
-            return;
-        };
-        out.reserve(self.text.len() + self.len() * (indent.len() + 1));
-        // A function in line at both uses (a closure used twice was called).
-        #[inline(always)]
-        fn put(out: &mut String, indent: &str, text: &str, start: u32, end: u32) {
-            let bytes = &text.as_bytes()[start as usize..end as usize];
-            // SAFETY: as in `line`, every end is a character boundary.
-            let line = unsafe { std::str::from_utf8_unchecked(bytes) };
-            out.put_all(&[indent, line, "\n"]);
-        }
-        // The last end is the text's length; the first line starts at 0.
-        let starts = std::iter::once(&0).chain(before_last);
         if reversed {
+            let Some((_, before_last)) = self.ends.split_last() else {
+                return;
+            };
+            out.reserve(self.text.len() + self.len() * (indent.len() + 1));
+            // The last end is the text's length; the first line starts at 0.
+            let starts = std::iter::once(&0).chain(before_last);
             let mut end = self.text.len() as u32;
             for &start in starts.rev() {
-                put(out, indent, &self.text, start, end);
+                put_indented(out, indent, &self.text, start, end);
                 end = start;
             }
         } else {
-            for (&start, &end) in starts.zip(&self.ends) {
-                put(out, indent, &self.text, start, end);
-            }
+            self.write_indented_range(out, indent, 0..self.len());
+        }
+    }
+
+    /// [`Lines::write_indented`] of lines `lines`, in order.
+    fn write_indented_range(&self, out: &mut String, indent: &str, lines: Range<usize>) {
+        let span = self.span(lines.clone());
+        out.reserve(span.len() + lines.len() * (indent.len() + 1));
+        let mut start = span.start as u32;
+        for &end in &self.ends[lines] {
+            put_indented(out, indent, &self.text, start, end);
+            start = end;
         }
     }
 
@@ -137,9 +140,18 @@ impl Lines {
 
     /// Appends every line of `other`, in order.
     pub fn extend_from(&mut self, other: &Lines) {
+        self.extend_from_range(other, 0..other.len());
+    }
+
+    /// Appends lines `lines` of `other`, in order, in one copy.
+    fn extend_from_range(&mut self, other: &Lines, lines: Range<usize>) {
+        let span = other.span(lines.clone());
+        // Each line keeps its offset from the first one's start.
         let base = u32::try_from(self.text.len()).expect("lines exceed 4 GiB");
-        self.text.put(&other.text);
-        self.ends.extend(other.ends.iter().map(|e| base + e));
+        let start = span.start as u32;
+        self.text.put(&other.text[span]);
+        self.ends
+            .extend(other.ends[lines].iter().map(|e| base + (e - start)));
     }
 
     /// Appends the lines of `other` last to first.
@@ -147,6 +159,132 @@ impl Lines {
         self.text.reserve(other.text.len());
         for line in other.iter().rev() {
             self.push(line);
+        }
+    }
+}
+
+/// Appends `indent`, the text between `start` and `end`, and a newline.
+#[inline(always)]
+fn put_indented(out: &mut String, indent: &str, text: &str, start: u32, end: u32) {
+    let bytes = &text.as_bytes()[start as usize..end as usize];
+    // SAFETY: as in `Lines::line`, every end is a character boundary.
+    let line = unsafe { std::str::from_utf8_unchecked(bytes) };
+    out.put_all(&[indent, line, "\n"]);
+}
+
+/// A block's replay pass: its forward pass's lines again, but for the few
+/// that read differently there (a call commented out, a store replayed by
+/// another call). A line shared with the forward pass is kept as its index
+/// there, not as a second copy of its text, and runs of such lines are
+/// copied at once.
+#[derive(Debug, Default, Clone)]
+pub struct Replay {
+    /// The lines of its own.
+    own: Lines,
+    /// Its lines in order: [`SHARED`] and the index of a forward-pass line,
+    /// or the index of a line of `own`.
+    order: Vec<u32>,
+    /// Bytes of all its lines together.
+    text_len: usize,
+}
+
+/// The tag of a [`Replay`] line shared with the forward pass.
+const SHARED: u32 = 1 << 31;
+
+impl Replay {
+    /// Room for `lines` lines, a few of them its own.
+    pub fn with_capacity(lines: usize) -> Replay {
+        Replay {
+            own: Lines::with_capacity(8 * lines, lines / 4),
+            order: Vec::with_capacity(lines),
+            text_len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Bytes of all lines together, as if each were stored.
+    pub fn text_len(&self) -> usize {
+        self.text_len
+    }
+
+    pub fn clear(&mut self) {
+        self.own.clear();
+        self.order.clear();
+        self.text_len = 0;
+    }
+
+    /// Shares the last line of `forward`, the forward pass of its block.
+    pub fn push_last_of(&mut self, forward: &Lines) {
+        let last = forward.len().checked_sub(1).expect("no line to share");
+        self.text_len += forward.span(last..last + 1).len();
+        // Kernels are a few KB: far fewer than 2^31 lines.
+        self.order.push(SHARED | last as u32);
+    }
+
+    /// Pushes a line of its own, made of `parts` joined.
+    pub fn push_parts(&mut self, parts: &[&str]) {
+        self.own.push_parts(parts);
+        let last = self.own.len() - 1;
+        self.text_len += self.own.span(last..last + 1).len();
+        self.order.push(last as u32);
+    }
+
+    /// Its lines in order as runs: `Ok` for consecutive lines of the
+    /// forward pass, `Err` for one line of its own.
+    fn runs(&self) -> impl Iterator<Item = Result<Range<usize>, usize>> + '_ {
+        let mut rest = &self.order[..];
+        std::iter::from_fn(move || {
+            let (&first, tail) = rest.split_first()?;
+            if first & SHARED == 0 {
+                rest = tail;
+                return Some(Err(first as usize));
+            }
+            let n = 1 + tail
+                .iter()
+                .zip(first..)
+                .take_while(|&(&next, prev)| next == prev + 1)
+                .count();
+            rest = &rest[n..];
+            let start = (first & !SHARED) as usize;
+            Some(Ok(start..start + n))
+        })
+    }
+
+    /// Appends its lines to `out`, the shared ones from `forward`.
+    pub fn append_to(&self, out: &mut Lines, forward: &Lines) {
+        for run in self.runs() {
+            match run {
+                Ok(lines) => out.extend_from_range(forward, lines),
+                Err(i) => out.push(self.own.line(i)),
+            }
+        }
+    }
+
+    /// [`Lines::write_indented`] of its lines in order, the shared ones from
+    /// `forward`. `rendered`, if given, is `forward` already written that
+    /// way (each line after `indent`, then a newline, from its start): a run
+    /// of shared lines is then one copy of it.
+    pub fn write_indented(
+        &self,
+        out: &mut String,
+        indent: &str,
+        forward: &Lines,
+        rendered: Option<&str>,
+    ) {
+        let per_line = indent.len() + 1;
+        for run in self.runs() {
+            match (run, rendered) {
+                (Ok(lines), Some(rendered)) => {
+                    let span = forward.span(lines.clone());
+                    let at = |n: usize, byte: usize| byte + n * per_line;
+                    out.put(&rendered[at(lines.start, span.start)..at(lines.end, span.end)]);
+                }
+                (Ok(lines), None) => forward.write_indented_range(out, indent, lines),
+                (Err(i), _) => out.put_all(&[indent, self.own.line(i), "\n"]),
+            }
         }
     }
 }
@@ -219,11 +357,43 @@ mod tests {
             at
         });
         assert_eq!((a.last(), at), (Some("x = f(a, b);"), 6));
-        let mut b = of(&["p;"]);
-        b.push_last_of(&a);
-        a.push("é;");
-        b.push_last_of(&a);
-        assert_eq!(b.iter().collect::<Vec<_>>(), ["p;", "x = f(a, b);", "é;"]);
+    }
+
+    #[test]
+    fn replay_shares_forward_lines_and_keeps_its_own() {
+        let mut forward = of(&["a;"]);
+        let mut replay = Replay::with_capacity(4);
+        replay.push_last_of(&forward);
+        forward.push("é;");
+        replay.push_last_of(&forward);
+        replay.push_parts(&["// ", "s;"]);
+        forward.push("s;");
+        forward.push("t;");
+        replay.push_last_of(&forward);
+        assert_eq!((replay.len(), replay.text_len()), (4, 2 + 3 + 5 + 2));
+        let mut lines = of(&["p;"]);
+        replay.append_to(&mut lines, &forward);
+        assert_eq!(
+            lines.iter().collect::<Vec<_>>(),
+            ["p;", "a;", "é;", "// s;", "t;"]
+        );
+        // A run that starts past the text appended to.
+        let mut tail = Replay::with_capacity(1);
+        tail.push_last_of(&forward);
+        let mut lines = Lines::default();
+        tail.append_to(&mut lines, &forward);
+        assert_eq!(lines.iter().collect::<Vec<_>>(), ["t;"]);
+        // Written from the lines, or copied from the forward pass written alike.
+        let mut rendered = String::new();
+        forward.write_indented(&mut rendered, "  ", false);
+        let expected = "  a;\n  é;\n  // s;\n  t;\n";
+        for from in [None, Some(rendered.as_str())] {
+            let mut out = String::new();
+            replay.write_indented(&mut out, "  ", &forward, from);
+            assert_eq!(out, expected);
+        }
+        replay.clear();
+        assert_eq!((replay.len(), replay.text_len()), (0, 0));
     }
 
     #[test]

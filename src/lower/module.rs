@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use super::adjoint::{
     Adjoint, BuiltFunc, Code, FuncTable, FunctionSource, FunctionText, LoweredBody,
 };
-use super::lines::Lines;
 use super::pyconst::{self, PyVal};
 use super::templates::*;
 use super::types::{ArrayKind, ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
@@ -2603,13 +2602,13 @@ fn push_argument_vars(out: &mut String, code: &Code<'_>, indent: &str, with_adjo
     push_lines(out, indent, ["//---------", "// argument vars"]);
     for &a in code.args {
         let v = code.var(a);
-        push_typed(out, indent, &v.ty, false, v.name(), " = _wp_args->");
+        push_typed(out, indent, &v.ty, v.name(), " = _wp_args->");
         out.put_all(&[v.label(), ";\n"]);
     }
     if with_adjoints {
         for &a in code.args {
             let v = code.var(a);
-            push_typed(out, indent, &v.ty, false, v.adj(), " = _wp_adj_args->");
+            push_typed(out, indent, &v.ty, v.adj(), " = _wp_adj_args->");
             out.put_all(&[v.label(), ";\n"]);
         }
     }
@@ -2617,80 +2616,103 @@ fn push_argument_vars(out: &mut String, code: &Code<'_>, indent: &str, with_adjo
 
 /// A declaration line, or its start: `indent`, the C++ type, a space, the
 /// name, then `then`. All in one copy where the type is spelled whole.
-fn push_typed(out: &mut String, indent: &str, ty: &Type, value_type: bool, name: &str, then: &str) {
+fn push_typed(out: &mut String, indent: &str, ty: &Type, name: &str, then: &str) {
     match ty.spelled_ctype() {
         Some(ctype) => out.put_all(&[indent, ctype, " ", name, then]),
         None => {
             out.put(indent);
-            ty.push_ctype(out, value_type);
+            ty.push_ctype(out, false);
             out.put_all(&[" ", name, then]);
         }
     }
 }
 
-fn push_primal_vars(out: &mut String, code: &Code<'_>, indent: &str, requires_grad: bool) {
+/// Appends the primal-var block to `out` and, given `duals`, the dual-var
+/// block to it: each local's C++ type is spelled once, in the primal line,
+/// and the dual line copies it from there (a reference's adjoint is its
+/// value type, the pointer type without its `*`).
+fn push_primal_vars(
+    out: &mut String,
+    mut duals: Option<&mut String>,
+    code: &Code<'_>,
+    indent: &str,
+    requires_grad: bool,
+) {
     push_lines(out, indent, ["//---------", "// primal vars"]);
+    if let Some(duals) = duals.as_deref_mut() {
+        push_lines(duals, indent, ["//---------", "// dual vars"]);
+    }
     for &id in code.locals {
         let v = code.var(id);
         if let Type::Tile(t) = v.ty {
+            let ctype = t.ctype();
             push_line(
                 out,
                 indent,
-                &[
-                    &t.ctype(),
-                    " ",
-                    v.name(),
-                    " = ",
-                    &t.cinit(requires_grad),
-                    ";",
-                ],
+                &[&ctype, " ", v.name(), " = ", &t.cinit(requires_grad), ";"],
             );
-            continue;
-        }
-        if let Type::Str(i) = v.ty {
-            let text = &code.strings[i as usize];
-            push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
-            continue;
-        }
-        if let Type::StorageStr(shared) = v.ty {
-            let text = if shared { "\"shared\"" } else { "\"register\"" };
-            push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
-            continue;
-        }
-        match v.constant {
-            None => push_typed(out, indent, &v.ty, false, v.name(), ";\n"),
-            Some(c) => {
-                out.put_all(&[indent, "const "]);
-                push_typed(out, "", &v.ty, false, v.name(), " = ");
-                c.push_c_str(out);
-                // warp's `constant_str` suffixes wide and unsigned integers.
-                if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
-                    out.put(match s {
-                        Scalar::UInt32 => "u",
-                        Scalar::Int64 => "ll",
-                        Scalar::UInt64 => "ull",
-                        _ => "",
-                    });
+            if let Some(duals) = duals.as_deref_mut() {
+                // Shared tiles hold their gradient: the adjoint aliases the primal.
+                if t.shared {
+                    push_line(
+                        duals,
+                        indent,
+                        &[&ctype, "& ", v.adj(), " = ", v.name(), ";"],
+                    );
+                } else {
+                    push_line(duals, indent, &[&ctype, " ", v.adj(), "{};"]);
                 }
-                out.put(";\n");
             }
+            continue;
         }
-    }
-}
-
-fn push_dual_vars(out: &mut String, code: &Code<'_>, indent: &str) {
-    push_lines(out, indent, ["//---------", "// dual vars"]);
-    for &id in code.locals {
-        let v = code.var(id);
-        match v.ty {
-            // Shared tiles hold their gradient: the adjoint aliases the primal.
-            Type::Tile(t) if t.shared => push_line(
-                out,
-                indent,
-                &[&t.ctype(), "& ", v.adj(), " = ", v.name(), ";"],
-            ),
-            Type::Tile(t) => push_line(out, indent, &[&t.ctype(), " ", v.adj(), "{};"]),
-            _ => push_typed(out, indent, &v.ty, true, v.adj(), " = {};\n"),
+        let text = match v.ty {
+            Type::Str(i) => Some(code.strings[i as usize].as_str()),
+            Type::StorageStr(shared) => Some(if shared { "\"shared\"" } else { "\"register\"" }),
+            _ => None,
+        };
+        let ctype = match text {
+            Some(text) => {
+                push_line(out, indent, &["const wp::str ", v.name(), " = ", text, ";"]);
+                "wp::str"
+            }
+            None => {
+                let prefix = if v.constant.is_some() { "const " } else { "" };
+                let start = out.len() + indent.len() + prefix.len();
+                match v.ty.spelled_ctype() {
+                    Some(ctype) => out.put_all(&[indent, prefix, ctype]),
+                    None => {
+                        out.put_all(&[indent, prefix]);
+                        v.ty.push_ctype(out, false);
+                    }
+                }
+                let end = out.len();
+                match v.constant {
+                    None => out.put_all(&[" ", v.name(), ";\n"]),
+                    Some(c) => {
+                        out.put_all(&[" ", v.name(), " = "]);
+                        c.push_c_str(out);
+                        // warp's `constant_str` suffixes wide and unsigned integers.
+                        if let (ConstVal::Int(_), Type::Scalar(s)) = (c, v.ty) {
+                            out.put(match s {
+                                Scalar::UInt32 => "u",
+                                Scalar::Int64 => "ll",
+                                Scalar::UInt64 => "ull",
+                                _ => "",
+                            });
+                        }
+                        out.put(";\n");
+                    }
+                }
+                let ctype = &out[start..end];
+                if v.ty.is_ref() {
+                    ctype.strip_suffix('*').unwrap_or(ctype)
+                } else {
+                    ctype
+                }
+            }
+        };
+        if let Some(duals) = duals.as_deref_mut() {
+            duals.put_all(&[indent, ctype, " ", v.adj(), " = {};\n"]);
         }
     }
 }
@@ -2706,49 +2728,64 @@ enum Body {
 
 /// Bytes a body will take, roughly: enough that appending it rarely grows the string.
 fn body_estimate(code: &Code<'_>, reverse: bool) -> usize {
-    let passes: &[&Lines] = if reverse {
-        &[code.body_replay(), code.body_reverse()]
+    let pass = |text_len: usize, lines: usize| text_len + 9 * lines;
+    let body = if reverse {
+        let (replay, reverse) = (code.body_replay(), code.body_reverse());
+        pass(replay.text_len(), replay.len()) + pass(reverse.text_len(), reverse.len())
     } else {
-        &[code.body_forward()]
+        pass(code.body_forward().text_len(), code.body_forward().len())
     };
     let declarations = code.locals.len() * if reverse { 2 } else { 1 };
-    let body: usize = passes.iter().map(|l| l.text_len() + 9 * l.len()).sum();
     body + 64 * (declarations + code.args.len()) + 512
 }
 
 fn forward_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
     let mut out = String::with_capacity(body_estimate(code, false));
-    push_forward_body(&mut out, code, kind, indent);
+    push_forward_body(&mut out, None, code, kind, indent);
     out
 }
 
-/// Appends the forward body; returns where its primal-var block sits in `out`.
+/// Where the parts of a forward body sit in the text it was appended to.
+struct ForwardParts {
+    /// The primal-var block.
+    primal: std::ops::Range<usize>,
+    /// The start of the statement lines when each was written as is (after
+    /// the indent, then a newline; not so where a CUDA kernel's `return;`
+    /// became `continue;`): the replay copies its runs of them from there.
+    lines: Option<usize>,
+}
+
+/// Appends the forward body, and the dual-var block to `duals` if given
+/// (see [`push_primal_vars`]).
 fn push_forward_body(
     out: &mut String,
+    duals: Option<&mut String>,
     code: &Code<'_>,
     kind: Body,
     indent: &str,
-) -> std::ops::Range<usize> {
+) -> ForwardParts {
     if kind == Body::CpuKernel {
         push_argument_vars(out, code, indent, false);
     }
     let primal_start = out.len();
-    push_primal_vars(out, code, indent, false);
+    push_primal_vars(out, duals, code, indent, false);
     let primal = primal_start..out.len();
     push_lines(out, indent, ["//---------", "// forward"]);
+    let mut lines = Some(out.len());
     if kind != Body::CudaKernel {
         code.body_forward().write_indented(out, indent, false);
-        return primal;
+        return ForwardParts { primal, lines };
     }
     for f in code.body_forward().iter() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if is_return(f) {
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
+            lines = None;
         } else {
             out.put_all(&[indent, f, "\n"]);
         }
     }
-    primal
+    ForwardParts { primal, lines }
 }
 
 /// `line.trim_start().starts_with("return;")`, without decoding the
@@ -2774,31 +2811,38 @@ fn primal_vars_pass_independent(code: &Code<'_>) -> bool {
 }
 
 fn reverse_body(code: &Code<'_>, kind: Body, indent: &str) -> String {
+    let (mut primal, mut duals) = (String::new(), String::new());
+    push_primal_vars(&mut primal, Some(&mut duals), code, indent, true);
     let mut out = String::with_capacity(body_estimate(code, true));
-    push_reverse_body(&mut out, code, kind, indent, None);
+    push_reverse_body(&mut out, code, kind, indent, (Some(&primal), &duals), None);
     out
 }
 
 /// Appends the backward body. `primal` is the forward pass's primal-var
 /// block, at the same indent, when it reads the same in both passes
 /// ([`primal_vars_pass_independent`]): copied rather than written again.
+/// `duals` is the dual-var block, written with a primal-var block.
+/// `forward_lines` is the forward pass's statement lines as they were
+/// written at the same indent ([`ForwardParts::lines`]), if they were.
 fn push_reverse_body(
     out: &mut String,
     code: &Code<'_>,
     kind: Body,
     indent: &str,
-    primal: Option<&str>,
+    (primal, duals): (Option<&str>, &str),
+    forward_lines: Option<&str>,
 ) {
     if kind == Body::CpuKernel {
         push_argument_vars(out, code, indent, true);
     }
     match primal {
         Some(block) => out.put(block),
-        None => push_primal_vars(out, code, indent, true),
+        None => push_primal_vars(out, None, code, indent, true),
     }
-    push_dual_vars(out, code, indent);
+    out.put(duals);
     push_lines(out, indent, ["//---------", "// forward"]);
-    code.body_replay().write_indented(out, indent, false);
+    code.body_replay()
+        .write_indented(out, indent, code.body_forward(), forward_lines);
     push_lines(out, indent, ["//---------", "// reverse"]);
     code.body_reverse().write_indented(out, indent, true);
     push_lines(
@@ -2827,6 +2871,17 @@ fn fill_template(out: &mut String, template: &str, fills: &[(&str, &[&str])]) {
         rest = &rest[at + key.len()..];
     }
     out.put(rest);
+}
+
+/// A buffer for a kernel's dual-var block: room for its lines if it has a
+/// backward pass (~40 bytes each), none otherwise.
+fn dual_vars_room(k: &KernelBody<'_>) -> String {
+    let lines = if k.enable_backward {
+        k.adj.locals.len() + 2
+    } else {
+        0
+    };
+    String::with_capacity(40 * lines)
 }
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
@@ -2884,14 +2939,24 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         &fwd_args,
         body_estimate(&code, false),
     );
-    let primal = push_forward_body(&mut forward, &code, body_kind, indent);
+    let mut duals = dual_vars_room(k);
+    let with_duals = k.enable_backward.then_some(&mut duals);
+    let parts = push_forward_body(&mut forward, with_duals, &code, body_kind, indent);
     forward.put(close);
     let backward = k.enable_backward.then(|| {
         let mut args = fwd_args;
         params(&mut args, "adj_");
         let mut b = open("_cuda_kernel_backward", &args, body_estimate(&code, true));
-        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &code, body_kind, indent, primal);
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[parts.primal]);
+        let forward_lines = parts.lines.map(|at| &forward[at..]);
+        push_reverse_body(
+            &mut b,
+            &code,
+            body_kind,
+            indent,
+            (primal, &duals),
+            forward_lines,
+        );
         b.put(close);
         b
     });
@@ -2916,7 +2981,9 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
         &format!("{base},\n    wp_args_{} *_wp_args", k.mangled),
     );
     forward.reserve(body_estimate(&code, false));
-    let primal = push_forward_body(&mut forward, &code, Body::CpuKernel, indent);
+    let mut duals = dual_vars_room(k);
+    let with_duals = k.enable_backward.then_some(&mut duals);
+    let parts = push_forward_body(&mut forward, with_duals, &code, Body::CpuKernel, indent);
     forward.push('}');
     let backward = k.enable_backward.then(|| {
         let mut b = open(
@@ -2927,8 +2994,17 @@ fn cpu_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             ),
         );
         b.reserve(body_estimate(&code, true));
-        let primal = primal_vars_pass_independent(&code).then(|| &forward[primal]);
-        push_reverse_body(&mut b, &code, Body::CpuKernel, indent, primal);
+        let primal = primal_vars_pass_independent(&code).then(|| &forward[parts.primal]);
+        let forward_lines = parts.lines.map(|at| &forward[at..]);
+        let declared = (primal, duals.as_str());
+        push_reverse_body(
+            &mut b,
+            &code,
+            Body::CpuKernel,
+            indent,
+            declared,
+            forward_lines,
+        );
         b.push('}');
         b
     });
