@@ -881,6 +881,20 @@ impl WordCounts<'_> {
         self.table
             .sum(words, |word| count_word(pieces, ranks, word))
     }
+
+    /// The count of one word.
+    fn one(&mut self, word: &[u8]) -> u32 {
+        self.sum(std::iter::once(word))
+    }
+
+    /// The count of a run of spaces alone: one piece (`\s+(?!\S)` at the
+    /// end, cl100k's `\s++$`).
+    fn spaces(&mut self, spaces: &[u8]) -> u32 {
+        if spaces.is_empty() {
+            return 0;
+        }
+        piece_count(self.pieces, self.ranks, spaces)
+    }
 }
 
 /// The counts of a kernel's Python statements, for the IR comments that
@@ -905,7 +919,22 @@ impl WordCounts<'_> {
 ///   cuts of `S`, none at its first byte (not a space) nor at the `\n`: its
 ///   words are `I X`, the middle words `M` and ` Y\n` where ` S`'s are
 ///   ` X`, `M` and ` Y` (or the one word `I S\n` where ` S` is one word).
-///   So the line costs two lookups more, for ` X` and ` Y`.
+///
+/// The counts of ` X` and ` Y` then follow from those of `I X` and ` Y\n`,
+/// by the pre-tokenizer, or else are looked up:
+/// - `I X` is `I'` (`I` but its last space) and then ` X`, where `I` is
+///   not empty and `X` starts with an ASCII character that is not
+///   whitespace: the whitespace branch `\s+(?!\S)` ends the run of spaces
+///   before its last one (no branch before it matches at a space followed
+///   by a space, nor takes a space after a space), so no piece spans that
+///   point; `I'` alone is that one piece (`\s+(?!\S)` at the end,
+///   cl100k's `\s++$`); and the patterns never look behind, so the pieces
+///   after it are those of ` X` alone;
+/// - ` Y\n` is ` Y` and then `\n`, one token, where `Y` ends with an ASCII
+///   letter or digit: the piece that holds it (letters with an optional
+///   contraction, one to three digits, or a cl100k contraction) takes no
+///   `\n` and does not look past its end, and the `\n` alone is a piece
+///   (`\s*[\r\n]+`, cl100k's `\s*[\r\n]`).
 ///
 /// Two different statements share a count only if their 128-bit hashes
 /// agree: with at most ~50 statements of a source against ~100 comments
@@ -934,13 +963,19 @@ impl Statements {
         if line[end] != b'\n' || indent == end {
             return words.sum(Words::new(line));
         }
+        // The counts of what the first word has before ` X` (the spaces of
+        // `I` but one) and the last after ` Y` (the `\n`), where known.
+        let head = (indent > 0 && is_ascii_non_space(line[indent]))
+            .then(|| words.spaces(&line[..indent - 1]));
+        let tail = line[end - 1].is_ascii_alphanumeric().then_some(1);
         let first_cut = Words::new(line).next().map_or(line.len(), <[u8]>::len);
         let (count, statement_count) = if first_cut == line.len() {
-            let spaced = spaced(line, indent, end, &mut self.spaced);
-            (
-                words.sum([line].into_iter()),
-                words.sum([spaced].into_iter()),
-            )
+            let count = words.one(line);
+            let statement = match (head, tail) {
+                (Some(head), Some(tail)) => count - head - tail,
+                _ => words.one(spaced(line, indent, end, &mut self.spaced)),
+            };
+            (count, statement)
         } else {
             // `first_cut` is a cut, so the search ends there at the latest.
             let last_cut = (first_cut..end)
@@ -948,10 +983,19 @@ impl Statements {
                 .find(|&p| Words::is_cut(line, p))
                 .unwrap_or(first_cut);
             let middle = words.sum(Words::new(&line[first_cut..last_cut]));
-            let ends = words.sum([&line[..first_cut], &line[last_cut..]].into_iter());
-            let first = spaced(line, indent, first_cut, &mut self.spaced);
-            let statement_ends = words.sum([first, &line[last_cut..end]].into_iter());
-            (middle + ends, middle + statement_ends)
+            let (first, last) = (words.one(&line[..first_cut]), words.one(&line[last_cut..]));
+            let statement_first = match head {
+                Some(head) => first - head,
+                None => words.one(spaced(line, indent, first_cut, &mut self.spaced)),
+            };
+            let statement_last = match tail {
+                Some(tail) => last - tail,
+                None => words.one(&line[last_cut..end]),
+            };
+            (
+                first + middle + last,
+                statement_first + middle + statement_last,
+            )
         };
         self.keep(
             xxhash_rust::xxh3::xxh3_128(&line[indent..end]),
@@ -2237,6 +2281,7 @@ mod tests {
         let atoms = [
             "x", "var_0", "Ab", "(", ")", "[", "]", "-", "_a", "'s'", "\"q\"", "7", "1.5e-06", ".",
             ":", "wp.tid()", "\u{e9}", "#", "<", "<L", ",", "*", "/", "'", "ll", "'s", "\t",
+            "\u{a0}", "\u{2028}", "\r", "x'll", "Q",
         ];
         let indents = ["", " ", "    ", "        ", "\t"];
         let prefixes = [
