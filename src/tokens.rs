@@ -351,6 +351,7 @@ impl Tokenizer {
             lines: LineCounts::new(if self.is_builtin() { 16 } else { 0 }),
             words: HashedCounts::new(if self.is_builtin() { 15 } else { 0 }),
             pieces: Cache::new(PIECE_CACHE_BYTES),
+            statements: Statements::default(),
         }
     }
 }
@@ -765,12 +766,15 @@ pub struct Counter {
     /// huge page; at 1 MiB on small pages the job took ~1.2% more CPU).
     words: HashedCounts,
     pieces: Cache,
+    /// The counts of the statements of the last Python source, for the IR
+    /// comments that quote them.
+    statements: Statements,
 }
 
 impl Counter {
     /// Tokens of `text`; `None` without a tokenizer.
     pub fn count(&mut self, text: &str) -> Option<u32> {
-        self.count_indexing(text, true)
+        self.count_indexing(text, Role::Ir { index: true })
     }
 
     /// [`Counter::count`] of a text whose lines the next text counted does
@@ -778,13 +782,21 @@ impl Counter {
     /// indexed for it. The same count either way; only faster where the
     /// caller knows.
     pub fn count_unrepeated(&mut self, text: &str) -> Option<u32> {
-        self.count_indexing(text, false)
+        self.count_indexing(text, Role::Ir { index: false })
     }
 
-    fn count_indexing(&mut self, text: &str, index: bool) -> Option<u32> {
+    /// [`Counter::count_unrepeated`] of a kernel's Python source, whose
+    /// statements the IR texts counted after it quote in comments
+    /// ([`Statements`]): their counts are kept for them.
+    pub fn count_source(&mut self, text: &str) -> Option<u32> {
+        self.statements.counts.clear();
+        self.count_indexing(text, Role::Source)
+    }
+
+    fn count_indexing(&mut self, text: &str, role: Role) -> Option<u32> {
         match &self.tokenizer.kind {
             Kind::None => None,
-            &Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text, index)),
+            &Kind::Builtin(ranks) => Some(self.count_builtin(ranks, text, role)),
             Kind::HuggingFace(tok) => Some(
                 tok.encode_fast(text, false)
                     .map(|e| e.len() as u32)
@@ -806,21 +818,30 @@ impl Counter {
     /// branch names a particular one), so the pieces keep their boundaries;
     /// a piece holding a digit is a run of one to three digits (`\p{N}{1,3}`),
     /// one token either way; the other pieces do not change.
-    fn count_builtin(&mut self, ranks: &Ranks, text: &str, index: bool) -> u32 {
+    fn count_builtin(&mut self, ranks: &Ranks, text: &str, role: Role) -> u32 {
         self.bits.scan(text.as_bytes(), ranks.digits_are_tokens);
         let bytes = if ranks.digits_are_tokens {
             &self.bits.canonical[..text.len()]
         } else {
             text.as_bytes()
         };
-        // A line not seen before is the sum of its words, a word not seen
-        // before that of its pieces.
-        let (words, pieces) = (&mut self.words, &mut self.pieces);
+        // A line not seen before is the sum of its words (some of them a
+        // statement's, see `Statements`), a word not seen before that of its
+        // pieces.
+        let mut words = WordCounts {
+            table: &mut self.words,
+            pieces: &mut self.pieces,
+            ranks,
+        };
+        let statements = &mut self.statements;
         let total = self.lines.sum(
             bytes,
             LineChunks::new(bytes, &self.bits, ranks.builtin),
-            index,
-            |line| words.sum(Words::new(line), |word| count_word(pieces, ranks, word)),
+            role == Role::Ir { index: true },
+            |line| match role {
+                Role::Source => statements.count_source_line(&mut words, line),
+                Role::Ir { .. } => statements.count_ir_line(&mut words, line),
+            },
         );
         // Kept for the next text (the canonical buffer is swapped, not copied).
         let previous = &mut self.lines.previous;
@@ -833,6 +854,301 @@ impl Counter {
         previous.len = text.len();
         total
     }
+}
+
+/// What a counted text is to [`Statements`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A kernel's Python source: its statements' counts are kept.
+    Source,
+    /// An IR text, its comments looked up among the statements; its lines
+    /// indexed for the next text if `index` (see [`LineCounts`]).
+    Ir { index: bool },
+}
+
+/// The words' side of a counter, for the lines not in its line table.
+struct WordCounts<'c> {
+    table: &'c mut HashedCounts,
+    pieces: &'c mut Cache,
+    ranks: &'c Ranks,
+}
+
+impl WordCounts<'_> {
+    /// The sum of the counts of `words`: from the table, or pre-tokenized
+    /// and merged.
+    fn sum<'t>(&mut self, words: impl Iterator<Item = &'t [u8]>) -> u32 {
+        let (pieces, ranks) = (&mut *self.pieces, self.ranks);
+        self.table
+            .sum(words, |word| count_word(pieces, ranks, word))
+    }
+
+    /// The count of one word.
+    fn one(&mut self, word: &[u8]) -> u32 {
+        self.sum(std::iter::once(word))
+    }
+
+    /// The count of a run of spaces alone: one piece (`\s+(?!\S)` at the
+    /// end, cl100k's `\s++$`).
+    fn spaces(&mut self, spaces: &[u8]) -> u32 {
+        if spaces.is_empty() {
+            return 0;
+        }
+        piece_count(self.pieces, self.ranks, spaces)
+    }
+}
+
+/// The counts of a kernel's Python statements, for the IR comments that
+/// quote them. warp echoes each source line it lowers, stripped (`S`), as
+/// `// S<pad>       <L n>` in the forward pass and `// adj: S<pad>  <L n>`
+/// in the reverse one; such a line is new to the line table whenever the
+/// statement is, and those comments were ~60% of the words of all the lines
+/// the table missed. Here a missed comment line costs one hash of `S` and
+/// two map lookups (the statement's count, and that of the text around it,
+/// its [`Frame`], the same on many lines), not one hash and lookup per word.
+///
+/// Kept: the count of ` S` (one space, then `S`), by the 128-bit xxh3 hash
+/// of `S`. Why the counts add up, by the word cuts of [`Words`] (a text's
+/// count is the sum of its words', cut before each space that follows an
+/// ASCII character that is not whitespace; a cut depends only on the two
+/// bytes around it):
+/// - a comment line `I// S<pad>...` or `I// adj: S<pad>...` whose `S` ends
+///   with such a character has a cut at the space before `S` (after `/` or
+///   `:`) and one at the first space of `<pad>`: its words are those of the
+///   text before ` S`, those of ` S` alone, and those of the rest;
+/// - a source line `I S\n` (`I` spaces, `S` not starting with one) has the
+///   cuts of `S`, none at its first byte (not a space) nor at the `\n`: its
+///   words are `I X`, the middle words `M` and ` Y\n` where ` S`'s are
+///   ` X`, `M` and ` Y` (or the one word `I S\n` where ` S` is one word).
+///
+/// The counts of ` X` and ` Y` then follow from those of `I X` and ` Y\n`,
+/// by the pre-tokenizer, or else are looked up:
+/// - `I X` is `I'` (`I` but its last space) and then ` X`, where `I` is
+///   not empty and `X` starts with an ASCII character that is not
+///   whitespace: the whitespace branch `\s+(?!\S)` ends the run of spaces
+///   before its last one (no branch before it matches at a space followed
+///   by a space, nor takes a space after a space), so no piece spans that
+///   point; `I'` alone is that one piece (`\s+(?!\S)` at the end,
+///   cl100k's `\s++$`); and the patterns never look behind, so the pieces
+///   after it are those of ` X` alone;
+/// - ` Y\n` is ` Y` and then `\n`, one token, where `Y` ends with an ASCII
+///   letter or digit: the piece that holds it (letters with an optional
+///   contraction, one to three digits, or a cl100k contraction) takes no
+///   `\n` and does not look past its end, and the `\n` alone is a piece
+///   (`\s*[\r\n]+`, cl100k's `\s*[\r\n]`).
+///
+/// Two different statements share a count only if their 128-bit hashes
+/// agree: with at most ~50 statements of a source against ~100 comments
+/// looked up, over 2^17 rows (a 2 GiB job), a chance below 2^-98.
+#[derive(Default)]
+struct Statements {
+    counts: FxHashMap<u128, u32>,
+    /// The counts of the text around the quotes, by its [`Frame`]: ~600
+    /// different ones in the 20 MiB job (indentations, paddings, line
+    /// numbers' digits), kept across sources.
+    frames: FxHashMap<Frame, u32>,
+    /// ` X` of a statement at column 0, where the line has no space before it.
+    spaced: Vec<u8>,
+}
+
+/// [`Statements`] kept without a source in between (a caller that never
+/// calls [`Counter::count_source`]) before they start over.
+const STATEMENTS_CAP: usize = 4096;
+
+impl Statements {
+    /// A missed line of a Python source: its count, and that of its
+    /// statement kept if the line is `I S\n`.
+    fn count_source_line(&mut self, words: &mut WordCounts, line: &[u8]) -> u32 {
+        let indent = leading_spaces(line);
+        let end = line.len() - 1;
+        if line[end] != b'\n' || indent == end {
+            return words.sum(Words::new(line));
+        }
+        // The counts of what the first word has before ` X` (the spaces of
+        // `I` but one) and the last after ` Y` (the `\n`), where known.
+        let head = (indent > 0 && is_ascii_non_space(line[indent]))
+            .then(|| words.spaces(&line[..indent - 1]));
+        let tail = line[end - 1].is_ascii_alphanumeric().then_some(1);
+        let first_cut = Words::new(line).next().map_or(line.len(), <[u8]>::len);
+        let (count, statement_count) = if first_cut == line.len() {
+            let count = words.one(line);
+            let statement = match (head, tail) {
+                (Some(head), Some(tail)) => count - head - tail,
+                _ => words.one(spaced(line, indent, end, &mut self.spaced)),
+            };
+            (count, statement)
+        } else {
+            // `first_cut` is a cut, so the search ends there at the latest.
+            let last_cut = (first_cut..end)
+                .rev()
+                .find(|&p| Words::is_cut(line, p))
+                .unwrap_or(first_cut);
+            let middle = words.sum(Words::new(&line[first_cut..last_cut]));
+            let (first, last) = (words.one(&line[..first_cut]), words.one(&line[last_cut..]));
+            let statement_first = match head {
+                Some(head) => first - head,
+                None => words.one(spaced(line, indent, first_cut, &mut self.spaced)),
+            };
+            let statement_last = match tail {
+                Some(tail) => last - tail,
+                None => words.one(&line[last_cut..end]),
+            };
+            (
+                first + middle + last,
+                statement_first + middle + statement_last,
+            )
+        };
+        self.keep(
+            xxhash_rust::xxh3::xxh3_128(&line[indent..end]),
+            statement_count,
+        );
+        count
+    }
+
+    /// A missed line of an IR text: a comment quoting a statement is the
+    /// words around the quote and the statement's count (kept if new).
+    fn count_ir_line(&mut self, words: &mut WordCounts, line: &[u8]) -> u32 {
+        let Some(quote) = Quote::of(line) else {
+            return words.sum(Words::new(line));
+        };
+        let quoted = quote.statement.clone();
+        let key = xxhash_rust::xxh3::xxh3_128(&line[quoted.start + 1..quoted.end]);
+        let statement_count = match self.counts.get(&key) {
+            Some(&n) => n,
+            None => {
+                let n = words.sum(Words::new(&line[quoted]));
+                self.keep(key, n);
+                n
+            }
+        };
+        let frame_count = match self.frames.get(&quote.frame) {
+            Some(&n) => n,
+            None => {
+                let n = words.sum(quote.around(line));
+                if self.frames.len() >= STATEMENTS_CAP {
+                    self.frames.clear();
+                }
+                self.frames.insert(quote.frame, n);
+                n
+            }
+        };
+        frame_count + statement_count
+    }
+
+    fn keep(&mut self, key: u128, count: u32) {
+        if self.counts.len() >= STATEMENTS_CAP {
+            self.counts.clear();
+        }
+        self.counts.insert(key, count);
+    }
+}
+
+/// ` ` and then `line[indent..to]`: the line from its last space of
+/// indentation, or that in `buffer` for a line at column 0.
+fn spaced<'a>(line: &'a [u8], indent: usize, to: usize, buffer: &'a mut Vec<u8>) -> &'a [u8] {
+    if indent > 0 {
+        return &line[indent - 1..to];
+    }
+    buffer.clear();
+    buffer.push(b' ');
+    buffer.extend_from_slice(&line[..to]);
+    buffer
+}
+
+/// A line `I// S<pad><tail>` or `I// adj: S<pad><tail>` (`<tail>`: warp's
+/// `<L n>` and the line's end) that quotes a statement `S` (see
+/// [`Statements`]).
+struct Quote {
+    /// ` S`, a word cut at each end: `S` ends with an ASCII character that
+    /// is not whitespace, and spaces follow it.
+    statement: std::ops::Range<usize>,
+    frame: Frame,
+}
+
+/// The text around ` S` of a [`Quote`], exactly: its indentation, `// ` or
+/// `// adj: `, the padding's length and the tail.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Frame {
+    indent: u32,
+    adj: bool,
+    pad: u32,
+    tail: ShortKey,
+}
+
+impl Quote {
+    fn of(line: &[u8]) -> Option<Quote> {
+        let indent = leading_spaces(line);
+        let rest = &line[indent..];
+        let (start, adj) = if rest.starts_with(b"// adj: ") {
+            (indent + 7, true)
+        } else if rest.starts_with(b"// ") {
+            (indent + 2, false)
+        } else {
+            return None;
+        };
+        // The tail: from the last `<`, short enough to be a `ShortKey`.
+        let from_end = line.iter().rev().take(16).position(|&c| c == b'<')?;
+        let tail = line.len() - 1 - from_end;
+        let end = tail - trailing_spaces(&line[..tail]);
+        if start + 1 >= end || end == tail || !is_ascii_non_space(line[end - 1]) {
+            return None;
+        }
+        Some(Quote {
+            statement: start..end,
+            frame: Frame {
+                indent: indent as u32,
+                adj,
+                pad: (tail - end) as u32,
+                tail: ShortKey::of(&line[tail..]).expect("at most 16 bytes"),
+            },
+        })
+    }
+
+    /// The words of `line` around ` S`.
+    fn around<'l>(&self, line: &'l [u8]) -> impl Iterator<Item = &'l [u8]> {
+        Words::new(&line[..self.statement.start]).chain(Words::new(&line[self.statement.end..]))
+    }
+}
+
+/// How many spaces `b` begins with, eight bytes at a time.
+fn leading_spaces(b: &[u8]) -> usize {
+    let mut n = 0;
+    let mut chunks = b.chunks_exact(8);
+    for chunk in &mut chunks {
+        let others =
+            u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
+        if others != 0 {
+            // The chunk's first bytes are the word's least significant.
+            return n + others.trailing_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + chunks
+        .remainder()
+        .iter()
+        .take_while(|&&c| c == b' ')
+        .count()
+}
+
+/// How many spaces `b` ends with, eight bytes at a time (a comment's
+/// padding is up to 80).
+fn trailing_spaces(b: &[u8]) -> usize {
+    let mut n = 0;
+    let mut chunks = b.rchunks_exact(8);
+    for chunk in &mut chunks {
+        let others =
+            u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
+        if others != 0 {
+            // The chunk's last bytes are the word's most significant.
+            return n + others.leading_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + chunks
+        .remainder()
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b' ')
+        .count()
 }
 
 /// Pre-tokenizes a word and merges its pieces (pieces seen before from
@@ -1949,6 +2265,89 @@ mod tests {
             assert!(line_chunks(text.as_bytes(), builtin).len() > 5);
             assert_eq!(counter.count(text), Some(want));
             assert_eq!(counter.count(text), Some(want), "from the cache");
+        }
+    }
+
+    fn pick<'a>(next: &mut impl FnMut() -> u64, options: &[&'a str]) -> &'a str {
+        options[(next() % options.len() as u64) as usize]
+    }
+
+    #[test]
+    fn quoted_statements_count_as_their_lines() {
+        // Python sources of random statements (every kind of first and last
+        // character), then IR texts quoting them as warp does, and lines
+        // that nearly do: counted with the statements' counts where they
+        // quote one, they must agree with the reference.
+        let atoms = [
+            "x", "var_0", "Ab", "(", ")", "[", "]", "-", "_a", "'s'", "\"q\"", "7", "1.5e-06", ".",
+            ":", "wp.tid()", "\u{e9}", "#", "<", "<L", ",", "*", "/", "'", "ll", "'s", "\t",
+            "\u{a0}", "\u{2028}", "\r", "x'll", "Q",
+        ];
+        let indents = ["", " ", "    ", "        ", "\t"];
+        let prefixes = [
+            "// ", "// ", "// adj: ", "// adj: ", "//", "// adj:", "/ ", "# ",
+        ];
+        let tails = [
+            "<L 5>",
+            "<L 12>",
+            "<L 1234>",
+            "<L 123456789012>",
+            "<",
+            "<L 3> x",
+            "",
+        ];
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let tok = Tokenizer {
+                spec: TokenizerSpec::O200k,
+                kind: Kind::Builtin(ranks),
+            };
+            let mut counter = tok.counter();
+            for _ in 0..400 {
+                let statements: Vec<String> = (0..1 + next() % 6)
+                    .map(|_| {
+                        let mut s = String::new();
+                        for _ in 0..1 + next() % 6 {
+                            s.push_str(pick(&mut next, &atoms));
+                            s.push_str(pick(&mut next, &[" ", " ", "", "  "]));
+                        }
+                        // Mostly stripped, as warp writes them.
+                        if next() % 4 != 0 {
+                            s = s.trim().to_string();
+                        }
+                        s
+                    })
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let source: String = statements
+                    .iter()
+                    .map(|s| format!("{}{s}\n", pick(&mut next, &indents)))
+                    .collect();
+                assert_eq!(
+                    counter.count_source(&source),
+                    Some(reference(ranks, &source)),
+                    "{builtin:?} {source:?}"
+                );
+                let mut ir = String::new();
+                for s in &statements {
+                    let indent = pick(&mut next, &indents[1..]);
+                    let pad = " ".repeat((next() % 90) as usize);
+                    for prefix in [pick(&mut next, &prefixes), pick(&mut next, &prefixes)] {
+                        let tail = pick(&mut next, &tails);
+                        ir.push_str(&format!("{indent}{prefix}{s}{pad}  {tail}\n"));
+                    }
+                    ir.push_str("        var_0 = wp::load(var_1);\n");
+                }
+                if next() % 3 == 0 {
+                    ir.pop();
+                }
+                assert_eq!(
+                    counter.count(&ir),
+                    Some(reference(ranks, &ir)),
+                    "{builtin:?} {ir:?}"
+                );
+            }
         }
     }
 }

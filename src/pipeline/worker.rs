@@ -448,7 +448,7 @@ fn finish_row(
     // Python source and the row's last IR text are not indexed for the next.
     let last = ir.iter().rposition(|t| t.is_some());
     let counts = TokenCounts {
-        python: counter.count_unrepeated(&sample.python_source),
+        python: counter.count_source(&sample.python_source),
         ir: std::array::from_fn(|k| {
             let text = ir[k].as_deref()?;
             if Some(k) == last {
