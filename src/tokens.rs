@@ -1111,44 +1111,41 @@ impl Quote {
 
 /// How many spaces `b` begins with, eight bytes at a time.
 fn leading_spaces(b: &[u8]) -> usize {
-    let mut n = 0;
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let others =
-            u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
-        if others != 0 {
-            // The chunk's first bytes are the word's least significant.
-            return n + others.trailing_zeros() as usize / 8;
-        }
-        n += 8;
-    }
-    n + chunks
-        .remainder()
-        .iter()
-        .take_while(|&&c| c == b' ')
-        .count()
+    spaces_at::<false>(b)
 }
 
-/// How many spaces `b` ends with, eight bytes at a time (a comment's
-/// padding is up to 80).
+/// How many spaces `b` ends with (a comment's padding is up to 80).
 fn trailing_spaces(b: &[u8]) -> usize {
+    spaces_at::<true>(b)
+}
+
+/// How many spaces `b` begins with (ends with, `FROM_END`), eight bytes at
+/// a time: a chunk's first bytes are its little-endian word's least
+/// significant, so the first byte that is not a space is the lowest (from
+/// the end: the highest) nonzero byte of the chunk XOR eight spaces.
+fn spaces_at<const FROM_END: bool>(b: &[u8]) -> usize {
+    let len = b.len();
     let mut n = 0;
-    let mut chunks = b.rchunks_exact(8);
-    for chunk in &mut chunks {
-        let others =
-            u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
+    while n + 8 <= len {
+        let at = if FROM_END { len - n - 8 } else { n };
+        let chunk: [u8; 8] = b[at..at + 8].try_into().expect("8 bytes");
+        let others = u64::from_le_bytes(chunk) ^ u64::from_le_bytes([b' '; 8]);
         if others != 0 {
-            // The chunk's last bytes are the word's most significant.
-            return n + others.leading_zeros() as usize / 8;
+            let zeros = if FROM_END {
+                others.leading_zeros()
+            } else {
+                others.trailing_zeros()
+            };
+            return n + zeros as usize / 8;
         }
         n += 8;
     }
-    n + chunks
-        .remainder()
-        .iter()
-        .rev()
-        .take_while(|&&c| c == b' ')
-        .count()
+    let space = |c: &&u8| **c == b' ';
+    n + if FROM_END {
+        b[..len - n].iter().rev().take_while(space).count()
+    } else {
+        b[n..].iter().take_while(space).count()
+    }
 }
 
 /// Pre-tokenizes a word and merges its pieces (pieces seen before from
@@ -1814,6 +1811,24 @@ fn base64_encode(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The eight-at-a-time space counts agree with a byte-by-byte count, at
+    /// every length and position of the first other byte, from either end.
+    #[test]
+    fn space_runs_are_counted_from_either_end() {
+        for len in 0..40 {
+            for other in 0..=len {
+                let mut b = vec![b' '; len];
+                if other < len {
+                    b[other] = b'x';
+                }
+                let leading = b.iter().take_while(|&&c| c == b' ').count();
+                let trailing = b.iter().rev().take_while(|&&c| c == b' ').count();
+                assert_eq!(leading_spaces(&b), leading, "{len} {other}");
+                assert_eq!(trailing_spaces(&b), trailing, "{len} {other}");
+            }
+        }
+    }
 
     /// Tokens of the whole text, the way tiktoken counts: pattern over the
     /// whole text, merge of each piece, no caches.
