@@ -1812,6 +1812,14 @@ fn base64_encode(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// A tokenizer of `ranks` (its spec's name is not what counts).
+    fn builtin_tokenizer(ranks: &'static Ranks) -> Tokenizer {
+        Tokenizer {
+            spec: TokenizerSpec::O200k,
+            kind: Kind::Builtin(ranks),
+        }
+    }
+
     /// The eight-at-a-time space counts agree with a byte-by-byte count, at
     /// every length and position of the first other byte, from either end.
     #[test]
@@ -2028,10 +2036,7 @@ mod tests {
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
             let bpe = reference_bpe(builtin);
-            let tok = Tokenizer {
-                spec: TokenizerSpec::O200k,
-                kind: Kind::Builtin(ranks),
-            };
+            let tok = builtin_tokenizer(ranks);
             let mut counter = tok.counter();
             for _ in 0..3000 {
                 let len = 1 + next() % 80;
@@ -2183,10 +2188,7 @@ mod tests {
         };
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let tok = Tokenizer {
-                spec: TokenizerSpec::O200k,
-                kind: Kind::Builtin(ranks),
-            };
+            let tok = builtin_tokenizer(ranks);
             let mut counter = tok.counter();
             for _ in 0..4000 {
                 let len = 1 + next() % 40;
@@ -2223,10 +2225,7 @@ mod tests {
         let mut next = xorshift(0x5851_f42d_4c95_7f2d);
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let tok = Tokenizer {
-                spec: TokenizerSpec::O200k,
-                kind: Kind::Builtin(ranks),
-            };
+            let tok = builtin_tokenizer(ranks);
             let mut counter = tok.counter();
             let random_line = |next: &mut dyn FnMut() -> u64| -> String {
                 let indent = ["", "  ", "    ", "\t", " /"][(next() % 5) as usize];
@@ -2271,10 +2270,7 @@ mod tests {
         let text = "static CUDA_CALLABLE void k_cuda_kernel_forward(\n    wp::launch_bounds_t dim,\n    wp::array_t<wp::float32> var_a)\n{\n    //---------\n    // forward\n    // def k(a: wp.array(dtype=float)):  <L 4>\n    var_0 = builtin_tid1d();\n\n\n        /// x\n/ y\n}\n";
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let tok = Tokenizer {
-                spec: TokenizerSpec::O200k,
-                kind: Kind::Builtin(ranks),
-            };
+            let tok = builtin_tokenizer(ranks);
             let mut counter = tok.counter();
             let want = reference(ranks, text);
             assert!(line_chunks(text.as_bytes(), builtin).len() > 5);
@@ -2314,10 +2310,7 @@ mod tests {
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for builtin in [Builtin::O200k, Builtin::Cl100k] {
             let ranks = Ranks::get(builtin);
-            let tok = Tokenizer {
-                spec: TokenizerSpec::O200k,
-                kind: Kind::Builtin(ranks),
-            };
+            let tok = builtin_tokenizer(ranks);
             let mut counter = tok.counter();
             for _ in 0..400 {
                 let statements: Vec<String> = (0..1 + next() % 6)
