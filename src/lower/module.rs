@@ -2301,19 +2301,18 @@ fn function_source_text(f: &BuiltFunc) -> &FunctionSource {
     }
 }
 
+/// A function's parameter as its forward signature declares it: `T var_x`.
+fn forward_param(v: &super::adjoint::VarInfo) -> String {
+    format!("{} var_{}", v.ty.ctype(false), v.label())
+}
+
 fn render_function_text(f: &BuiltFunc, body: &LoweredBody) -> FunctionSource {
     let indent = "    ";
     let code = body.code();
     let mut forward_args: Vec<String> = code
         .args
         .iter()
-        .map(|a| {
-            format!(
-                "{} var_{}",
-                code.var(*a).ty.ctype(false),
-                code.var(*a).label()
-            )
-        })
+        .map(|a| forward_param(code.var(*a)))
         .collect();
     for (i, t) in f.outputs.iter().enumerate() {
         forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
@@ -2355,13 +2354,7 @@ pub(super) fn render_custom_grad(
     let n = n.min(adj.args.len());
     let mut args: Vec<String> = adj.args[..n]
         .iter()
-        .map(|a| {
-            format!(
-                "{} var_{}",
-                adj.var(*a).ty.ctype(false),
-                adj.var(*a).label()
-            )
-        })
+        .map(|a| forward_param(adj.var(*a)))
         .collect();
     for a in &adj.args[..n] {
         let v = adj.var(*a);
