@@ -46,15 +46,18 @@ pub use tally::{RejectExample, Tally, mib, thousands};
 pub use worker::{Outcome, Rejection, Scratch, WorkerContext, process, row_id};
 
 /// Samples allowed between the source and the end of the ordered stage, per
-/// worker. Both bounds are small: a row is ~30 KB of text on the main job,
-/// and a long run keeps its queues fuller than a short one, so their size is
-/// most of the difference between a 200 MiB and a 2 GiB run's peak memory.
-/// 32 and 32 instead of 64 and 256 cost no speed (32 rows are still ~3 ms
-/// of the writer's work) and took ~6 MB off the 2 GiB run's peak
-/// (BENCHMARKS.md).
-const IN_FLIGHT_PER_WORKER: usize = 32;
-/// Rows queued for the writer.
-const WRITER_QUEUE: usize = 32;
+/// worker, and rows queued for the writer. A row is ~30 KB of text on the
+/// main job, and a long run keeps its queues fuller than a short one, so
+/// their size is part of the difference between a 200 MiB and a 2 GiB run's
+/// peak memory. But the writer works in bursts (a page of a text column
+/// compressed at once is ~2-3 ms): with 32 and 32, a burst filled the
+/// writer's queue, the ordered stage then held every sample in flight, and
+/// both workers slept with a core idle, ~26 ms of idle core in the main
+/// job's second (a `sched_switch` trace). 64 and 128 leave ~0-3 ms idle: the
+/// main job ~4% faster in wall time, the 2 GiB run ~7%, for ~1 MB more at
+/// 200 MiB and ~3 MB at 2 GiB (BENCHMARKS.md, session 23).
+const IN_FLIGHT_PER_WORKER: usize = 64;
+const WRITER_QUEUE: usize = 128;
 /// How much lower the workers' scheduling priority is than the other stages'
 /// (Unix niceness). The ordered stage and the writer are serial: when they
 /// have work it should run at once, the workers using what CPU is left, or
