@@ -199,11 +199,20 @@ pub fn release_free_memory() {
 /// (`perf annotate`); on 2 MiB pages it spans two (its word table, one).
 ///
 /// The process keeps THP off (`main`: its heap churns), so the table's huge
-/// pages are faulted in with THP allowed for a moment, process-wide: make
-/// tables before starting other threads, whose page faults in that moment
-/// could get huge pages too (harmless, but what `main` avoids). Several
-/// tables may be made at once on threads of their own ([`ThpAllowed`]):
-/// zeroing a worker's 6 MiB of tables took ~8 ms of one core at start-up.
+/// pages are faulted in ([`HugePageTable::fault_in`]) with THP allowed for a
+/// moment, process-wide: fault tables in before starting other threads,
+/// whose page faults in that moment could get huge pages too (harmless, but
+/// what `main` avoids). A table not faulted in gets its pages as it is used
+/// (small pages then, where THP is off).
+///
+/// Making a table (map and advise) and faulting it in are two steps so that
+/// several tables can be faulted in at once on threads of their own
+/// ([`ThpAllowed`]), all of them made first: zeroing a worker's 6 MiB of
+/// tables takes ~8 ms of a core at start-up, and when each thread made its
+/// own tables, one thread's advice (which splits or merges the mapping it
+/// falls in, neighbours included) waited for the other's faults in the
+/// mapping next to it, so the two threads took turns (a `sched_switch`
+/// trace: ~16 ms with one core idle).
 pub struct HugePageTable<T> {
     map: memmap2::MmapMut,
     len: usize,
@@ -214,17 +223,19 @@ pub struct HugePageTable<T> {
 const HUGE_PAGE: usize = 2 << 20;
 
 impl<T: bytemuck::Zeroable> HugePageTable<T> {
-    /// `len` zeroed items; out of memory ends the process, as a `Vec`'s
-    /// allocation would.
+    /// `len` zeroed items, advised for huge pages (only a hint: where the
+    /// kernel says no, the table works the same); out of memory ends the
+    /// process, as a `Vec`'s allocation would.
     pub fn zeroed(len: usize) -> HugePageTable<T> {
         let layout = std::alloc::Layout::array::<T>(len).expect("table size fits");
         // A mapping is page-aligned: enough for any `T` up to 4 KiB.
         assert!(layout.align() <= 4096, "item alignment above a page");
-        let mut map = memmap2::MmapMut::map_anon(layout.size().max(1))
+        let map = memmap2::MmapMut::map_anon(layout.size().max(1))
             .unwrap_or_else(|_| std::alloc::handle_alloc_error(layout));
         // Linux aligns an anonymous mapping of whole huge pages to one.
+        #[cfg(target_os = "linux")]
         if map.len() % HUGE_PAGE == 0 {
-            fault_in_huge_pages(&mut map);
+            let _ = map.advise(memmap2::Advice::HugePage);
         }
         HugePageTable {
             map,
@@ -234,20 +245,19 @@ impl<T: bytemuck::Zeroable> HugePageTable<T> {
     }
 }
 
-/// Advises `map` for huge pages and touches each of them with THP allowed.
-/// Only a hint: where the kernel says no, the table works the same.
-fn fault_in_huge_pages(map: &mut memmap2::MmapMut) {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = map.advise(memmap2::Advice::HugePage);
-        let _allowed = ThpAllowed::new();
-        // A write faults in the whole huge page it falls in.
-        for page in map.chunks_mut(HUGE_PAGE) {
-            page[0] = 0;
+impl<T> HugePageTable<T> {
+    /// Faults the table's pages in now, as huge pages: each write below
+    /// faults in the whole huge page it falls in (zeroed: the items stay
+    /// all zero bytes).
+    pub fn fault_in(&mut self) {
+        #[cfg(target_os = "linux")]
+        if self.map.len() % HUGE_PAGE == 0 {
+            let _allowed = ThpAllowed::new();
+            for page in self.map.chunks_mut(HUGE_PAGE) {
+                page[0] = 0;
+            }
         }
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = map;
 }
 
 /// THP allowed for the process while any `ThpAllowed` lives. The setting
@@ -408,6 +418,9 @@ mod tests {
         // Whole huge pages (faulted in at once), part of one, and empty.
         for len in [1 << 16, 3, 0] {
             let mut t = HugePageTable::<Set>::zeroed(len);
+            if len > 3 {
+                t.fault_in();
+            }
             assert_eq!(t.len(), len);
             assert!(t.iter().all(|s| s.0 == [0; 8]));
             assert_eq!(t.as_ptr() as usize % 64, 0, "aligned as a Set");
@@ -431,7 +444,7 @@ mod tests {
         for disabled in [1, 0] {
             // SAFETY: as above.
             unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, disabled, 0, 0, 0) };
-            drop(HugePageTable::<u64>::zeroed(1 << 19));
+            HugePageTable::<u64>::zeroed(1 << 19).fault_in();
             assert_eq!(get(), disabled as i32);
         }
         // SAFETY: as above.

@@ -772,6 +772,14 @@ pub struct Counter {
 }
 
 impl Counter {
+    /// Faults the line and word tables in at once, on huge pages where the
+    /// kernel gives them (`memory::HugePageTable`); until then they fault in
+    /// as they are used.
+    pub fn fault_in_tables(&mut self) {
+        self.lines.table.sets.fault_in();
+        self.words.sets.fault_in();
+    }
+
     /// Tokens of `text`; `None` without a tokenizer.
     pub fn count(&mut self, text: &str) -> Option<u32> {
         self.count_indexing(text, Role::Ir { index: true })

@@ -214,16 +214,14 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     let limit = corpus.as_ref().map(|c| c.units.len() as u64);
     ctx.corpus = corpus.clone();
     let ctx = ctx;
-    // Each worker's buffers and token tables, made before any other thread
-    // starts (the tables' huge pages, `memory::HugePageTable`), one thread
-    // each: faulting them in is most of the start-up, ~8 ms of a core each.
-    let scratches: Vec<Scratch> = std::thread::scope(|s| {
-        let made: Vec<_> = (0..workers)
-            .map(|_| s.spawn(|| Scratch::new(&ctx)))
-            .collect();
-        made.into_iter()
-            .map(|m| m.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+    // Each worker's buffers and token tables, made here, then the tables
+    // faulted in before any other thread starts (`memory::HugePageTable`),
+    // one thread each: that is most of the start-up, ~8 ms of a core each.
+    let mut scratches: Vec<Scratch> = (0..workers).map(|_| Scratch::new(&ctx)).collect();
+    std::thread::scope(|s| {
+        for scratch in &mut scratches {
+            s.spawn(|| scratch.tokens.fault_in_tables());
+        }
     });
     let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
