@@ -1096,8 +1096,8 @@ impl Quote {
             return None;
         };
         // The tail: from the last `<`, short enough to be a `ShortKey`.
-        let from_end = line.iter().rev().take(16).position(|&c| c == b'<')?;
-        let tail = line.len() - 1 - from_end;
+        let last16 = line.len().saturating_sub(16);
+        let tail = last16 + memchr::memrchr(b'<', &line[last16..])?;
         let end = tail - trailing_spaces(&line[..tail]);
         if start + 1 >= end || end == tail || !is_ascii_non_space(line[end - 1]) {
             return None;
