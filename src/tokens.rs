@@ -594,14 +594,15 @@ struct TextUnits {
     len: usize,
     units: Vec<Unit>,
     /// Slot `key.check % RESYNC_SLOTS`: 1 + the index of a hashed line's
-    /// unit with that key (the last one), or 0.
+    /// unit with that key (the last one), or 0; or a slot left by an older
+    /// text, never cleared: [`TextUnits::line`] checks the unit's key.
     resync: Vec<u32>,
-    /// Whether `resync` holds the lines (else it is all 0, and the next
-    /// text does not look for them: see [`Counter::count_unrepeated`]).
+    /// Whether `resync` holds the lines (else the next text does not look
+    /// for them: see [`Counter::count_unrepeated`]).
     indexed: bool,
 }
 
-/// One chunk of a text, or a run of chunks (then `key` is unused).
+/// One chunk of a text, or a run of chunks (then `key` is [`RUN_KEY`]).
 #[derive(Clone, Copy)]
 struct Unit {
     start: usize,
@@ -617,6 +618,14 @@ struct Unit {
 /// lines in one slot only lose the first one's repeats).
 const RESYNC_SLOTS: usize = 1024;
 
+/// The key of a run's [`Unit`], which no line's key equals (a line's set is
+/// below the table's size), so that no slot of `resync` finds a run.
+const RUN_KEY: ChunkKey = ChunkKey {
+    set: usize::MAX,
+    check: 0,
+    check2: 0,
+};
+
 impl TextUnits {
     /// The index of the unit that is a hashed line with `key` and `len` bytes.
     #[inline(always)]
@@ -625,7 +634,7 @@ impl TextUnits {
             return None;
         }
         let j = (*self.resync.get(key.check as usize % RESYNC_SLOTS)? as usize).checked_sub(1)?;
-        let u = &self.units[j];
+        let u = self.units.get(j)?;
         (u.len == len
             && u.key.check == key.check
             && u.key.check2 == key.check2
@@ -692,13 +701,6 @@ impl LineCounts {
     ) -> u32 {
         let (current, previous) = (&mut self.current, &self.previous);
         let units = &mut current.units;
-        // The slots of the text before the previous one (a run's slot is its
-        // line's): a few stores, where a fill would write every slot.
-        if current.indexed {
-            for u in units.iter() {
-                current.resync[u.key.check as usize % RESYNC_SLOTS] = 0;
-            }
-        }
         current.indexed = index;
         units.clear();
         let base = text.as_ptr() as usize;
@@ -722,11 +724,11 @@ impl LineCounts {
             let Some(j) = repeat else { continue };
             let (covered, tokens) = previous.repeated_after(j, &text[start + len..]);
             if covered > 0 {
-                // A run, not a line: never in `resync`, its key unused.
+                // A run, not a line: never in `resync`.
                 units.push(Unit {
                     start: start + len,
                     len: covered,
-                    key,
+                    key: RUN_KEY,
                     count: tokens,
                     total: 0,
                 });
@@ -1094,8 +1096,8 @@ impl Quote {
             return None;
         };
         // The tail: from the last `<`, short enough to be a `ShortKey`.
-        let from_end = line.iter().rev().take(16).position(|&c| c == b'<')?;
-        let tail = line.len() - 1 - from_end;
+        let last16 = line.len().saturating_sub(16);
+        let tail = last16 + memchr::memrchr(b'<', &line[last16..])?;
         let end = tail - trailing_spaces(&line[..tail]);
         if start + 1 >= end || end == tail || !is_ascii_non_space(line[end - 1]) {
             return None;
