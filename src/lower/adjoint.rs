@@ -120,17 +120,28 @@ impl VarInfo {
 
     /// Argument name, or the local's index.
     pub fn label(&self) -> &str {
-        &self.names[4..self.names.len() / 2]
+        &self.name()["var_".len()..]
     }
 
     /// `var_{label}`, the variable's C++ name.
     pub fn name(&self) -> &str {
-        &self.names[..self.names.len() / 2]
+        self.names_split().0
     }
 
     /// `adj_{label}`, the name of its adjoint.
     pub fn adj(&self) -> &str {
-        &self.names[self.names.len() / 2..]
+        self.names_split().1
+    }
+
+    /// `names` cut in its two spellings. Every emitted line takes a few of
+    /// them, and slicing the `str` checked the middle for a character
+    /// boundary each time.
+    #[inline]
+    fn names_split(&self) -> (&str, &str) {
+        let (names, half) = (&*self.names, self.names.len() / 2);
+        // SAFETY: `names` is `var_{label}adj_{label}`, so its middle is where
+        // `adj_` starts: a character boundary within the string.
+        unsafe { (names.get_unchecked(..half), names.get_unchecked(half..)) }
     }
 }
 
