@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
-use super::lines::{Lines, Replay};
+use super::lines::{LINE_START, Lines, Replay};
 use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
@@ -120,17 +120,28 @@ impl VarInfo {
 
     /// Argument name, or the local's index.
     pub fn label(&self) -> &str {
-        &self.names[4..self.names.len() / 2]
+        &self.name()["var_".len()..]
     }
 
     /// `var_{label}`, the variable's C++ name.
     pub fn name(&self) -> &str {
-        &self.names[..self.names.len() / 2]
+        self.names_split().0
     }
 
     /// `adj_{label}`, the name of its adjoint.
     pub fn adj(&self) -> &str {
-        &self.names[self.names.len() / 2..]
+        self.names_split().1
+    }
+
+    /// `names` cut in its two spellings. Every emitted line takes a few of
+    /// them, and slicing the `str` checked the middle for a character
+    /// boundary each time.
+    #[inline]
+    fn names_split(&self) -> (&str, &str) {
+        let (names, half) = (&*self.names, self.names.len() / 2);
+        // SAFETY: `names` is `var_{label}adj_{label}`, so its middle is where
+        // `adj_` starts: a character boundary within the string.
+        unsafe { (names.get_unchecked(..half), names.get_unchecked(half..)) }
     }
 }
 
@@ -407,6 +418,8 @@ pub struct Adjoint<'a> {
     /// The module's `block_dim` and `enable_backward` (tile builtins depend on them).
     pub block_dim: u32,
     pub enable_backward: bool,
+    /// What each line starts with: `LINE_START` (the stored lines' start),
+    /// then four spaces per open block.
     indentation: String,
     label_count: usize,
     /// The closure variables of a factory-made function (read as constants).
@@ -590,7 +603,7 @@ impl<'a> Adjoint<'a> {
             max_unroll: MAX_UNROLL,
             block_dim: super::BLOCK_DIM,
             enable_backward: true,
-            indentation: String::new(),
+            indentation: LINE_START.to_string(),
             label_count: 0,
             lineno: None,
             pos: Pos {
@@ -870,7 +883,7 @@ impl<'a> Adjoint<'a> {
 
     fn dedent(&mut self) {
         let n = self.indentation.len().saturating_sub(4);
-        self.indentation.truncate(n);
+        self.indentation.truncate(n.max(LINE_START.len()));
     }
 
     /// Warp annotates the generated code with the Python line each time the
@@ -891,7 +904,8 @@ impl<'a> Adjoint<'a> {
     fn push_line_comments(&mut self, rel: usize) {
         let line = rel + self.fun_lineno;
         let (text, chars) = trim_line(self.scope.lines.get(line - 1).copied().unwrap_or(""));
-        let width = 80usize.saturating_sub(self.indentation.len());
+        let depth = self.indentation.len() - LINE_START.len();
+        let width = 80usize.saturating_sub(depth);
         let pad = width.saturating_sub(chars);
         let mut number = itoa::Buffer::new();
         let number = number.format(line.saturating_sub(self.line_offset));
@@ -1111,7 +1125,7 @@ impl<'a> Adjoint<'a> {
             line.put(if ov.initializer_list { "});" } else { ");" });
             (call_at, args_at)
         });
-        let forward = block.forward.last().expect("the line just pushed");
+        let forward = block.forward.last_stored().expect("the line just pushed");
         if ov.skip_replay {
             block
                 .replay
@@ -1994,12 +2008,16 @@ impl<'a> Adjoint<'a> {
         self.loop_blocks.push(label.clone());
         self.block()
             .forward
-            .push_fmt(format_args!("start_{label}:;"));
+            .push_fmt(format_args!("{LINE_START}start_{label}:;"));
         let c = self.expr(test)?;
         let c = self.load(c)?;
         let mut check = std::mem::take(&mut self.line_buf);
         check.clear();
-        let _ = write!(check, "if (({}) == false) goto end_{label};", self.emit(c));
+        let _ = write!(
+            check,
+            "{LINE_START}if (({}) == false) goto end_{label};",
+            self.emit(c)
+        );
         self.block().forward.push(&check);
         self.line_buf = check;
         self.begin_block("block");
@@ -2019,24 +2037,28 @@ impl<'a> Adjoint<'a> {
         let parent = self.block();
         parent.forward.extend_from(&cond.forward);
         parent.forward.extend_from(&body.forward);
-        parent.forward.push_fmt(format_args!("goto start_{label};"));
-        parent.forward.push_fmt(format_args!("end_{label}:;"));
+        parent
+            .forward
+            .push_fmt(format_args!("{LINE_START}goto start_{label};"));
+        parent
+            .forward
+            .push_fmt(format_args!("{LINE_START}end_{label}:;"));
         let mut scratch = self.spare_block();
         let reverse = &mut scratch.reverse;
         reverse.extend_from(&cond.forward);
         for &v in &body.vars {
             if let Type::Tile(t) = self.ty(v) {
                 if !t.view {
-                    reverse.push_parts(&[self.var(v).adj(), ".grad_zero();"]);
+                    reverse.push_parts(&[LINE_START, self.var(v).adj(), ".grad_zero();"]);
                 }
             } else {
-                reverse.push_parts(&[self.var(v).adj(), " = {};"]);
+                reverse.push_parts(&[LINE_START, self.var(v).adj(), " = {};"]);
             }
         }
         body.replay.append_to(reverse, &body.forward);
         reverse.extend_reversed_from(&body.reverse);
-        reverse.push_fmt(format_args!("goto start_{label};"));
-        reverse.push_fmt(format_args!("end_{label}:;"));
+        reverse.push_fmt(format_args!("{LINE_START}goto start_{label};"));
+        reverse.push_fmt(format_args!("{LINE_START}end_{label}:;"));
         self.block().reverse.extend_reversed_from(reverse);
         self.recycle([body, cond, scratch]);
         Ok(())

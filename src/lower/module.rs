@@ -2769,15 +2769,24 @@ fn push_forward_body(
         code.body_forward().write_indented(out, indent, false);
         return ForwardParts { primal, lines };
     }
-    for f in code.body_forward().iter() {
+    // The lines between returns are written a run at a time; most bodies
+    // have none, found by one search of their text.
+    let forward = code.body_forward();
+    if !forward.contains("return;") {
+        forward.write_indented(out, indent, false);
+        return ForwardParts { primal, lines };
+    }
+    let mut run_start = 0;
+    for (i, f) in forward.iter().enumerate() {
         // A grid-stride CUDA kernel leaves the thread's iteration instead of returning.
         if is_return(f) {
+            forward.write_indented_range(out, indent, run_start..i);
             push_line(out, indent, &[&f.replace("return;", "continue;")]);
             lines = None;
-        } else {
-            out.put_all(&[indent, f, "\n"]);
+            run_start = i + 1;
         }
     }
+    forward.write_indented_range(out, indent, run_start..forward.len());
     ForwardParts { primal, lines }
 }
 
@@ -2878,7 +2887,7 @@ fn dual_vars_room(k: &KernelBody<'_>) -> String {
 }
 
 fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
-    let indent = "        ";
+    let indent = super::lines::CUDA_INDENT;
     let code = k.adj.code();
     const SEP: &str = ",\n    ";
     // The parameter lists written in place: `format!` per parameter and a
