@@ -57,6 +57,7 @@ pub use worker::{Outcome, Rejection, Scratch, WorkerContext, process, row_id};
 /// main job ~4% faster in wall time, the 2 GiB run ~7%, for ~1 MB more at
 /// 200 MiB and ~3 MB at 2 GiB (BENCHMARKS.md, session 23).
 const IN_FLIGHT_PER_WORKER: usize = 64;
+/// Rows queued for the writer (sized with `IN_FLIGHT_PER_WORKER`, above).
 const WRITER_QUEUE: usize = 128;
 /// How much lower the workers' scheduling priority is than the other stages'
 /// (Unix niceness). The ordered stage and the writer are serial: when they
