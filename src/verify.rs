@@ -235,31 +235,65 @@ fn entry_hash<'t>(text: &'t str, head: &Finder<'_>, name: &str, suffix: &str) ->
 /// and the function has a body at all. One pass over the bytes.
 fn balanced(code: &str) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU has AVX2 and POPCNT (just checked).
-        return unsafe { balanced_avx2(code.as_bytes()) };
+    match *SIMD {
+        // SAFETY: the CPU has what each instance needs (checked by `SIMD`).
+        Simd::Avx512 => return unsafe { balanced_avx512(code.as_bytes()) },
+        Simd::Avx2 => return unsafe { balanced_avx2(code.as_bytes()) },
+        Simd::Sse2 => {}
     }
-    balanced_by::<false>(code.as_bytes())
+    balanced_by::<SSE2>(code.as_bytes())
 }
 
-/// Whether [`balanced_avx2`] can run here.
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
+/// The vector instructions [`masks`] uses: SSE2 (every x86_64), AVX2, or
+/// AVX-512BW (a 64-byte block in one load, a compare straight to a mask).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Simd {
+    Sse2,
+    Avx2,
+    Avx512,
 }
 
-/// [`balanced`] scanning by AVX2 (half the instructions of SSE2's), with a
-/// `popcnt` instruction per count (a dozen instructions without).
+const SSE2: u8 = Simd::Sse2 as u8;
+const AVX2: u8 = Simd::Avx2 as u8;
+const AVX512: u8 = Simd::Avx512 as u8;
+
+/// The best [`Simd`] this CPU has, asked once (each needs POPCNT too: a
+/// dozen instructions a count without it).
+static SIMD: LazyLock<Simd> = LazyLock::new(|| {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("popcnt") && has!("avx512bw") {
+            return Simd::Avx512;
+        }
+        if has!("popcnt") && has!("avx2") {
+            return Simd::Avx2;
+        }
+    }
+    Simd::Sse2
+});
+
+/// [`balanced`] by AVX2 (half the instructions of SSE2's).
 ///
 /// # Safety
 /// The CPU must have AVX2 and POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn balanced_avx2(b: &[u8]) -> bool {
-    balanced_by::<true>(b)
+    balanced_by::<AVX2>(b)
 }
 
-/// [`balanced`], 64 bytes a step, by AVX2 if `AVX2` (else SSE2).
+/// [`balanced`] by AVX-512BW (a third fewer instructions than AVX2's).
+///
+/// # Safety
+/// The CPU must have AVX-512BW and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,popcnt")]
+unsafe fn balanced_avx512(b: &[u8]) -> bool {
+    balanced_by::<AVX512>(b)
+}
+
+/// [`balanced`], 64 bytes a step, by the [`Simd`] numbered `LEVEL`.
 ///
 /// No branch per brace or comment: a brace, slash or line end comes every
 /// ~20 bytes of IR, and stopping at each one (as this scan first did) cost a
@@ -277,7 +311,7 @@ unsafe fn balanced_avx2(b: &[u8]) -> bool {
 /// its line end's bit: bits of slashes and line ends, never of a brace. The
 /// borrow out of bit 63 is a comment still open at the block's end.
 #[inline(always)]
-fn balanced_by<const AVX2: bool>(b: &[u8]) -> bool {
+fn balanced_by<const LEVEL: u8>(b: &[u8]) -> bool {
     let (mut depth, mut opened, mut in_comment) = (0u64, false, false);
     let mut block = |m: Masks, next_is_slash: bool| -> bool {
         let begins = m.slash & (m.slash >> 1 | u64::from(next_is_slash) << 63);
@@ -308,7 +342,7 @@ fn balanced_by<const AVX2: bool>(b: &[u8]) -> bool {
     };
     let mut i = 0;
     while i + 64 <= b.len() {
-        if !block(masks::<AVX2>(&b[i..i + 64]), b.get(i + 64) == Some(&b'/')) {
+        if !block(masks::<LEVEL>(&b[i..i + 64]), b.get(i + 64) == Some(&b'/')) {
             return false;
         }
         i += 64;
@@ -316,7 +350,7 @@ fn balanced_by<const AVX2: bool>(b: &[u8]) -> bool {
     if i < b.len() {
         let mut tail = [0u8; 64];
         tail[..b.len() - i].copy_from_slice(&b[i..]);
-        if !block(masks::<AVX2>(&tail), false) {
+        if !block(masks::<LEVEL>(&tail), false) {
             return false;
         }
     }
@@ -332,23 +366,30 @@ struct Masks {
     newline: u64,
 }
 
-/// [`Masks`] of `block` (64 bytes), by AVX2 only where `AVX2` (the instance
-/// in [`balanced_avx2`], which runs only where the CPU has it).
+/// [`Masks`] of `block` (64 bytes), by the [`Simd`] numbered `LEVEL`: only
+/// in the instance of a function compiled for it ([`balanced_avx2`],
+/// [`balanced_avx512`]), which runs only where the CPU has it.
 #[inline(always)]
-fn masks<const AVX2: bool>(block: &[u8]) -> Masks {
+fn masks<const LEVEL: u8>(block: &[u8]) -> Masks {
     debug_assert_eq!(block.len(), 64);
     const NEEDLES: [u8; 4] = [b'{', b'}', b'/', b'\n'];
     let mut found = [0u64; 4];
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the loads read `block[0..64]`; AVX2 only as said above, SSE2
-    // is part of every x86_64 target.
+    // SAFETY: the loads read `block[0..64]`; AVX2 and AVX-512BW only as said
+    // above, SSE2 is part of every x86_64 target.
     unsafe {
         use std::arch::x86_64::{
             __m128i, __m256i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
             _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+            _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
         };
         let at = block.as_ptr();
-        if AVX2 {
+        if LEVEL == AVX512 {
+            let v = _mm512_loadu_si512(at.cast());
+            for (f, n) in found.iter_mut().zip(NEEDLES) {
+                *f = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(n as i8));
+            }
+        } else if LEVEL == AVX2 {
             let v = [0, 32].map(|k| _mm256_loadu_si256(at.add(k) as *const __m256i));
             for (f, n) in found.iter_mut().zip(NEEDLES) {
                 let n = _mm256_set1_epi8(n as i8);
@@ -604,13 +645,21 @@ mod tests {
             state ^= state << 17;
             state % n
         };
+        // Every instance this CPU can run (CI's may lack AVX-512: its
+        // instance is then checked where it runs).
         let check = |text: &[u8]| {
             let want = bytewise(text);
-            assert_eq!(balanced_by::<false>(text), want, "{:?}", text);
+            assert_eq!(balanced_by::<SSE2>(text), want, "{:?}", text);
             #[cfg(target_arch = "x86_64")]
-            if has_avx2() {
-                // SAFETY: the CPU has AVX2 and POPCNT (just checked).
-                assert_eq!(unsafe { balanced_avx2(text) }, want, "{:?}", text);
+            {
+                if *SIMD != Simd::Sse2 {
+                    // SAFETY: `SIMD` says the CPU has AVX2 (or better) and POPCNT.
+                    assert_eq!(unsafe { balanced_avx2(text) }, want, "{:?}", text);
+                }
+                if *SIMD == Simd::Avx512 {
+                    // SAFETY: `SIMD` says the CPU has AVX-512BW and POPCNT.
+                    assert_eq!(unsafe { balanced_avx512(text) }, want, "{:?}", text);
+                }
             }
             want
         };
