@@ -15,6 +15,7 @@ pub mod merge;
 pub mod pipeline;
 pub mod report;
 pub mod row;
+pub mod simd;
 pub mod sink;
 pub mod source;
 pub mod synth;

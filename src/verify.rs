@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 use memchr::memmem::Finder;
 
 use crate::lower::{KernelIr, Target};
+use crate::simd::{AVX2, AVX512, SSE2, Simd};
 
 /// The CUDA grid-stride loop warp wraps every kernel body in, as three
 /// pieces: start over blockDim/blockIdx/threadIdx, bound, stride over gridDim.
@@ -235,43 +236,14 @@ fn entry_hash<'t>(text: &'t str, head: &Finder<'_>, name: &str, suffix: &str) ->
 /// and the function has a body at all. One pass over the bytes.
 fn balanced(code: &str) -> bool {
     #[cfg(target_arch = "x86_64")]
-    match *SIMD {
-        // SAFETY: the CPU has what each instance needs (checked by `SIMD`).
+    match crate::simd::level() {
+        // SAFETY: the CPU has what each instance needs (`simd::level`).
         Simd::Avx512 => return unsafe { balanced_avx512(code.as_bytes()) },
         Simd::Avx2 => return unsafe { balanced_avx2(code.as_bytes()) },
         Simd::Sse2 => {}
     }
     balanced_by::<SSE2>(code.as_bytes())
 }
-
-/// The vector instructions [`masks`] uses: SSE2 (every x86_64), AVX2, or
-/// AVX-512BW (a 64-byte block in one load, a compare straight to a mask).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Simd {
-    Sse2,
-    Avx2,
-    Avx512,
-}
-
-const SSE2: u8 = Simd::Sse2 as u8;
-const AVX2: u8 = Simd::Avx2 as u8;
-const AVX512: u8 = Simd::Avx512 as u8;
-
-/// The best [`Simd`] this CPU has, asked once (each needs POPCNT too: a
-/// dozen instructions a count without it).
-static SIMD: LazyLock<Simd> = LazyLock::new(|| {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        if has!("popcnt") && has!("avx512bw") {
-            return Simd::Avx512;
-        }
-        if has!("popcnt") && has!("avx2") {
-            return Simd::Avx2;
-        }
-    }
-    Simd::Sse2
-});
 
 /// [`balanced`] by AVX2 (half the instructions of SSE2's).
 ///
@@ -652,12 +624,12 @@ mod tests {
             assert_eq!(balanced_by::<SSE2>(text), want, "{:?}", text);
             #[cfg(target_arch = "x86_64")]
             {
-                if *SIMD != Simd::Sse2 {
-                    // SAFETY: `SIMD` says the CPU has AVX2 (or better) and POPCNT.
+                if crate::simd::level() >= Simd::Avx2 {
+                    // SAFETY: the CPU has AVX2 and POPCNT (`simd::level`).
                     assert_eq!(unsafe { balanced_avx2(text) }, want, "{:?}", text);
                 }
-                if *SIMD == Simd::Avx512 {
-                    // SAFETY: `SIMD` says the CPU has AVX-512BW and POPCNT.
+                if crate::simd::level() == Simd::Avx512 {
+                    // SAFETY: the CPU has AVX-512BW and POPCNT (`simd::level`).
                     assert_eq!(unsafe { balanced_avx512(text) }, want, "{:?}", text);
                 }
             }
