@@ -194,9 +194,10 @@ pub fn release_free_memory() {
 
 /// A table of `len` zeroed `T`s in an anonymous mapping of its own, on
 /// transparent huge pages where the kernel gives them. A token counter's
-/// line table (4 MiB, read at random, one lookup a line) spans 1,024 pages
+/// line table (8 MiB, read at random, one lookup a line) spans 2,048 pages
 /// of 4 KiB, and its lookups waited on TLB misses, prefetches included
-/// (`perf annotate`); on 2 MiB pages it spans two (its word table, one).
+/// (`perf annotate`, at 4 MiB); on 2 MiB pages it spans four (its word
+/// table, one).
 ///
 /// The process keeps THP off (`main`: its heap churns), so the table's huge
 /// pages are faulted in ([`HugePageTable::fault_in`]) with THP allowed for a
@@ -207,12 +208,12 @@ pub fn release_free_memory() {
 ///
 /// Making a table (map and advise) and faulting it in are two steps so that
 /// several tables can be faulted in at once on threads of their own
-/// ([`ThpAllowed`]), all of them made first: zeroing a worker's 6 MiB of
-/// tables takes ~8 ms of a core at start-up, and when each thread made its
-/// own tables, one thread's advice (which splits or merges the mapping it
-/// falls in, neighbours included) waited for the other's faults in the
-/// mapping next to it, so the two threads took turns (a `sched_switch`
-/// trace: ~16 ms with one core idle).
+/// ([`ThpAllowed`]), all of them made first: zeroing a worker's tables
+/// (6 MiB then, 10 MiB now) took ~8 ms of a core at start-up, and when
+/// each thread made its own tables, one thread's advice (which splits or
+/// merges the mapping it falls in, neighbours included) waited for the
+/// other's faults in the mapping next to it, so the two threads took turns
+/// (a `sched_switch` trace: ~16 ms with one core idle).
 pub struct HugePageTable<T> {
     map: memmap2::MmapMut,
     len: usize,
