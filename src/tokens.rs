@@ -1348,8 +1348,8 @@ impl TextBits {
         if zero_digits {
             let canonical = &mut self.canonical[..full * 64];
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2 (just checked).
+            if crate::simd::level() >= crate::simd::Simd::Avx2 {
+                // SAFETY: the CPU has AVX2 (`simd::level`).
                 unsafe { blocks_zeroing_digits_avx2(b, canonical, newlines, nonblank) };
             } else {
                 blocks_zeroing_digits::<false>(b, canonical, newlines, nonblank);
