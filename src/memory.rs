@@ -251,13 +251,35 @@ impl<T> HugePageTable<T> {
     /// faults in the whole huge page it falls in (zeroed: the items stay
     /// all zero bytes).
     pub fn fault_in(&mut self) {
+        self.fault_in_on(1);
+    }
+
+    /// [`HugePageTable::fault_in`] on up to `threads` threads, each taking
+    /// a share of the huge pages (the zeroing is the work: ~0.15 ms a huge
+    /// page of memory the process has just freed, 3-8 ms of memory the VM
+    /// had handed back to its host).
+    pub fn fault_in_on(&mut self, threads: usize) {
         #[cfg(target_os = "linux")]
-        if self.map.len() % HUGE_PAGE == 0 {
+        if self.map.len() % HUGE_PAGE == 0 && !self.map.is_empty() {
             let _allowed = ThpAllowed::new();
-            for page in self.map.chunks_mut(HUGE_PAGE) {
-                page[0] = 0;
-            }
+            let pages = self.map.len() / HUGE_PAGE;
+            let per_thread = pages.div_ceil(threads.clamp(1, pages)) * HUGE_PAGE;
+            let touch = |share: &mut [u8]| {
+                for page in share.chunks_mut(HUGE_PAGE) {
+                    page[0] = 0;
+                }
+            };
+            let mut shares = self.map.chunks_mut(per_thread);
+            let first = shares.next();
+            std::thread::scope(|s| {
+                for share in shares {
+                    s.spawn(move || touch(share));
+                }
+                first.map(touch);
+            });
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = threads;
     }
 }
 

@@ -454,10 +454,31 @@ impl Cache {
 /// more, so two different chunks share an entry only if 110 hash bits
 /// agree: with the ~200,000 distinct lines of the 200 MiB job, a chance of
 /// about 2^-75.
+///
+/// The workers of a run share one table ([`HashedCounts::share`]): a line
+/// one worker has counted is known to all, and the table's huge pages are
+/// zeroed once, not once a worker. Zeroing them was not cheap: a huge page
+/// comes from memory the VM had handed back to its host (free page
+/// reporting), and faulting one in took 3-8 ms, against ~0.15 ms for one the
+/// process had just freed (BENCHMARKS.md, session 26). Lookups take no lock
+/// (see [`CountSlot`]); inserts, one per line new to the table, take their
+/// set's.
+#[derive(Clone)]
 struct HashedCounts {
+    table: Arc<CountTable>,
+}
+
+struct CountTable {
     sets: HugePageTable<CountSet>,
     mask: usize,
+    /// Insert locks, one per [`LOCK_STRIPES`] sets: two inserts into one set
+    /// at once could otherwise leave a slot with one's check and the
+    /// other's count.
+    locks: Box<[std::sync::atomic::AtomicBool]>,
 }
+
+/// Insert locks of a [`CountTable`] (at most; one per set in a smaller one).
+const LOCK_STRIPES: usize = 1024;
 
 /// A chunk's set in [`HashedCounts`] and the 96 bits of its hash a slot keeps.
 #[derive(Clone, Copy)]
@@ -467,24 +488,79 @@ struct ChunkKey {
     check2: u32,
 }
 
-#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
+#[derive(Default)]
 #[repr(C, align(64))]
 struct CountSet([CountSlot; 4]);
 
-/// `count == 0` marks an empty slot: a chunk is never empty, so never 0 tokens.
-#[derive(Clone, Copy, Default, bytemuck::Zeroable)]
+// SAFETY: a `CountSet` is eight `AtomicU64`s, for which all-zero bytes are 0.
+unsafe impl bytemuck::Zeroable for CountSet {}
+
+/// One entry: `check` (64 bits of the hash), and `rest`, the other 32 bits
+/// (`check2`) over the count. `count == 0` marks an empty slot: a chunk is
+/// never empty, so never 0 tokens.
+///
+/// Written under its set's lock as a sequence lock whose sequence is
+/// `check`: 0 first, then `rest`, then the new `check`. A reader takes the
+/// slot only if it reads the same `check` before and after `rest`, so it
+/// never takes one write's check with another's rest: it sees the slot as
+/// it was, as it is, or as empty (a miss, counted again). The one way to be
+/// fooled, a slot rewritten twice (away from a check and back to it) while
+/// a reader's three loads run, needs the `rest` of a third chunk to carry the
+/// same 32 bits of `check2` as well.
+#[derive(Default)]
 struct CountSlot {
-    check: u64,
-    check2: u32,
-    count: u32,
+    check: std::sync::atomic::AtomicU64,
+    rest: std::sync::atomic::AtomicU64,
+}
+
+impl CountSlot {
+    #[inline(always)]
+    fn read(&self, key: ChunkKey) -> Option<u32> {
+        use std::sync::atomic::{Ordering, fence};
+        let check = self.check.load(Ordering::Acquire);
+        if check != key.check {
+            return None;
+        }
+        let rest = self.rest.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        let again = self.check.load(Ordering::Relaxed);
+        let count = rest as u32;
+        (again == check && (rest >> 32) as u32 == key.check2 && count != 0).then_some(count)
+    }
+
+    /// Only under the slot's set lock.
+    fn write(&self, check: u64, rest: u64) {
+        use std::sync::atomic::{Ordering, fence};
+        self.check.store(0, Ordering::Relaxed);
+        fence(Ordering::Release);
+        self.rest.store(rest, Ordering::Relaxed);
+        self.check.store(check, Ordering::Release);
+    }
 }
 
 impl HashedCounts {
     /// A table of `2^bits` sets (64 bytes each).
     fn new(bits: u32) -> HashedCounts {
+        let sets = 1usize << bits;
         HashedCounts {
-            sets: HugePageTable::zeroed(1 << bits),
-            mask: (1 << bits) - 1,
+            table: Arc::new(CountTable {
+                sets: HugePageTable::zeroed(sets),
+                mask: sets - 1,
+                locks: (0..sets.min(LOCK_STRIPES)).map(|_| Default::default()).collect(),
+            }),
+        }
+    }
+
+    /// The same table, for another thread's counter.
+    fn share(&self) -> HashedCounts {
+        self.clone()
+    }
+
+    /// Faults the table in on `threads` threads at once (see
+    /// [`HugePageTable::fault_in_on`]); nothing once it is shared.
+    fn fault_in(&mut self, threads: usize) {
+        if let Some(table) = Arc::get_mut(&mut self.table) {
+            table.sets.fault_in_on(threads);
         }
     }
 
@@ -493,7 +569,7 @@ impl HashedCounts {
     /// chunk before it is looked up, so that the two loads overlap (one pass:
     /// no list of the chunks' keys to write and read back).
     fn sum<'t>(
-        &mut self,
+        &self,
         mut chunks: impl Iterator<Item = &'t [u8]>,
         mut miss: impl FnMut(&'t [u8]) -> u32,
     ) -> u32 {
@@ -526,7 +602,7 @@ impl HashedCounts {
         let h = xxhash_rust::xxh3::xxh3_128(chunk);
         let (lo, hi) = (h as u64, (h >> 64) as u64);
         ChunkKey {
-            set: (lo as usize) & self.mask,
+            set: (lo as usize) & self.table.mask,
             check: hi,
             check2: (lo >> 32) as u32,
         }
@@ -539,7 +615,7 @@ impl HashedCounts {
         // SAFETY: a prefetch only hints the cache; `key.set` is in bounds.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(self.sets.as_ptr().add(key.set) as *const i8);
+            _mm_prefetch::<_MM_HINT_T0>(self.table.sets.as_ptr().add(key.set) as *const i8);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = key;
@@ -547,21 +623,32 @@ impl HashedCounts {
 
     #[inline(always)]
     fn get(&self, key: ChunkKey) -> Option<u32> {
-        self.sets[key.set]
-            .0
-            .iter()
-            .find(|s| s.check == key.check && s.check2 == key.check2 && s.count != 0)
-            .map(|s| s.count)
+        self.table.sets[key.set].0.iter().find_map(|s| s.read(key))
     }
 
-    fn insert(&mut self, key: ChunkKey, count: u32) {
-        let slots = &mut self.sets[key.set].0;
-        slots.copy_within(0..3, 1);
-        slots[0] = CountSlot {
-            check: key.check,
-            check2: key.check2,
-            count,
-        };
+    fn insert(&self, key: ChunkKey, count: u32) {
+        use std::sync::atomic::Ordering;
+        let table = &*self.table;
+        let lock = &table.locks[key.set % table.locks.len()];
+        while lock
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        let slots = &table.sets[key.set].0;
+        // Another counter may have kept it since this one looked.
+        if slots.iter().all(|s| s.read(key).is_none()) {
+            for i in (1..slots.len()).rev() {
+                let from = &slots[i - 1];
+                slots[i].write(
+                    from.check.load(Ordering::Relaxed),
+                    from.rest.load(Ordering::Relaxed),
+                );
+            }
+            slots[0].write(key.check, (key.check2 as u64) << 32 | count as u64);
+        }
+        lock.store(false, Ordering::Release);
     }
 }
 
@@ -672,6 +759,10 @@ impl TextUnits {
 
 impl LineCounts {
     fn new(bits: u32) -> LineCounts {
+        LineCounts::with_table(HashedCounts::new(bits))
+    }
+
+    fn with_table(table: HashedCounts) -> LineCounts {
         let units = || TextUnits {
             bytes: Vec::new(),
             len: 0,
@@ -680,7 +771,7 @@ impl LineCounts {
             indexed: false,
         };
         LineCounts {
-            table: HashedCounts::new(bits),
+            table,
             current: units(),
             previous: units(),
         }
@@ -778,11 +869,25 @@ pub struct Counter {
 
 impl Counter {
     /// Faults the line and word tables in at once, on huge pages where the
-    /// kernel gives them (`memory::HugePageTable`); until then they fault in
-    /// as they are used.
-    pub fn fault_in_tables(&mut self) {
-        self.lines.table.sets.fault_in();
-        self.words.sets.fault_in();
+    /// kernel gives them (`memory::HugePageTable`), on `threads` threads;
+    /// until then they fault in as they are used.
+    pub fn fault_in_tables(&mut self, threads: usize) {
+        self.lines.table.fault_in(threads);
+        self.words.fault_in(threads);
+    }
+
+    /// A counter for another thread that shares this one's line and word
+    /// tables (see [`HashedCounts`]), with caches of its own. Fault the
+    /// tables in first: a shared table is no longer faulted in.
+    pub fn share(&self) -> Counter {
+        Counter {
+            tokenizer: self.tokenizer.clone(),
+            bits: TextBits::default(),
+            lines: LineCounts::with_table(self.lines.table.share()),
+            words: self.words.share(),
+            pieces: Cache::new(PIECE_CACHE_BYTES),
+            statements: Statements::default(),
+        }
     }
 
     /// Tokens of `text`; `None` without a tokenizer.
@@ -842,7 +947,7 @@ impl Counter {
         // statement's, see `Statements`), a word not seen before that of its
         // pieces.
         let mut words = WordCounts {
-            table: &mut self.words,
+            table: &self.words,
             pieces: &mut self.pieces,
             ranks,
         };
@@ -881,7 +986,7 @@ enum Role {
 
 /// The words' side of a counter, for the lines not in its line table.
 struct WordCounts<'c> {
-    table: &'c mut HashedCounts,
+    table: &'c HashedCounts,
     pieces: &'c mut Cache,
     ranks: &'c Ranks,
 }

@@ -215,15 +215,13 @@ pub fn run_with(config: &Config, opts: RunOptions) -> anyhow::Result<RunReport> 
     let limit = corpus.as_ref().map(|c| c.units.len() as u64);
     ctx.corpus = corpus.clone();
     let ctx = ctx;
-    // Each worker's buffers and token tables, made here, then the tables
+    // Each worker's buffers, made here, and the token tables they share,
     // faulted in before any other thread starts (`memory::HugePageTable`),
-    // one thread each: that is most of the start-up, ~8 ms of a core each.
-    let mut scratches: Vec<Scratch> = (0..workers).map(|_| Scratch::new(&ctx)).collect();
-    std::thread::scope(|s| {
-        for scratch in &mut scratches {
-            s.spawn(|| scratch.tokens.fault_in_tables());
-        }
-    });
+    // on one thread per worker: that is most of the start-up.
+    let mut first = Scratch::new(&ctx);
+    first.tokens.fault_in_tables(workers);
+    let mut scratches: Vec<Scratch> = (1..workers).map(|_| first.share()).collect();
+    scratches.push(first);
     let bar = progress_bar(target, progress);
     let in_flight = workers * IN_FLIGHT_PER_WORKER;
     let (index_tx, index_rx) = bounded::<u64>(in_flight);

@@ -64,7 +64,8 @@ pub struct WorkerContext {
 const ROWS_MADE_CAP: usize = 1 << 22;
 
 /// A worker's reusable state: buffers for canonical forms, and its token
-/// counter with the counter's caches.
+/// counter with the counter's caches (its line and word tables shared by
+/// all the workers).
 pub struct Scratch {
     pub keys: crate::dedup::KeyScratch,
     pub tokens: Counter,
@@ -75,6 +76,15 @@ impl Scratch {
         Scratch {
             keys: Default::default(),
             tokens: ctx.tokenizer.counter(),
+        }
+    }
+
+    /// Another worker's scratch, whose token counter shares this one's
+    /// tables ([`Counter::share`]).
+    pub fn share(&self) -> Scratch {
+        Scratch {
+            keys: Default::default(),
+            tokens: self.tokens.share(),
         }
     }
 }
