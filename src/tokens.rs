@@ -546,7 +546,9 @@ impl HashedCounts {
             table: Arc::new(CountTable {
                 sets: HugePageTable::zeroed(sets),
                 mask: sets - 1,
-                locks: (0..sets.min(LOCK_STRIPES)).map(|_| Default::default()).collect(),
+                locks: (0..sets.min(LOCK_STRIPES))
+                    .map(|_| Default::default())
+                    .collect(),
             }),
         }
     }
@@ -2380,6 +2382,90 @@ mod tests {
                 }
                 lines = changed;
             }
+        }
+    }
+
+    #[test]
+    fn a_shared_table_never_gives_another_chunks_count() {
+        // Four threads insert into and read from one table of four sets,
+        // the same keys at once, so that slots are rewritten under readers
+        // all the time: a count read back must be the one of its key.
+        let table = HashedCounts::new(2);
+        let count_of = |k: u64| (k % 1000) as u32 + 1;
+        let key_of = |k: u64| ChunkKey {
+            set: (k % 4) as usize,
+            check: k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            check2: (k >> 3) as u32 ^ 0x5bd1_e995,
+        };
+        let found = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let (table, found) = (table.share(), &found);
+                s.spawn(move || {
+                    let mut next = xorshift(0x9E37_79B9 + t);
+                    for _ in 0..200_000 {
+                        let k = next() % 40;
+                        match table.get(key_of(k)) {
+                            Some(n) => {
+                                assert_eq!(n, count_of(k), "key {k}");
+                                found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            None => table.insert(key_of(k), count_of(k)),
+                        }
+                    }
+                });
+            }
+        });
+        assert!(
+            found.into_inner() > 100_000,
+            "the table keeps what it is given"
+        );
+    }
+
+    #[test]
+    fn counters_sharing_tables_count_exactly_on_threads() {
+        // Counters sharing small tables (so that lines and words are evicted
+        // and inserted again all the time) count texts of shared lines on
+        // four threads at once; every count must be the reference's.
+        let pieces = [
+            " ", "  ", "\t", "/", "//", ";", "{", "}", "(", "a", "var", "_", "1", "123", "\u{e9}",
+            "'s", "wp::", "x'", ")", ".",
+        ];
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let lines: Vec<String> = (0..200)
+            .map(|_| {
+                let body: String = (0..next() % 8)
+                    .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                    .collect();
+                format!("{}{body}\n", ["", "    ", "\t"][(next() % 3) as usize])
+            })
+            .collect();
+        let texts: Vec<String> = (0..300)
+            .map(|_| {
+                (0..1 + next() % 12)
+                    .map(|_| lines[(next() % 200) as usize].as_str())
+                    .collect()
+            })
+            .collect();
+        for builtin in [Builtin::O200k, Builtin::Cl100k] {
+            let ranks = Ranks::get(builtin);
+            let tok = builtin_tokenizer(ranks);
+            let want: Vec<u32> = texts.iter().map(|t| reference(ranks, t)).collect();
+            let mut first = tok.counter();
+            first.lines = LineCounts::new(3);
+            first.words = HashedCounts::new(2);
+            std::thread::scope(|s| {
+                for t in 0..4u64 {
+                    let (mut counter, texts, want) = (first.share(), &texts, &want);
+                    s.spawn(move || {
+                        let mut next = xorshift(0x5851_f42d + t);
+                        for _ in 0..3000 {
+                            let i = (next() % texts.len() as u64) as usize;
+                            assert_eq!(counter.count(&texts[i]), Some(want[i]), "{:?}", texts[i]);
+                        }
+                    });
+                }
+            });
         }
     }
 
