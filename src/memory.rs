@@ -206,14 +206,15 @@ pub fn release_free_memory() {
 /// what `main` avoids). A table not faulted in gets its pages as it is used
 /// (small pages then, where THP is off).
 ///
-/// Making a table (map and advise) and faulting it in are two steps so that
-/// several tables can be faulted in at once on threads of their own
-/// ([`ThpAllowed`]), all of them made first: zeroing a worker's tables
-/// (6 MiB then, 10 MiB now) took ~8 ms of a core at start-up, and when
-/// each thread made its own tables, one thread's advice (which splits or
-/// merges the mapping it falls in, neighbours included) waited for the
-/// other's faults in the mapping next to it, so the two threads took turns
-/// (a `sched_switch` trace: ~16 ms with one core idle).
+/// Making a table (map and advise) and faulting it in are two steps, the
+/// second on several threads at once ([`HugePageTable::fault_in_on`]), all
+/// tables made first: when each thread made its own tables, one thread's
+/// advice (which splits or merges the mapping it falls in, neighbours
+/// included) waited for the other's faults in the mapping next to it, so the
+/// two threads took turns (a `sched_switch` trace: ~16 ms with one core
+/// idle). The zeroing is most of the start-up: ~0.15 ms a huge page of
+/// memory a process had just freed, 3-8 ms a huge page where the VM had
+/// handed the memory back to its host (BENCHMARKS.md, session 26).
 pub struct HugePageTable<T> {
     map: memmap2::MmapMut,
     len: usize,
