@@ -874,8 +874,13 @@ impl Counter {
     /// kernel gives them (`memory::HugePageTable`), on `threads` threads;
     /// until then they fault in as they are used.
     pub fn fault_in_tables(&mut self, threads: usize) {
-        self.lines.table.fault_in(threads);
-        self.words.fault_in(threads);
+        // The word table (one huge page) beside the line table's share of
+        // the threads, rather than after it.
+        let (lines, words) = (&mut self.lines.table, &mut self.words);
+        std::thread::scope(|s| {
+            s.spawn(|| words.fault_in(1));
+            lines.fault_in(threads);
+        });
     }
 
     /// A counter for another thread that shares this one's line and word
