@@ -256,9 +256,7 @@ impl<T> HugePageTable<T> {
     }
 
     /// [`HugePageTable::fault_in`] on up to `threads` threads, each taking
-    /// a share of the huge pages (the zeroing is the work: ~0.15 ms a huge
-    /// page of memory the process has just freed, 3-8 ms of memory the VM
-    /// had handed back to its host).
+    /// a share of the huge pages (the zeroing is the work; see above).
     pub fn fault_in_on(&mut self, threads: usize) {
         #[cfg(target_os = "linux")]
         if self.map.len() % HUGE_PAGE == 0 && !self.map.is_empty() {

@@ -342,17 +342,16 @@ impl Tokenizer {
         matches!(self.kind, Kind::Builtin(_))
     }
 
-    /// A counter for one thread, with its own caches.
+    /// A counter for one thread, with its own caches and tables (other
+    /// threads' counters share the tables: [`Counter::share`]).
     pub fn counter(&self) -> Counter {
-        Counter {
-            tokenizer: self.clone(),
-            bits: TextBits::default(),
-            // Tables only where they are read: a built-in encoding's counts.
-            lines: LineCounts::new(if self.is_builtin() { 17 } else { 0 }),
-            words: HashedCounts::new(if self.is_builtin() { 15 } else { 0 }),
-            pieces: Cache::new(PIECE_CACHE_BYTES),
-            statements: Statements::default(),
-        }
+        // Tables only where they are read: a built-in encoding's counts.
+        let bits = |b| if self.is_builtin() { b } else { 0 };
+        Counter::with_tables(
+            self.clone(),
+            HashedCounts::new(bits(17)),
+            HashedCounts::new(bits(15)),
+        )
     }
 }
 
@@ -455,7 +454,7 @@ impl Cache {
 /// agree: with the ~200,000 distinct lines of the 200 MiB job, a chance of
 /// about 2^-75.
 ///
-/// The workers of a run share one table ([`HashedCounts::share`]): a line
+/// The workers of a run share one table (a clone is the same table): a line
 /// one worker has counted is known to all, and the table's huge pages are
 /// zeroed once, not once a worker. Zeroing them was not cheap: a huge page
 /// comes from memory the VM had handed back to its host (free page
@@ -553,11 +552,6 @@ impl HashedCounts {
         }
     }
 
-    /// The same table, for another thread's counter.
-    fn share(&self) -> HashedCounts {
-        self.clone()
-    }
-
     /// Faults the table in on `threads` threads at once (see
     /// [`HugePageTable::fault_in_on`]); nothing once it is shared.
     fn fault_in(&mut self, threads: usize) {
@@ -632,11 +626,18 @@ impl HashedCounts {
         use std::sync::atomic::Ordering;
         let table = &*self.table;
         let lock = &table.locks[key.set % table.locks.len()];
+        let mut spins = 0u32;
         while lock
             .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
-            std::hint::spin_loop();
+            // The holder may have been preempted (more threads than cores).
+            spins += 1;
+            if spins.is_multiple_of(64) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
         let slots = &table.sets[key.set].0;
         // Another counter may have kept it since this one looked.
@@ -760,10 +761,6 @@ impl TextUnits {
 }
 
 impl LineCounts {
-    fn new(bits: u32) -> LineCounts {
-        LineCounts::with_table(HashedCounts::new(bits))
-    }
-
     fn with_table(table: HashedCounts) -> LineCounts {
         let units = || TextUnits {
             bytes: Vec::new(),
@@ -887,11 +884,20 @@ impl Counter {
     /// tables (see [`HashedCounts`]), with caches of its own. Fault the
     /// tables in first: a shared table is no longer faulted in.
     pub fn share(&self) -> Counter {
+        Counter::with_tables(
+            self.tokenizer.clone(),
+            self.lines.table.clone(),
+            self.words.clone(),
+        )
+    }
+
+    /// A counter with fresh caches over these line and word tables.
+    fn with_tables(tokenizer: Tokenizer, lines: HashedCounts, words: HashedCounts) -> Counter {
         Counter {
-            tokenizer: self.tokenizer.clone(),
+            tokenizer,
             bits: TextBits::default(),
-            lines: LineCounts::with_table(self.lines.table.share()),
-            words: self.words.share(),
+            lines: LineCounts::with_table(lines),
+            words,
             pieces: Cache::new(PIECE_CACHE_BYTES),
             statements: Statements::default(),
         }
@@ -2405,7 +2411,7 @@ mod tests {
         let found = std::sync::atomic::AtomicU64::new(0);
         std::thread::scope(|s| {
             for t in 0..4u64 {
-                let (table, found) = (table.share(), &found);
+                let (table, found) = (table.clone(), &found);
                 s.spawn(move || {
                     let mut next = xorshift(0x9E37_79B9 + t);
                     for _ in 0..200_000 {
@@ -2457,7 +2463,7 @@ mod tests {
             let tok = builtin_tokenizer(ranks);
             let want: Vec<u32> = texts.iter().map(|t| reference(ranks, t)).collect();
             let mut first = tok.counter();
-            first.lines = LineCounts::new(3);
+            first.lines = LineCounts::with_table(HashedCounts::new(3));
             first.words = HashedCounts::new(2);
             std::thread::scope(|s| {
                 for t in 0..4u64 {
