@@ -1,6 +1,6 @@
 """pairpipe against warp-lang's own code generator, side by side, on the same kernels.
 
-    python benches/warp_side_by_side.py --pairpipe target/release/pairpipe [--config pipelines/cuda200mb.toml] [--sample 300] [--repeat 3]
+    python benches/warp_side_by_side.py --pairpipe ~/.cache/pairpipe-target/release/pairpipe [--config pipelines/cuda200mb.toml] [--sample 300] [--repeat 3]
 
 1. Runs `pairpipe run CONFIG` once (the whole pipeline: synthesize, lower,
    verify, dedup, write Parquet) and takes a sample of the python_source

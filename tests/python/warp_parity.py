@@ -6,7 +6,7 @@ CUDA module source, runs `pairpipe lower FILE --target T`, and compares the two
 byte for byte after normalizing the 8-hex hash warp puts after kernel names
 (warp derives it from the import, pairpipe from the source text).
 
-    python tests/python/warp_parity.py --pairpipe target/release/pairpipe tests/kernels
+    python tests/python/warp_parity.py --pairpipe ~/.cache/pairpipe-target/release/pairpipe tests/kernels
     python tests/python/warp_parity.py --pairpipe BIN --expect-reject tests/kernels/invalid
 
 With --expect-reject, every file must be rejected by warp-lang *and* by
