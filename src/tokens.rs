@@ -1466,19 +1466,7 @@ impl TextBits {
         let (newlines, nonblank) = (&mut self.newlines[..full], &mut self.nonblank[..full]);
         if zero_digits {
             let canonical = &mut self.canonical[..full * 64];
-            #[cfg(target_arch = "x86_64")]
-            match crate::simd::level() {
-                // SAFETY: the CPU has what each instance needs (`simd::level`).
-                Simd::Avx512 => unsafe {
-                    blocks_zeroing_digits_avx512(b, canonical, newlines, nonblank)
-                },
-                Simd::Avx2 => unsafe {
-                    blocks_zeroing_digits_avx2(b, canonical, newlines, nonblank)
-                },
-                Simd::Sse2 => blocks_zeroing_digits::<SSE2>(b, canonical, newlines, nonblank),
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            blocks_zeroing_digits::<SSE2>(b, canonical, newlines, nonblank);
+            blocks_zeroing_digits_by(crate::simd::level(), b, canonical, newlines, nonblank);
         } else {
             for (w, block) in b.chunks_exact(64).enumerate() {
                 let (newline, blank) = block_masks(block.try_into().expect("64 bytes"));
@@ -1553,6 +1541,30 @@ fn blocks_zeroing_digits<const LEVEL: u8>(
     }
 }
 
+/// [`blocks_zeroing_digits`] by the instance for `level`, which must not be
+/// above what this CPU has ([`crate::simd::level`]).
+fn blocks_zeroing_digits_by(
+    level: Simd,
+    b: &[u8],
+    canonical: &mut [u8],
+    newlines: &mut [u64],
+    nonblank: &mut [u64],
+) {
+    assert!(
+        level <= crate::simd::level(),
+        "{level:?} is not on this CPU"
+    );
+    #[cfg(target_arch = "x86_64")]
+    match level {
+        // SAFETY: the CPU has what each instance needs (checked above).
+        Simd::Avx512 => unsafe { blocks_zeroing_digits_avx512(b, canonical, newlines, nonblank) },
+        Simd::Avx2 => unsafe { blocks_zeroing_digits_avx2(b, canonical, newlines, nonblank) },
+        Simd::Sse2 => blocks_zeroing_digits::<SSE2>(b, canonical, newlines, nonblank),
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    blocks_zeroing_digits::<SSE2>(b, canonical, newlines, nonblank);
+}
+
 /// [`blocks_zeroing_digits`] by AVX2.
 ///
 /// # Safety
@@ -1569,7 +1581,7 @@ unsafe fn blocks_zeroing_digits_avx2(
 }
 
 /// [`blocks_zeroing_digits`] by AVX-512BW: compares straight to bit masks
-/// and a masked store for the digits; the scan took ~16% of the counter's
+/// and a masked blend for the digits; the scan took ~16% of the counter's
 /// time by AVX2.
 ///
 /// # Safety
@@ -2283,26 +2295,17 @@ mod tests {
             assert_eq!(bits.canonical[..len], zeroed[..]);
             // Every level's steps as the ones `scan` took (the best this CPU has).
             let full = len / 64;
-            for level in [SSE2, AVX2, AVX512] {
-                if level > crate::simd::level() as u8 {
+            for level in [Simd::Sse2, Simd::Avx2, Simd::Avx512] {
+                if level > crate::simd::level() {
                     continue;
                 }
                 let mut got = (vec![0; full * 64], vec![0; full], vec![0; full]);
-                let (c, n, k) = (&mut got.0, &mut got.1, &mut got.2);
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: the CPU has the level (checked above).
-                match level {
-                    AVX512 => unsafe { blocks_zeroing_digits_avx512(&b, c, n, k) },
-                    AVX2 => unsafe { blocks_zeroing_digits_avx2(&b, c, n, k) },
-                    _ => blocks_zeroing_digits::<SSE2>(&b, c, n, k),
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                blocks_zeroing_digits::<SSE2>(&b, c, n, k);
-                assert_eq!(got.0, bits.canonical[..full * 64], "level {level}");
+                blocks_zeroing_digits_by(level, &b, &mut got.0, &mut got.1, &mut got.2);
+                assert_eq!(got.0, bits.canonical[..full * 64], "{level:?}");
                 assert_eq!(
                     (&got.1[..], &got.2[..]),
                     (&bits.newlines[..full], &bits.nonblank[..full]),
-                    "level {level}"
+                    "{level:?}"
                 );
             }
             assert_eq!(bits.newlines.len(), len.div_ceil(64));
