@@ -560,6 +560,20 @@ impl<'a> Adjoint<'a> {
         def: &FunctionDef<'a>,
         is_function: bool,
     ) -> LResult<Self> {
+        Adjoint::specialized(scope, funcs, def, is_function, &[])
+    }
+
+    /// [`Adjoint::new`] for a call of a generic function: its parameters
+    /// annotated `Any` take the call's argument types, `concrete` (one per
+    /// parameter that is not a `wp.Function`), as warp instantiates a generic
+    /// `@wp.func` per signature it is called with.
+    pub fn specialized(
+        scope: &'a Scope<'a>,
+        funcs: &'a RefCell<FuncTable>,
+        def: &FunctionDef<'a>,
+        is_function: bool,
+        concrete: &[Type],
+    ) -> LResult<Self> {
         let mut adj = Adjoint {
             scope,
             funcs,
@@ -644,7 +658,16 @@ impl<'a> Adjoint<'a> {
                 // specializes the function on the function it passes.
                 continue;
             }
-            let ty = scope.annotation_type(annotation)?;
+            let ty = match concrete.get(adj.args.len()) {
+                Some(t) if is_function && scope.is_any_annotation(annotation) => *t,
+                // `wp.array[Any]`: an array of the template's kind and ndim.
+                Some(t @ Type::Array { kind, ndim, .. })
+                    if is_function && scope.generic_array(annotation) == Some((*kind, *ndim)) =>
+                {
+                    *t
+                }
+                _ => scope.annotation_type(annotation)?,
+            };
             let id = VarId(adj.vars.len());
             adj.vars.push(VarInfo::new(arg.name, ty, None));
             adj.args.push(id);
@@ -2215,14 +2238,18 @@ impl<'a> Adjoint<'a> {
         pos: Pos,
         native: &str,
         callables: &[(&'a str, String)],
+        concrete: &[Type],
     ) -> LResult<usize> {
-        if let Some(i) = self
-            .funcs
-            .borrow()
-            .built
-            .iter()
-            .position(|(n, _)| n == native)
-        {
+        // A generic function is built once per signature it is called with,
+        // each instance under the same C++ name (C++ overloads).
+        if let Some(i) = self.funcs.borrow().built.iter().position(|(n, f)| {
+            n == native
+                && (concrete.is_empty()
+                    || f.params
+                        .iter()
+                        .map(Type::strip_ref)
+                        .eq(concrete.iter().copied()))
+        }) {
             return Ok(i);
         }
         if self.funcs.borrow().building.iter().any(|n| n == native) {
@@ -2239,6 +2266,7 @@ impl<'a> Adjoint<'a> {
                 native,
                 self.max_unroll,
                 callables,
+                concrete,
             )
         })?;
         let custom_grad = self.funcs.borrow().built[idx].1.custom_grad;
@@ -2285,7 +2313,12 @@ impl<'a> Adjoint<'a> {
         };
         let (def, pos, native) =
             found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
-        let idx = self.ensure_built(def, pos, native, &[])?;
+        let concrete = if self.scope.is_generic_function(def) {
+            types
+        } else {
+            &[]
+        };
+        let idx = self.ensure_built(def, pos, native, &[], concrete)?;
         self.emit_user_call(idx, def.name, types, args, &[], nodes)
     }
 
@@ -2642,7 +2675,12 @@ impl<'a> Adjoint<'a> {
             }
             format!("{native}_callable_{hex}")
         };
-        let idx = self.ensure_built(def, pos, &native, &callables)?;
+        let concrete: &[Type] = if callables.is_empty() && self.scope.is_generic_function(def) {
+            &types
+        } else {
+            &[]
+        };
+        let idx = self.ensure_built(def, pos, &native, &callables, concrete)?;
         if grad {
             return self.emit_grad_call(idx, def.name, &types, &vars, &defaults);
         }
@@ -4708,6 +4746,7 @@ pub fn build_function<'a>(
     native: &str,
     max_unroll: usize,
     callables: &[(&'a str, String)],
+    concrete: &[Type],
 ) -> LResult<(usize, Option<String>)> {
     if let Some(snippets) = scope.native_snippets(def) {
         let built = refs::native_function(scope, def, native, snippets?)?;
@@ -4718,12 +4757,14 @@ pub fn build_function<'a>(
     funcs.borrow_mut().building.push(native.to_string());
     let replay = scope.replay_function(def, native);
     let result = (|| {
-        let mut adj = Adjoint::new(scope, funcs, def, true)?;
+        let mut adj = Adjoint::specialized(scope, funcs, def, true, concrete)?;
         adj.max_unroll = max_unroll;
         adj.closure = scope.closure_env(native);
-        if !callables.is_empty() {
-            // warp re-parses a specialized copy from the function's own
-            // source: lines count from its `def`, the file line is 0.
+        // A specialized copy (on functions passed to it, or on the argument
+        // types of a generic call): warp re-parses it from the function's own
+        // source, so lines count from its `def` and the file line is 0.
+        let reparsed = !callables.is_empty() || !concrete.is_empty();
+        if reparsed {
             adj.line_offset = pos.line.saturating_sub(1);
         }
         for arg in def.args {
@@ -4752,7 +4793,7 @@ pub fn build_function<'a>(
         built.inline_attr = scope.inline_attr(def);
         built.custom_grad = scope.custom_grad_of(def).is_some();
         built.manual_ref_adjoint = built.custom_grad;
-        if !callables.is_empty() {
+        if reparsed {
             built.first_line = 0;
         }
         built.replay = replay.map(|(_, _, _, n)| n.clone());

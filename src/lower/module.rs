@@ -1222,6 +1222,27 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// `Any` (or `typing.Any`, `wp.Any`): a generic parameter, whose type each
+    /// call of the function gives.
+    pub fn is_any_annotation(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name("Any") => true,
+            ExprKind::Attribute(b, "Any") => {
+                matches!(&b.kind, ExprKind::Name("typing")) || self.names_warp(e, "Any")
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `def` is a generic `@wp.func`: a parameter annotated `Any`.
+    pub fn is_generic_function(&self, def: &FunctionDef) -> bool {
+        def.args.iter().any(|a| {
+            a.annotation
+                .as_ref()
+                .is_some_and(|e| self.is_any_annotation(e) || self.generic_array(e).is_some())
+        })
+    }
+
     /// A parameter annotation that makes it a function parameter (`wp.Function`, `Callable`).
     pub fn is_function_annotation(&self, e: &Expr) -> bool {
         self.names_warp(e, "Function")
@@ -1725,7 +1746,7 @@ impl<'a> Scope<'a> {
                 return Ok(Type::tuple_spelled(&types, python));
             }
         }
-        if let Some(t) = self.array_annotation(expr) {
+        if let Some(t) = self.array_annotation(expr, false) {
             return t;
         }
         Err(err_at(
@@ -1765,7 +1786,7 @@ impl<'a> Scope<'a> {
     /// An array annotation: `wp.array(dtype=float, ndim=2)`, `wp.array2d[wp.vec3]`,
     /// `wp.indexedarray[float, Literal[2]]`, `wp.fixedarray(shape=(2, 3), dtype=int)`;
     /// None when `expr` names no array family.
-    fn array_annotation(&self, expr: &Expr) -> Option<LResult<Type>> {
+    fn array_annotation(&self, expr: &Expr, generic: bool) -> Option<LResult<Type>> {
         let unsupported_dtype = |e: &Expr| {
             err_at(
                 e.pos,
@@ -1810,14 +1831,14 @@ impl<'a> Scope<'a> {
                     _ => (index, fixed_ndim.max(1)),
                 };
                 Some(
-                    self.value_type(dtype)
+                    self.array_dtype(dtype, generic)
                         .map(|dtype| Type::Array { dtype, ndim, kind })
                         .ok_or_else(|| unsupported_dtype(dtype)),
                 )
             }
             ExprKind::Call(func, args, kwargs) => {
                 let (kind, fixed_ndim) = self.array_family(func)?;
-                Some(self.array_call_annotation(expr, kind, fixed_ndim, args, kwargs))
+                Some(self.array_call_annotation(expr, kind, fixed_ndim, args, kwargs, generic))
             }
             _ => None,
         }
@@ -1830,6 +1851,7 @@ impl<'a> Scope<'a> {
         fixed_ndim: usize,
         args: &[Expr],
         kwargs: &[Keyword],
+        generic: bool,
     ) -> LResult<Type> {
         let mut dtype = None;
         let mut ndim = fixed_ndim.max(1);
@@ -1891,7 +1913,7 @@ impl<'a> Scope<'a> {
             }
         }
         let dtype = dtype.ok_or_else(|| err_at(expr.pos, "array annotation needs a dtype"))?;
-        let value = self.value_type(dtype).ok_or_else(|| {
+        let value = self.array_dtype(dtype, generic).ok_or_else(|| {
             err_at(
                 dtype.pos,
                 "arrays of this dtype are not supported by this version of the lowering",
@@ -1902,6 +1924,40 @@ impl<'a> Scope<'a> {
             ndim,
             kind,
         })
+    }
+
+    /// An array annotation's dtype; with `generic`, `Any` stands for any
+    /// (a placeholder: the caller keeps only the array's kind and ndim).
+    fn array_dtype(&self, dtype: &Expr, generic: bool) -> Option<Value> {
+        if generic && self.is_any_annotation(dtype) {
+            return Some(Value::Scalar(Scalar::Float32));
+        }
+        self.value_type(dtype)
+    }
+
+    /// The kind and ndim of an array annotation whose dtype is `Any`
+    /// (`wp.array[Any]`, `wp.array2d[Any]`, `wp.array(dtype=Any, ndim=2)`): a
+    /// generic parameter that takes any array of that kind and ndim.
+    pub fn generic_array(&self, expr: &Expr) -> Option<(ArrayKind, usize)> {
+        let dtype = match &expr.kind {
+            ExprKind::Subscript([_, index]) => match &index.kind {
+                ExprKind::Tuple(items) if items.len() == 2 => &items[0],
+                _ => index,
+            },
+            ExprKind::Call(_, args, kwargs) => kwargs
+                .iter()
+                .find(|k| k.arg == Some("dtype"))
+                .map(|k| &k.value)
+                .or(args.first())?,
+            _ => return None,
+        };
+        if !self.is_any_annotation(dtype) {
+            return None;
+        }
+        match self.array_annotation(expr, true)? {
+            Ok(Type::Array { kind, ndim, .. }) => Some((kind, ndim)),
+            _ => None,
+        }
     }
 }
 
@@ -2174,7 +2230,7 @@ pub fn lower_parsed<'a>(
         }
         let max_unroll = 16;
         if let Ok((i, _)) =
-            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll, &[])
+            super::adjoint::build_function(&scope, &funcs, def, pos, &native, max_unroll, &[], &[])
         {
             funcs.borrow_mut().built[i].1.forward_only = true;
         }
