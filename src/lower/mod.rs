@@ -62,6 +62,11 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("statements", "@wp.func helpers", "@wp.func"),
     (
         "statements",
+        "generic @wp.func (`Any`, `wp.array[Any]`), one instance per signature",
+        ": Any",
+    ),
+    (
+        "statements",
         "@wp.kernel(enable_backward=False)",
         "enable_backward=False",
     ),

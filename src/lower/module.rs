@@ -1179,8 +1179,66 @@ impl<'a> Scope<'a> {
                 s.len() == types.len() && s.iter().zip(types).all(|((_, a), b)| a.strip_ref() == *b)
             })
         });
-        let (_, f) = matching.or(set.last())?;
+        // As warp: the overloads of concrete types first, then the generic
+        // ones in definition order (one of the same templates replacing the
+        // other in its place), the first whose templates the types fit.
+        let generic = || {
+            let mut templates: Vec<(Option<Vec<Template>>, &(&'a FunctionDef<'a>, Pos, String))> =
+                Vec::new();
+            for (_, f) in set.iter().filter(|(sig, _)| sig.is_none()) {
+                let t = self.templates(f.0);
+                match templates.iter_mut().find(|(u, _)| t.is_some() && *u == t) {
+                    Some(entry) => entry.1 = f,
+                    None => templates.push((t, f)),
+                }
+            }
+            templates
+                .into_iter()
+                .find(|(_, f)| self.generic_fits(f.0, types))
+                .map(|(_, f)| f)
+        };
+        let f = matching
+            .map(|(_, f)| *f)
+            .or_else(generic)
+            .or(set.last().map(|(_, f)| *f))?;
         Some((f.0, f.1, f.2.as_str()))
+    }
+
+    /// A generic function's parameters as templates (None if one has no
+    /// annotation this version reads).
+    fn templates(&self, def: &FunctionDef) -> Option<Vec<Template>> {
+        def.args
+            .iter()
+            .map(|a| {
+                let e = a.annotation.as_ref()?;
+                Some(if self.is_any_annotation(e) {
+                    Template::Any
+                } else if let Some((kind, ndim)) = self.generic_array(e) {
+                    Template::Array(kind, ndim)
+                } else {
+                    Template::Type(self.annotation_type(e).ok()?)
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a generic `@wp.func` takes arguments of `types`: `Any` takes
+    /// any type, an array of `Any` any array of its kind and ndim, any other
+    /// annotation its own type.
+    fn generic_fits(&self, def: &FunctionDef, types: &[Type]) -> bool {
+        def.args.len() == types.len()
+            && def.args.iter().zip(types).all(|(a, t)| {
+                let Some(e) = a.annotation.as_ref() else {
+                    return false;
+                };
+                if self.is_any_annotation(e) {
+                    return true;
+                }
+                if let Some((kind, ndim)) = self.generic_array(e) {
+                    return matches!(t, Type::Array { kind: k, ndim: n, .. } if *k == kind && *n == ndim);
+                }
+                self.annotation_type(e).is_ok_and(|a| a.strip_ref() == *t)
+            })
     }
 
     /// The overloads of `@wp.func` `name`, in the order [`Scope::user_overload`]
@@ -1959,6 +2017,15 @@ impl<'a> Scope<'a> {
             _ => None,
         }
     }
+}
+
+/// A parameter of a generic `@wp.func`, as its overloads are told apart.
+#[derive(PartialEq)]
+enum Template {
+    Any,
+    /// An array of `Any`: its kind and ndim.
+    Array(ArrayKind, usize),
+    Type(Type),
 }
 
 /// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.

@@ -44,3 +44,51 @@ def generic_arrays(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), g: wp.a
     x = first_of(a, i)
     y = first_of(v, i)
     out[i] = x + y[1] + float(corner(g))
+
+
+# Overloads of one name, concrete and generic: the concrete ones are tried
+# first, then the generic ones in definition order.
+@wp.func
+def combine(a: float, b: float):
+    return a * b
+
+
+@wp.func
+def combine(a: Any, b: Any):
+    return a + b
+
+
+@wp.func
+def combine(a: Any, b: Any, c: Any):
+    return a + b + c
+
+
+@wp.func
+def combine(a: int, b: int):
+    return a - b
+
+
+@wp.kernel
+def generic_overloads(a: wp.array(dtype=float), b: wp.array(dtype=int), v: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = combine(a[i], 2.0) + combine(a[i], 1.0, 3.0)
+    b[i] = combine(b[i], 7)
+    v[i] = combine(v[i], v[i]) + combine(v[i], v[i], v[i])
+
+
+# A generic function defined again with the same templates replaces the first.
+@wp.func
+def cube_or_square(x: Any):
+    return x * x
+
+
+@wp.func
+def cube_or_square(x: Any):
+    return x * x * x
+
+
+@wp.kernel
+def generic_redefined(a: wp.array(dtype=float), b: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i] = cube_or_square(a[i])
+    b[i] = cube_or_square(b[i])
