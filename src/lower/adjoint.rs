@@ -659,10 +659,11 @@ impl<'a> Adjoint<'a> {
                 continue;
             }
             let ty = match concrete.get(adj.args.len()) {
-                Some(t) if is_function && scope.is_any_annotation(annotation) => *t,
-                // `wp.array[Any]`: an array of the template's kind and ndim.
-                Some(t @ Type::Array { kind, ndim, .. })
-                    if is_function && scope.generic_array(annotation) == Some((*kind, *ndim)) =>
+                Some(t)
+                    if is_function
+                        && scope
+                            .generic_template(annotation)
+                            .is_some_and(|p| p.fits(t)) =>
                 {
                     *t
                 }

@@ -1211,34 +1211,27 @@ impl<'a> Scope<'a> {
             .iter()
             .map(|a| {
                 let e = a.annotation.as_ref()?;
-                Some(if self.is_any_annotation(e) {
-                    Template::Any
-                } else if let Some((kind, ndim)) = self.generic_array(e) {
-                    Template::Array(kind, ndim)
-                } else {
-                    Template::Type(self.annotation_type(e).ok()?)
-                })
+                self.generic_template(e)
+                    .or_else(|| self.annotation_type(e).ok().map(Template::Type))
             })
             .collect()
     }
 
-    /// Whether a generic `@wp.func` takes arguments of `types`: `Any` takes
-    /// any type, an array of `Any` any array of its kind and ndim, any other
-    /// annotation its own type.
+    /// The template of a generic parameter's annotation: `Any`, or an array
+    /// of `Any`; None for any other annotation.
+    pub(super) fn generic_template(&self, e: &Expr) -> Option<Template> {
+        if self.is_any_annotation(e) {
+            return Some(Template::Any);
+        }
+        self.generic_array(e)
+            .map(|(kind, ndim)| Template::Array(kind, ndim))
+    }
+
+    /// Whether a generic `@wp.func` takes arguments of `types`.
     fn generic_fits(&self, def: &FunctionDef, types: &[Type]) -> bool {
-        def.args.len() == types.len()
-            && def.args.iter().zip(types).all(|(a, t)| {
-                let Some(e) = a.annotation.as_ref() else {
-                    return false;
-                };
-                if self.is_any_annotation(e) {
-                    return true;
-                }
-                if let Some((kind, ndim)) = self.generic_array(e) {
-                    return matches!(t, Type::Array { kind: k, ndim: n, .. } if *k == kind && *n == ndim);
-                }
-                self.annotation_type(e).is_ok_and(|a| a.strip_ref() == *t)
-            })
+        self.templates(def).is_some_and(|ts| {
+            ts.len() == types.len() && ts.iter().zip(types).all(|(p, t)| p.fits(t))
+        })
     }
 
     /// The overloads of `@wp.func` `name`, in the order [`Scope::user_overload`]
@@ -1297,7 +1290,7 @@ impl<'a> Scope<'a> {
         def.args.iter().any(|a| {
             a.annotation
                 .as_ref()
-                .is_some_and(|e| self.is_any_annotation(e) || self.generic_array(e).is_some())
+                .is_some_and(|e| self.generic_template(e).is_some())
         })
     }
 
@@ -2021,11 +2014,25 @@ impl<'a> Scope<'a> {
 
 /// A parameter of a generic `@wp.func`, as its overloads are told apart.
 #[derive(PartialEq)]
-enum Template {
+pub(super) enum Template {
     Any,
     /// An array of `Any`: its kind and ndim.
     Array(ArrayKind, usize),
     Type(Type),
+}
+
+impl Template {
+    /// Whether an argument of type `t` fits: `Any` takes any type, an array
+    /// of `Any` any array of its kind and ndim, a type itself.
+    pub(super) fn fits(&self, t: &Type) -> bool {
+        match self {
+            Template::Any => true,
+            Template::Array(kind, ndim) => {
+                matches!(t, Type::Array { kind: k, ndim: n, .. } if k == kind && n == ndim)
+            }
+            Template::Type(p) => p.strip_ref() == *t,
+        }
+    }
 }
 
 /// warp's `make_full_qualified_name`: only `[0-9a-zA-Z_]` survive in C++ names.
