@@ -7,7 +7,8 @@
 #      mutations of warp-lang's own tests and examples;
 #   3. differential parity against warp-lang: the hand-written corpus, the
 #      module-level kernels of warp-lang's own tests and examples (at least
-#      the floor in tests/realworld_floor.txt warp-exact), the kernels warp
+#      the floor in tests/realworld_floor.txt warp-exact, and of the tests in
+#      its test folders, floor in tests/realworld_folders_floor.txt), the kernels warp
 #      rejects, 500 synthesized kernels per category, and the IR columns of a
 #      real run;
 #   3b. the run-check of synthesized kernels (tests/python/run_synth.py): its
@@ -63,6 +64,9 @@ step "Parity with warp-lang: hand-written kernels"
 
 step "Parity with warp-lang: warp-lang's own tests and examples (floor in tests/realworld_floor.txt)"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/warp_realworld.py" --pairpipe "$BIN" --floor "$ROOT/tests/realworld_floor.txt")
+
+step "Parity with warp-lang: the tests in warp-lang's test folders (tile, geometry, cuda, ...; floor in tests/realworld_folders_floor.txt)"
+(cd "$WORK" && "$PY" "$ROOT/tests/python/warp_realworld.py" --pairpipe "$BIN" --corpus test-folders --floor "$ROOT/tests/realworld_folders_floor.txt")
 
 step "Mining: warp-lang's own tests/ and examples/ as a corpus (rows = kernels lowered, every row warp-exact)"
 (cd "$WORK" && "$PY" "$ROOT/tests/python/check_mined.py" --pairpipe "$BIN" --work "$WORK/mined")

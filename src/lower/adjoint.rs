@@ -4170,6 +4170,9 @@ impl<'a> Adjoint<'a> {
                 return self.transformation(args, kwargs).map(Some);
             }
             Callee::Builtin(name) if name == "cast" => return self.bit_cast(args, kwargs),
+            Callee::Builtin(name) if builtins::dtype_argument(&name).is_some() => {
+                return self.dtype_call(&name, args, kwargs).map(Some);
+            }
             Callee::Builtin(name) => name,
             Callee::Grad(f) => {
                 if f.starts_with("wp.") {
@@ -4190,26 +4193,7 @@ impl<'a> Adjoint<'a> {
                 };
             }
         };
-        let mut vals = self.eval_args(args)?;
-        let positional = vals.len();
-        if !kwargs.is_empty() {
-            // Keyword arguments are evaluated in source order after the
-            // positional ones, then bound to the builtin's parameters by name.
-            let mut names = Vec::with_capacity(kwargs.len());
-            for kw in kwargs {
-                let Some(n) = kw.arg else {
-                    return Err(self.err("'**' arguments are not supported in kernels"));
-                };
-                names.push(n);
-                vals.push(self.call_arg(&kw.value)?);
-            }
-            let order = builtins::keyword_order(&name, positional, &names).ok_or_else(|| {
-                self.err(format!(
-                    "keyword arguments {names:?} do not match the parameters of '{name}'"
-                ))
-            })?;
-            vals = order.into_iter().map(|i| vals[i]).collect();
-        }
+        let vals = self.builtin_args(&name, args, kwargs.iter())?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
                 "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
@@ -4247,6 +4231,82 @@ impl<'a> Adjoint<'a> {
             Err(e) => self.multi_output_value(native, &vals).unwrap_or(Err(e)),
             done => done,
         }
+    }
+
+    /// The arguments of a call of builtin `name`, in the order of its
+    /// parameters: the positional ones, then the keyword ones, evaluated in
+    /// source order and bound to the parameters by name.
+    fn builtin_args<'k>(
+        &mut self,
+        name: &str,
+        args: &[Expr<'a>],
+        kwargs: impl ExactSizeIterator<Item = &'k Keyword<'a>>,
+    ) -> LResult<Vars>
+    where
+        'a: 'k,
+    {
+        let mut vals = self.eval_args(args)?;
+        let positional = vals.len();
+        if kwargs.len() == 0 {
+            return Ok(vals);
+        }
+        let mut names = Vec::with_capacity(kwargs.len());
+        for kw in kwargs {
+            let Some(n) = kw.arg else {
+                return Err(self.err("'**' arguments are not supported in kernels"));
+            };
+            names.push(n);
+            vals.push(self.call_arg(&kw.value)?);
+        }
+        let order = builtins::keyword_order(name, positional, &names).ok_or_else(|| {
+            self.err(format!(
+                "keyword arguments {names:?} do not match the parameters of '{name}'"
+            ))
+        })?;
+        Ok(order.into_iter().map(|i| vals[i]).collect())
+    }
+
+    /// A builtin whose `dtype=` names the type it returns
+    /// (`wp.texture_sample(tex, uv, dtype=wp.vec4f)`, `wp.volume_lookup(id, i,
+    /// j, k, dtype=float)`): the other arguments pick the overload, and the
+    /// type, left out of the call, is its C++ template argument (spelled as
+    /// written: Python's `float` stays `float`) and its return type.
+    fn dtype_call(
+        &mut self,
+        name: &str,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<VarId> {
+        let allowed = builtins::dtype_argument(name).unwrap_or(&[]);
+        let Some(at) = kwargs.iter().position(|k| k.arg == Some("dtype")) else {
+            return Err(self.err(format!(
+                "{name}() needs its dtype= by keyword (this version of the lowering)"
+            )));
+        };
+        let dtype = &kwargs[at].value;
+        let ty = self.scope.annotation_type(dtype)?;
+        let spelled = match (&ty, self.scope.dtype_arg(dtype)) {
+            (Type::Scalar(_), Some((spelled, _))) => spelled,
+            _ => ty.ctype(false).into_owned(),
+        };
+        if !allowed.contains(&spelled.as_str()) && !allowed.contains(&ty.to_string().as_str()) {
+            return Err(self.err(format!("{name}() does not support dtype={ty}")));
+        }
+        let rest: Vec<&Keyword<'a>> = (kwargs.iter().enumerate())
+            .filter_map(|(i, k)| (i != at).then_some(k))
+            .collect();
+        let vals = self.builtin_args(name, args, rest.into_iter())?;
+        self.use_builtin(name);
+        let types: Vec<Type> = vals.iter().map(|v| self.ty(*v).strip_ref()).collect();
+        let mut ov = builtins::resolve(name, &types)
+            .map_err(|m| self.err(m))?
+            .as_ref()
+            .clone();
+        ov.native = Cow::Owned(format!("{name}<{spelled}>"));
+        ov.ret = Some(ty);
+        Ok(self
+            .emit_call(&ov, &vals)?
+            .expect("a call with a return type has an output"))
     }
 
     /// A builtin with several outputs used as one value (`t = wp.quat_to_axis_angle(q)`):

@@ -1130,7 +1130,54 @@ pub static TABLE: &[Row] = &[
         "(id: uint64, i: int32, j: int32, k: int32, value: int32)",
         NODIFF,
     ),
+    // The typed forms: `dtype=` (a type, see DTYPE_ARGUMENT) is left out of the signature.
+    b(
+        "volume_sample",
+        "(id: uint64, uvw: vec3f, sampling_mode: int32)",
+        0,
+    ),
+    b(
+        "volume_sample_grad",
+        "<G: Vector(3, _) | Matrix(_, 3, _)>(id: uint64, uvw: vec3f, sampling_mode: int32, grad: G)",
+        0,
+    ),
+    b(
+        "volume_lookup",
+        "(id: uint64, i: int32, j: int32, k: int32)",
+        NODIFF,
+    ),
+    b(
+        "volume_store",
+        "<V: int32 | int64 | uint32 | float32 | float64 | vec3f | vec3d | vec4f | vec4d>(id: uint64, i: int32, j: int32, k: int32, value: V)",
+        NODIFF,
+    ),
     b("volume_voxel_count", "(id: uint64) -> int32", NODIFF),
+    // Textures (`wp.Texture1D` ... `Texture3D` kernel arguments); `dtype=` as for volumes.
+    b(
+        "texture_sample",
+        "(tex: Texture1D, u: float32, lod: float32 = -1.0)",
+        0,
+    ),
+    b(
+        "texture_sample",
+        "(tex: Texture2D, uv: vec2f, lod: float32 = -1.0)",
+        0,
+    ),
+    b(
+        "texture_sample",
+        "(tex: Texture2D, u: float32, v: float32, lod: float32 = -1.0)",
+        0,
+    ),
+    b(
+        "texture_sample",
+        "(tex: Texture3D, uvw: vec3f, lod: float32 = -1.0)",
+        0,
+    ),
+    b(
+        "texture_sample",
+        "(tex: Texture3D, u: float32, v: float32, w: float32, lod: float32 = -1.0)",
+        0,
+    ),
     b(
         "volume_index_to_world",
         "<V: vec3f | vec3d>(id: uint64, uvw: V) -> V",
@@ -1221,6 +1268,38 @@ pub static TABLE: &[Row] = &[
     b("tile_fft", "", CUSTOM),
     b("tile_ifft", "", CUSTOM),
 ];
+
+/// The builtins whose `dtype=` argument is a type (warp's `dispatch_func`s
+/// of volume and texture sampling): their lines above leave it out; the call
+/// passes it as the C++ template argument and returns a value of it. With
+/// the types each accepts, by name or by spelling (warp checks textures
+/// against Python's `float` itself, volumes by type).
+const DTYPE_ARGUMENT: &[(&str, &[&str])] = &[
+    ("volume_sample", VOLUME_TYPES),
+    ("volume_sample_grad", VOLUME_TYPES),
+    ("volume_lookup", VOLUME_TYPES),
+    (
+        "texture_sample",
+        &[
+            "float",
+            "wp::vec_t<2, wp::float32>",
+            "wp::vec_t<4, wp::float32>",
+        ],
+    ),
+];
+
+const VOLUME_TYPES: &[&str] = &[
+    "int32", "int64", "uint32", "float32", "float64", "vec3f", "vec3d", "vec4f", "vec4d",
+];
+
+/// The types (names or spellings) `dtype=` may name in a call of builtin
+/// `name`, if its `dtype` is a type argument.
+pub fn dtype_argument(name: &str) -> Option<&'static [&'static str]> {
+    DTYPE_ARGUMENT
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, allowed)| *allowed)
+}
 
 // ------------------------------------------------------------------ engine
 
@@ -2086,6 +2165,7 @@ fn value_code(v: Value) -> Option<u32> {
         Value::Quat(s) => (4, 0, 0, s),
         Value::Transform(s) => (5, 0, 0, s),
         Value::Struct(id) => return (id.index() < 1 << 20).then(|| 6 << 20 | id.index()),
+        Value::Texture(n) => (7, n, 0, Scalar::Bool),
     };
     let s = s as u32;
     debug_assert!(s < 16, "a scalar kind fits 4 bits");

@@ -37,6 +37,11 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("types", "3-D arrays (array3d, ndim=3)", "array3d"),
     ("types", "arrays of vectors", "wp.array(dtype=wp.vec3)"),
     ("types", "arrays of matrices", "wp.array(dtype=wp.mat33)"),
+    (
+        "types",
+        "textures (wp.Texture1D/2D/3D: arguments, struct fields, array elements)",
+        "wp.Texture",
+    ),
     ("statements", "assignment", " = "),
     (
         "statements",

@@ -11,7 +11,9 @@ use super::adjoint::{
 };
 use super::pyconst::{self, PyVal};
 use super::templates::*;
-use super::types::{ArrayKind, ConstVal, Scalar, StructDef, StructId, Type, Value, composite_type};
+use super::types::{
+    ArrayKind, ConstVal, Query, Scalar, StructDef, StructId, Type, Value, composite_type,
+};
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
 use crate::lang::parse_module;
@@ -1625,7 +1627,11 @@ impl<'a> Scope<'a> {
             ExprKind::Name(n) => self.imported_builtin(n)?,
             _ => self.warp_attr(expr)?,
         };
-        composite_type(name)
+        // `wp.Texture2D`: warp's C++ texture descriptor, passed by value.
+        composite_type(name).or(match Query::from_name(name) {
+            Some(Query::Texture(n)) => Some(Value::Texture(n)),
+            _ => None,
+        })
     }
 
     /// `wp.types.vector(length=N, dtype=T)`, `wp.types.matrix(shape=(R, C), dtype=T)`,

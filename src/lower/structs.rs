@@ -151,8 +151,9 @@ impl<'a> Adjoint<'a> {
     pub(super) fn attribute_read(&mut self, agg: VarId, attr: &str) -> LResult<VarId> {
         let agg_ty = self.ty(agg).strip_ref();
         match agg_ty {
-            Type::Struct(_) | Type::Query(Query::MeshPoint | Query::MeshRay) => {
-                // The result structs of mesh queries read like `@wp.struct`s.
+            Type::Struct(_)
+            | Type::Query(Query::MeshPoint | Query::MeshRay | Query::Texture(_)) => {
+                // The result structs of mesh queries and textures read like `@wp.struct`s.
                 // The field's name as stored in the definition (an origin step keeps it).
                 let field: Option<(&'static str, Type)> = match agg_ty {
                     Type::Struct(id) => {

@@ -104,6 +104,9 @@ pub enum Value {
     Transform(Scalar),
     /// A `@wp.struct`, by its entry in the struct table.
     Struct(StructId),
+    /// `wp.Texture1D` ... `Texture3D` (as a struct field or an array element):
+    /// the value of a `Type::Query(Query::Texture(n))`.
+    Texture(u8),
 }
 
 impl Value {
@@ -148,6 +151,7 @@ impl Value {
             Value::Quat(s) => out.put_all(&["wp::quat_t<", s.ctype(), ">"]),
             Value::Transform(s) => out.put_all(&["wp::transform_t<", s.ctype(), ">"]),
             Value::Struct(id) => out.put(&id.def().native),
+            Value::Texture(n) => out.put_all(&["wp::", Query::Texture(n).native()]),
         }
     }
 
@@ -159,7 +163,7 @@ impl Value {
             | Value::Matrix(_, _, s)
             | Value::Quat(s)
             | Value::Transform(s) => s,
-            Value::Struct(_) => Scalar::Bool,
+            Value::Struct(_) | Value::Texture(_) => Scalar::Bool,
         }
     }
 
@@ -171,6 +175,7 @@ impl Value {
             Value::Quat(s) => Type::Quat(s),
             Value::Transform(s) => Type::Transform(s),
             Value::Struct(id) => Type::Struct(id),
+            Value::Texture(n) => Type::Query(Query::Texture(n)),
         }
     }
 
@@ -198,6 +203,7 @@ impl Value {
             Value::Quat(s) => format!("q{}", scalar(s)),
             Value::Transform(s) => format!("t{}", scalar(s)),
             Value::Struct(id) => id.def().native.clone(),
+            Value::Texture(n) => format!("t{n}"),
         }
     }
 }
@@ -315,6 +321,7 @@ impl fmt::Display for Value {
             Value::Quat(s) => write!(f, "quat{}", type_suffix(s)),
             Value::Transform(s) => write!(f, "transform{}", type_suffix(s)),
             Value::Struct(id) => f.write_str(&id.def().key),
+            Value::Texture(n) => f.write_str(Query::Texture(n).name()),
         }
     }
 }
@@ -483,9 +490,10 @@ pub enum Type {
     Query(Query),
 }
 
-/// warp's query objects: opaque C++ structs a builtin returns, some with
-/// fields (`MeshQueryPoint.face`), some iterated (`for i in hash_grid_query`).
-/// Several kinds share one C++ struct; the kind picks the overloads.
+/// warp's opaque C++ structs: the query objects a builtin returns, some with
+/// fields (`MeshQueryPoint.face`), some iterated (`for i in hash_grid_query`),
+/// and the textures a kernel takes (`wp.Texture2D`, with `width` and `height`).
+/// Several query kinds share one C++ struct; the kind picks the overloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Query {
     MeshPoint,
@@ -507,6 +515,8 @@ pub enum Query {
     MeshAabbTiled,
     /// `BvhQueryTiled`: a block-wide BVH query (`wp.tile_bvh_query_aabb` / `_ray`).
     BvhTiled,
+    /// `Texture1D`, `Texture2D`, `Texture3D`: a texture of 1 to 3 dimensions.
+    Texture(u8),
 }
 
 impl Query {
@@ -524,6 +534,9 @@ impl Query {
             Query::HashGrid(_) => "hash_grid_query_f",
             Query::MeshAabbTiled => "mesh_query_aabb_thread_block_t",
             Query::BvhTiled => "bvh_query_thread_block_t",
+            Query::Texture(1) => "texture1d_t",
+            Query::Texture(2) => "texture2d_t",
+            Query::Texture(_) => "texture3d_t",
         }
     }
 
@@ -545,6 +558,9 @@ impl Query {
             Query::HashGrid(_) => "HashGridQuery",
             Query::MeshAabbTiled => "MeshQueryAABBTiled",
             Query::BvhTiled => "BvhQueryTiled",
+            Query::Texture(1) => "Texture1D",
+            Query::Texture(2) => "Texture2D",
+            Query::Texture(_) => "Texture3D",
         }
     }
 
@@ -565,6 +581,9 @@ impl Query {
             "HashGridQuery" => Query::HashGrid(Scalar::Float32),
             "MeshQueryAABBTiled" => Query::MeshAabbTiled,
             "BvhQueryTiled" => Query::BvhTiled,
+            "Texture1D" => Query::Texture(1),
+            "Texture2D" => Query::Texture(2),
+            "Texture3D" => Query::Texture(3),
             _ => return None,
         })
     }
@@ -578,14 +597,21 @@ impl Query {
         }
     }
 
-    /// The fields of the result structs (warp's `vars` of `MeshQueryPoint` / `MeshQueryRay`).
-    /// The result field `name` of a mesh query: its name as a static string
-    /// (an origin step keeps it) and its type.
+    /// Field `name` of a mesh query's result or of a texture (warp's `vars`
+    /// of `MeshQueryPoint`, `MeshQueryRay`, `Texture1D`, ...): its name as a
+    /// static string (an origin step keeps it) and its type.
     pub fn field(self, name: &str) -> Option<(&'static str, Type)> {
         let f = Type::F32;
         let ray = self == Query::MeshRay;
         let mesh = matches!(self, Query::MeshPoint | Query::MeshRay);
+        let dims = match self {
+            Query::Texture(n) => n,
+            _ => 0,
+        };
         [
+            ("width", Type::I32, dims >= 1),
+            ("height", Type::I32, dims >= 2),
+            ("depth", Type::I32, dims >= 3),
             ("result", Type::BOOL, mesh),
             ("sign", f, mesh),
             ("u", f, mesh),
@@ -834,6 +860,7 @@ impl Type {
             Type::Quat(s) => Some(Value::Quat(s)),
             Type::Transform(s) => Some(Value::Transform(s)),
             Type::Struct(id) => Some(Value::Struct(id)),
+            Type::Query(Query::Texture(n)) => Some(Value::Texture(n)),
             _ => None,
         }
     }
