@@ -1256,6 +1256,8 @@ pub static TABLE: &[Row] = &[
     b("tile_atomic_add", "", CUSTOM),
     b("tile_zeros", "", CUSTOM),
     b("tile_ones", "", CUSTOM),
+    b("tile_empty", "", CUSTOM),
+    b("tile_arange", "", NODIFF | CUSTOM),
     b("tile_sum", "", CUSTOM),
     b("tile_max", "", CUSTOM),
     b("tile_min", "", CUSTOM),

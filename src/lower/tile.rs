@@ -28,8 +28,8 @@ pub(super) enum TileArg {
     Var(VarId),
     /// A warp builtin passed as a function (`wp.sin`): its name.
     Func(Name),
-    /// A type (`dtype=float`): C++ template spelling and scalar.
-    Dtype(String, Scalar),
+    /// A type (`dtype=float`, `dtype=wp.vec3`): C++ template spelling and value type.
+    Dtype(String, Value),
 }
 
 /// An argument of the generated call.
@@ -44,6 +44,9 @@ enum CallArg {
     ConstF(f64),
     /// The call's own output variable (`tile_matmul` writes into it).
     Output,
+    /// A constant of the given type warp registers while dispatching, its
+    /// value as written (`const wp::float32 var_4 = 8;`).
+    Typed(Scalar, ConstVal),
 }
 
 impl<'a> Adjoint<'a> {
@@ -61,7 +64,12 @@ impl<'a> Adjoint<'a> {
             if let ExprKind::Name(m) = &base.kind {
                 if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
                     if let Some(d) = self.scope.dtype_arg(e) {
-                        return Ok(TileArg::Dtype(d.0, d.1));
+                        return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
+                    }
+                    if let Some(v) = self.scope.value_type(e).filter(|v| {
+                        matches!(v, Value::Vector(..) | Value::Matrix(..) | Value::Quat(_))
+                    }) {
+                        return Ok(TileArg::Dtype(v.ctype(), v));
                     }
                     if builtins::is_known(attr) {
                         return Ok(TileArg::Func((*attr).into()));
@@ -72,7 +80,7 @@ impl<'a> Adjoint<'a> {
         if let ExprKind::Name(n) = &e.kind {
             if self.symbol(n).is_none() && self.scope.module_constant(n).is_none() {
                 if let Some(d) = self.scope.dtype_arg(e) {
-                    return Ok(TileArg::Dtype(d.0, d.1));
+                    return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
                 }
             }
         }
@@ -209,6 +217,137 @@ impl<'a> Adjoint<'a> {
         Ok(out)
     }
 
+    /// `wp.tile_arange([start,] stop[, step], dtype=float, storage="register")`:
+    /// a 1-D tile of the range, its length worked out at compile time from
+    /// the constant arguments as warp's `value_func` does (in the element
+    /// type's precision, the last partial step kept).
+    fn tile_arange(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        if args.is_empty() || args.len() > 3 {
+            return Err(self.err(format!(
+                "tile_arange() takes 1 to 3 positional arguments, got {}",
+                args.len()
+            )));
+        }
+        let mut range = Vec::with_capacity(3);
+        for a in args {
+            match self.tile_arg(a)? {
+                TileArg::Var(v) => range.push(v),
+                _ => return Err(self.err("tile_arange() arguments must be numbers")),
+            }
+        }
+        let (mut dtype, mut shared) = (Scalar::Float32, false);
+        for kw in kwargs {
+            match (kw.arg, self.tile_arg(&kw.value)?) {
+                (Some("dtype"), TileArg::Dtype(_, Value::Scalar(s))) => dtype = s,
+                (Some("storage"), arg) => shared = self.tile_storage(Some(&arg))?,
+                (k, _) => {
+                    return Err(self.err(format!(
+                        "tile_arange() argument '{}' is not supported by this version of the lowering",
+                        k.unwrap_or("**")
+                    )));
+                }
+            }
+        }
+        if !(dtype.is_int() || matches!(dtype, Scalar::Float32 | Scalar::Float64)) {
+            return Err(self.err(format!(
+                "tile_arange() dtype {} is not supported by this version of the lowering",
+                dtype.name()
+            )));
+        }
+        // start, stop, step: the arguments given, 0 and 1 for the others.
+        let given: Vec<Option<VarId>> = match range[..] {
+            [stop] => vec![None, Some(stop), None],
+            [start, stop] => vec![Some(start), Some(stop), None],
+            _ => range.iter().map(|v| Some(*v)).collect(),
+        };
+        let mut values = [0.0f64, 0.0, 1.0];
+        let mut ints = [0i128, 0, 1];
+        for (i, v) in given.iter().enumerate() {
+            let Some(v) = v else { continue };
+            match self.var(*v).constant {
+                Some(ConstVal::Int(n)) => {
+                    ints[i] = n;
+                    values[i] = n as f64;
+                }
+                Some(ConstVal::Float(x)) if !dtype.is_int() => values[i] = x,
+                _ => {
+                    return Err(self.err(
+                        "tile_arange() arguments must be compile time constants (integers for an integer dtype)",
+                    ));
+                }
+            }
+        }
+        let n = if dtype.is_int() {
+            let (lo, hi) = dtype.int_range();
+            if ints.iter().any(|v| *v < lo || *v > hi) {
+                return Err(self.err(format!(
+                    "tile_arange() range is out of range for the output type {}",
+                    dtype.name()
+                )));
+            }
+            let [start, stop, step] = ints;
+            if step == 0 {
+                return Err(self.err("tile_arange() step cannot be zero"));
+            }
+            if (step > 0 && start >= stop) || (step < 0 && start <= stop) {
+                return Err(self.err("tile_arange() requires a non-empty range"));
+            }
+            // Python's -((stop - start) // -step): the ceiling of an exact division.
+            let (a, b) = (stop - start, -step);
+            let floor = a / b - i128::from(a % b != 0 && (a < 0) != (b < 0));
+            -floor
+        } else {
+            let at = |x: f64| {
+                if dtype == Scalar::Float32 {
+                    x as f32 as f64
+                } else {
+                    x
+                }
+            };
+            let [start, stop, step] = values.map(at);
+            if step == 0.0 {
+                return Err(self.err("tile_arange() step cannot be zero"));
+            }
+            if (step > 0.0 && start >= stop) || (step < 0.0 && start <= stop) {
+                return Err(self.err("tile_arange() requires a non-empty range"));
+            }
+            let quotient = at((stop - start) / step);
+            if !quotient.is_finite() || quotient > f64::from(1u32 << 20) {
+                return Err(self.err("tile_arange() spans too many elements"));
+            }
+            quotient.ceil() as i128
+        }
+        .max(1);
+        if n >= 1 << 20 {
+            return Err(self.err("tile_arange() spans too many elements"));
+        }
+        self.use_builtin("tile_arange");
+        let mut t = Tile::new(Value::Scalar(dtype), &[n as u32]);
+        t.shared = shared;
+        // After the output, warp registers the range's new constants: 0 and 1
+        // where start or step were left out, and each constant argument not
+        // of the element type cast to it (keeping the value as written).
+        let call: Vec<CallArg> = given
+            .iter()
+            .zip([0i128, 0, 1])
+            .map(|(v, default)| match v {
+                None => CallArg::Typed(dtype, ConstVal::Int(default)),
+                Some(v) if self.ty(*v).strip_ref() == Type::Scalar(dtype) => CallArg::Var(*v),
+                Some(v) => CallArg::Typed(dtype, self.var(*v).constant.expect("checked constant")),
+            })
+            .collect();
+        let templates = [dtype.ctype().to_string(), n.to_string()];
+        let out = self.emit_tile_call(
+            "tile_arange",
+            &templates,
+            Some(Type::Tile(t)),
+            call,
+            false,
+            false,
+        )?;
+        Ok(out.expect("tile_arange() returns a tile"))
+    }
+
     /// Emits a tile builtin call: output first, then dispatch constants, the
     /// forward call (and its replay) and the adjoint.
     fn emit_tile_call(
@@ -237,6 +376,11 @@ impl<'a> Adjoint<'a> {
                 }
                 CallArg::ConstF(c) => {
                     let z = self.add_constant(ConstVal::Float(c));
+                    fwd.push(self.emit(z).to_string());
+                    adjs.push(self.emit_adj(z));
+                }
+                CallArg::Typed(ty, c) => {
+                    let z = self.add_var(Type::Scalar(ty), Some(c));
                     fwd.push(self.emit(z).to_string());
                     adjs.push(self.emit_adj(z));
                 }
@@ -298,10 +442,13 @@ impl<'a> Adjoint<'a> {
         args: &[Expr<'a>],
         kwargs: &[Keyword<'a>],
     ) -> LResult<Option<VarId>> {
+        if name == "tile_arange" {
+            return self.tile_arange(args, kwargs).map(Some);
+        }
         let params: &[&str] = match name {
             "tile_load" => &["a", "shape", "offset", "storage"],
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
-            "tile_zeros" | "tile_ones" => &["shape", "dtype", "storage"],
+            "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
             "tile_transpose" | "untile" => &["a"],
             "tile" => &["x"],
             "tile_sum" | "tile_max" | "tile_min" => &["a"],
@@ -425,22 +572,23 @@ impl<'a> Adjoint<'a> {
                     self.emit_tile_call(name, &templates, Some(Type::Tile(r)), call, true, true)
                 }
             }
-            "tile_zeros" | "tile_ones" => {
+            "tile_zeros" | "tile_ones" | "tile_empty" => {
                 let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                // warp's default dtype is Python's `float`.
                 let (spelling, dtype) = match get("dtype") {
                     Some(TileArg::Dtype(s, d)) => (s, d),
-                    None if name == "tile_ones" => ("float".to_string(), Scalar::Float32),
-                    _ => return Err(self.err(format!("{name}() needs dtype=..."))),
+                    None => ("float".to_string(), Value::Scalar(Scalar::Float32)),
+                    _ => return Err(self.err(format!("{name}() needs a type as dtype="))),
                 };
-                if !dtype.is_float() && dtype != Scalar::Int32 {
+                let s = dtype.dtype();
+                if !s.is_float() && s != Scalar::Int32 {
                     return Err(self.err(format!(
-                        "{name}() dtype {} is not supported by this version of the lowering",
-                        dtype.name()
+                        "{name}() dtype {dtype} is not supported by this version of the lowering"
                     )));
                 }
                 let mut templates = vec![spelling];
                 templates.extend(shape.iter().map(|n| n.to_string()));
-                let mut t = Tile::new(Value::Scalar(dtype), &shape);
+                let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
                 self.emit_tile_call(
                     name,

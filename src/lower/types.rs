@@ -89,6 +89,23 @@ impl Scalar {
     pub fn is_int(self) -> bool {
         !self.is_float() && self != Scalar::Bool
     }
+
+    /// The least and greatest value of an integer type (0 and 1 for bool; a
+    /// float type's are its integers' limits, not asked for).
+    pub fn int_range(self) -> (i128, i128) {
+        match self {
+            Scalar::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            Scalar::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            Scalar::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            Scalar::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            Scalar::UInt8 => (0, u8::MAX.into()),
+            Scalar::UInt16 => (0, u16::MAX.into()),
+            Scalar::UInt32 => (0, u32::MAX.into()),
+            Scalar::UInt64 => (0, u64::MAX.into()),
+            Scalar::Bool => (0, 1),
+            _ => (i128::MIN, i128::MAX),
+        }
+    }
 }
 
 /// A value type that can live in a variable or an array element.
