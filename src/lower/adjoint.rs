@@ -805,6 +805,19 @@ impl<'a> Adjoint<'a> {
         self.add_var(Type::Str(self.strings.len() as u32 - 1), None)
     }
 
+    /// The text of a string constant variable, as its quoted C++ spelling
+    /// holds it (None for other variables).
+    pub(super) fn string_constant(&self, v: VarId) -> Option<&str> {
+        match self.var(v).ty {
+            Type::Str(i) => self
+                .strings
+                .get(i as usize)?
+                .strip_prefix('"')?
+                .strip_suffix('"'),
+            _ => None,
+        }
+    }
+
     fn add_constant(&mut self, c: ConstVal) -> VarId {
         self.add_var(c.literal_type(), Some(c))
     }

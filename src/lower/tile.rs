@@ -32,6 +32,87 @@ pub(super) enum TileArg {
     Dtype(String, Value),
 }
 
+/// One of warp's tile solvers (see `Adjoint::tile_solver`).
+struct Solver {
+    name: &'static str,
+    /// The C++ namespace of the call (`tile_lower_solve` has none).
+    namespace: &'static str,
+    /// The matrix, a right-hand side, and a `fill_mode="lower" | "upper"`
+    /// (a template argument of the call) where it takes one.
+    params: &'static [&'static str],
+    /// The null solver handles passed first (the zeros of warp's CPU dispatch).
+    handles: usize,
+    /// A new tile is returned (and passed last).
+    returns: bool,
+    differentiable: bool,
+    /// `tile_diag_add`: any dtype; the second operand is the diagonal.
+    diagonal: bool,
+}
+
+const fn solver(
+    name: &'static str,
+    namespace: &'static str,
+    params: &'static [&'static str],
+    handles: usize,
+    returns: bool,
+    differentiable: bool,
+) -> Solver {
+    Solver {
+        name,
+        namespace,
+        params,
+        handles,
+        returns,
+        differentiable,
+        diagonal: false,
+    }
+}
+
+const FACTOR: &[&str] = &["A", "fill_mode"];
+const FACTOR_SOLVE: &[&str] = &["L", "y", "fill_mode"];
+
+/// warp's tile solvers, as its dispatch functions call them without MathDx.
+const SOLVERS: [Solver; 9] = [
+    solver("tile_cholesky", "wp::", FACTOR, 3, true, true),
+    solver("tile_cholesky_inplace", "wp::", FACTOR, 1, false, false),
+    solver("tile_cholesky_solve", "wp::", FACTOR_SOLVE, 1, true, false),
+    solver(
+        "tile_cholesky_solve_inplace",
+        "wp::",
+        FACTOR_SOLVE,
+        1,
+        false,
+        false,
+    ),
+    solver("tile_lower_solve", "", &["L", "y"], 2, true, true),
+    solver("tile_lower_solve_inplace", "", &["L", "y"], 1, false, false),
+    solver("tile_upper_solve", "", &["U", "z"], 1, true, false),
+    solver("tile_upper_solve_inplace", "", &["U", "z"], 1, false, false),
+    Solver {
+        diagonal: true,
+        ..solver("tile_diag_add", "wp::", &["a", "d"], 0, true, false)
+    },
+];
+
+/// The C++ function a tile call names: most are `wp::` functions whose
+/// adjoint takes no template arguments; warp's solver dispatches name some
+/// without a namespace, and some adjoints with the forward's template arguments.
+struct TileNative<'n> {
+    namespace: &'static str,
+    name: &'n str,
+    adjoint_templates: bool,
+}
+
+impl<'n> From<&'n str> for TileNative<'n> {
+    fn from(name: &'n str) -> Self {
+        TileNative {
+            namespace: "wp::",
+            name,
+            adjoint_templates: false,
+        }
+    }
+}
+
 /// An argument of the generated call.
 enum CallArg {
     Var(VarId),
@@ -348,17 +429,138 @@ impl<'a> Adjoint<'a> {
         Ok(out.expect("tile_arange() returns a tile"))
     }
 
+    /// The tile linear algebra of warp's solver dispatches (`wp.tile_cholesky`,
+    /// `wp.tile_lower_solve`, ...), as warp generates it without MathDx (the
+    /// code generator's own output, `output_arch` unset): the operands move to
+    /// shared memory, a result is a new shared tile shaped like the right-hand
+    /// side, and the call takes the solver's null handles (zeros) first.
+    fn tile_solver(
+        &mut self,
+        solver: &Solver,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<Option<VarId>> {
+        let (name, params) = (solver.name, solver.params);
+        if args.len() > params.len() {
+            return Err(self.err(format!("{name}() takes at most {} arguments", params.len())));
+        }
+        let mut bound: Vec<(&str, VarId)> = Vec::with_capacity(params.len());
+        let named = args
+            .iter()
+            .zip(params.iter().copied())
+            .map(|(a, p)| (Some(p), a));
+        for (key, value) in named.chain(kwargs.iter().map(|k| (k.arg, &k.value))) {
+            let Some(p) = key.and_then(|k| params.iter().find(|p| **p == k)) else {
+                return Err(self.err(format!(
+                    "{name}() argument '{}' is not supported by this version of the lowering",
+                    key.unwrap_or("**")
+                )));
+            };
+            if bound.iter().any(|(b, _)| b == p) {
+                return Err(self.err(format!("{name}() got multiple values for argument '{p}'")));
+            }
+            bound.push((p, self.expr(value)?));
+        }
+        let mut upper = false;
+        let mut operands: Vec<(VarId, Tile)> = Vec::with_capacity(2);
+        for p in params {
+            let found = bound.iter().find(|(b, _)| b == p).map(|(_, v)| *v);
+            if *p == "fill_mode" {
+                upper = match found.map(|v| self.string_constant(v)) {
+                    None => false,
+                    Some(Some("lower")) => false,
+                    Some(Some("upper")) => true,
+                    Some(_) => {
+                        return Err(
+                            self.err(format!("{name}() fill_mode must be \"lower\" or \"upper\""))
+                        );
+                    }
+                };
+                continue;
+            }
+            let Some(v) = found else {
+                return Err(self.err(format!("{name}() needs a value for '{p}'")));
+            };
+            match self.tile_of(v) {
+                Some(t) => operands.push((v, t)),
+                None => return Err(self.err(format!("{name}() argument '{p}' must be a tile"))),
+            }
+        }
+        // warp's value function: a square matrix, then a right-hand side of
+        // its rows (a vector or a matrix), of the same dtype.
+        let (_, ta) = operands[0];
+        if ta.ndim != 2 || ta.shape[0] != ta.shape[1] {
+            return Err(self.err(format!("{name}() needs a square 2-D tile")));
+        }
+        let rhs = operands.get(1).copied();
+        if let Some((_, tb)) = rhs {
+            let rows_ok = if solver.diagonal {
+                tb.ndim == 1
+            } else {
+                matches!(tb.ndim, 1 | 2)
+            };
+            if tb.dtype != ta.dtype || !rows_ok || tb.shape[0] != ta.shape[0] {
+                return Err(self.err(format!(
+                    "{name}() operands must be tiles of one dtype, the second of the first's rows"
+                )));
+            }
+        }
+        let floats = matches!(ta.dtype, Value::Scalar(Scalar::Float32 | Scalar::Float64));
+        if !solver.diagonal && !floats {
+            return Err(self.err(format!(
+                "{name}() arguments must be tiles of float32 or float64 entries"
+            )));
+        }
+        self.use_builtin(name);
+        // The result: shaped (and laid out) like the right-hand side, or like
+        // the matrix for a factorization, in shared memory.
+        let ret = solver.returns.then(|| {
+            let like = match (solver.diagonal, rhs) {
+                (false, Some((_, tb))) => tb,
+                _ => ta,
+            };
+            let mut t = Tile::new(like.dtype, like.dims());
+            t.flipped = like.flipped;
+            t.shared = true;
+            Type::Tile(t)
+        });
+        for (v, _) in &operands {
+            self.promote_shared(*v);
+        }
+        let mut call: Vec<CallArg> = (0..solver.handles).map(|_| CallArg::Const(0)).collect();
+        call.extend(operands.iter().map(|(v, _)| CallArg::Var(*v)));
+        if solver.returns {
+            call.push(CallArg::Output);
+        }
+        let templates: Vec<String> = if params.contains(&"fill_mode") {
+            vec![upper.to_string()]
+        } else {
+            Vec::new()
+        };
+        let native = TileNative {
+            namespace: solver.namespace,
+            name,
+            adjoint_templates: true,
+        };
+        self.emit_tile_call(native, &templates, ret, call, solver.differentiable, false)
+    }
+
     /// Emits a tile builtin call: output first, then dispatch constants, the
     /// forward call (and its replay) and the adjoint.
-    fn emit_tile_call(
+    fn emit_tile_call<'n>(
         &mut self,
-        native: &str,
+        native: impl Into<TileNative<'n>>,
         templates: &[String],
         ret: Option<Type>,
         args: Vec<CallArg>,
         differentiable: bool,
         skip_replay: bool,
     ) -> LResult<Option<VarId>> {
+        let TileNative {
+            namespace,
+            name: native,
+            adjoint_templates,
+        } = native.into();
         let output = ret.map(|t| self.add_var(t, None));
         let mut fwd = Vec::with_capacity(args.len());
         let mut adjs = Vec::with_capacity(args.len());
@@ -401,14 +603,15 @@ impl<'a> Adjoint<'a> {
         if let Some(o) = output {
             forward.put_all(&[self.emit(o), " = "]);
         }
-        forward.put_all(&["wp::", native]);
+        forward.put_all(&[namespace, native]);
+        let mut spelled_templates = String::new();
         for (i, t) in templates.iter().enumerate() {
-            forward.put_all(&[if i == 0 { "<" } else { ", " }, t]);
+            spelled_templates.put_all(&[if i == 0 { "<" } else { ", " }, t]);
         }
         if !templates.is_empty() {
-            forward.put(">");
+            spelled_templates.put(">");
         }
-        forward.put("(");
+        forward.put_all(&[&spelled_templates, "("]);
         for (i, a) in fwd.iter().enumerate() {
             forward.put_all(&[if i == 0 { "" } else { ", " }, a]);
         }
@@ -422,7 +625,11 @@ impl<'a> Adjoint<'a> {
         if differentiable && !fwd.is_empty() {
             // `wp::adj_f(args, adj_args, adj_ret);`, written in place.
             let mut line = self.new_line();
-            line.put_all(&["wp::adj_", native, "("]);
+            line.put_all(&[namespace, "adj_", native]);
+            if adjoint_templates {
+                line.put(&spelled_templates);
+            }
+            line.put("(");
             for (i, a) in fwd.iter().chain(&adjs).enumerate() {
                 line.put_all(&[if i == 0 { "" } else { ", " }, a]);
             }
@@ -444,6 +651,9 @@ impl<'a> Adjoint<'a> {
     ) -> LResult<Option<VarId>> {
         if name == "tile_arange" {
             return self.tile_arange(args, kwargs).map(Some);
+        }
+        if let Some(solver) = SOLVERS.iter().find(|s| s.name == name) {
+            return self.tile_solver(solver, args, kwargs);
         }
         let params: &[&str] = match name {
             "tile_load" => &["a", "shape", "offset", "storage"],
