@@ -206,7 +206,9 @@ impl<'a> Adjoint<'a> {
         let mut shape = Vec::new();
         for e in elems {
             match self.var(e).constant {
-                Some(ConstVal::Int(n)) if n > 0 && n < 1 << 20 => shape.push(n as u32),
+                Some(ConstVal::Int(n)) if n > 0 && n <= i128::from(Tile::MAX_EXTENT) => {
+                    shape.push(n as u32)
+                }
                 _ => {
                     return Err(
                         self.err("Tile functions require shape to be a compile time constant.")
@@ -214,9 +216,8 @@ impl<'a> Adjoint<'a> {
                 }
             }
         }
-        if shape.is_empty() || shape.len() > 2 {
-            return Err(self
-                .err("tiles of 1 or 2 dimensions are supported by this version of the lowering"));
+        if shape.is_empty() || shape.len() > 4 {
+            return Err(self.err("tiles of 1 to 4 dimensions are supported"));
         }
         Ok(shape)
     }
@@ -393,13 +394,13 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err("tile_arange() requires a non-empty range"));
             }
             let quotient = at((stop - start) / step);
-            if !quotient.is_finite() || quotient > f64::from(1u32 << 20) {
+            if !quotient.is_finite() || quotient > f64::from(Tile::MAX_EXTENT) {
                 return Err(self.err("tile_arange() spans too many elements"));
             }
             quotient.ceil() as i128
         }
         .max(1);
-        if n >= 1 << 20 {
+        if n > i128::from(Tile::MAX_EXTENT) {
             return Err(self.err("tile_arange() spans too many elements"));
         }
         self.use_builtin("tile_arange");
@@ -489,7 +490,7 @@ impl<'a> Adjoint<'a> {
         // warp's value function: a square matrix, then a right-hand side of
         // its rows (a vector or a matrix), of the same dtype.
         let (_, ta) = operands[0];
-        if ta.ndim != 2 || ta.shape[0] != ta.shape[1] {
+        if ta.ndim != 2 || ta.extent(0) != ta.extent(1) {
             return Err(self.err(format!("{name}() needs a square 2-D tile")));
         }
         let rhs = operands.get(1).copied();
@@ -499,7 +500,7 @@ impl<'a> Adjoint<'a> {
             } else {
                 matches!(tb.ndim, 1 | 2)
             };
-            if tb.dtype != ta.dtype || !rows_ok || tb.shape[0] != ta.shape[0] {
+            if tb.dtype != ta.dtype || !rows_ok || tb.extent(0) != ta.extent(0) {
                 return Err(self.err(format!(
                     "{name}() operands must be tiles of one dtype, the second of the first's rows"
                 )));
@@ -519,7 +520,7 @@ impl<'a> Adjoint<'a> {
                 (false, Some((_, tb))) => tb,
                 _ => ta,
             };
-            let mut t = Tile::new(like.dtype, like.dims());
+            let mut t = Tile::new(like.dtype, &like.dims());
             t.flipped = like.flipped;
             t.shared = true;
             Type::Tile(t)
@@ -777,7 +778,7 @@ impl<'a> Adjoint<'a> {
                 } else {
                     let templates = vec![dtype.ctype().to_string(), "true".into()];
                     // A new tile of the same shape and (current) storage; owning, row-major.
-                    let mut r = Tile::new(tt.dtype, tt.dims());
+                    let mut r = Tile::new(tt.dtype, &tt.dims());
                     r.shared = tt.shared;
                     self.emit_tile_call(name, &templates, Some(Type::Tile(r)), call, true, true)
                 }
@@ -876,7 +877,7 @@ impl<'a> Adjoint<'a> {
                         "tile_map() operator {op} is not supported by this version of the lowering"
                     )));
                 }
-                let ret = Type::Tile(Tile::new(Value::Scalar(rdt), t.dims()));
+                let ret = Type::Tile(Tile::new(Value::Scalar(rdt), &t.dims()));
                 self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
             }
             "tile_transpose" => {
@@ -885,7 +886,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("tile_transpose() needs a 2-D tile"));
                 }
                 self.promote_shared(a);
-                let mut r = Tile::new(t.dtype, &[t.shape[1], t.shape[0]]);
+                let mut r = Tile::new(t.dtype, &[t.extent(1), t.extent(0)]);
                 r.shared = true;
                 r.view = true;
                 r.flipped = !t.flipped;
@@ -922,7 +923,7 @@ impl<'a> Adjoint<'a> {
             }
             "untile" => {
                 let (a, t) = tile(self, "a")?;
-                if t.dims() != [self.block_dim] {
+                if *t.dims() != [self.block_dim] {
                     return Err(self.err(format!(
                         "untile() argument last dimension {} does not match the expected block width {}",
                         t.dims().last().copied().unwrap_or(0),
@@ -952,10 +953,10 @@ impl<'a> Adjoint<'a> {
                 if ta.ndim != 2 || tb.ndim != 2 {
                     return Err(self.err("tile_matmul() needs 2-D tiles"));
                 }
-                let (m, k, n) = (ta.shape[0], ta.shape[1], tb.shape[1]);
+                let (m, k, n) = (ta.extent(0), ta.extent(1), tb.extent(1));
                 let to = out.and_then(|o| self.tile_of(o));
-                let consistent = tb.shape[0] == k
-                    && to.is_none_or(|t| t.ndim == 2 && t.shape[0] == m && t.shape[1] == n);
+                let consistent = tb.extent(0) == k
+                    && to.is_none_or(|t| t.ndim == 2 && t.extent(0) == m && t.extent(1) == n);
                 if !consistent {
                     return Err(self.err("tile_matmul(A, B, C) requires sizes of A, B and C to be consistent for a matmul"));
                 }
@@ -1149,35 +1150,85 @@ impl<'a> Adjoint<'a> {
                     *a,
                 )
             }
-            ("mul", [Type::Tile(a), Type::Tile(b)])
-                if a.dims() == b.dims() && a.dtype == b.dtype =>
+            ("mul" | "div", [x, y]) => {
+                let (native, ordered, t) = self
+                    .tile_product(name, args, x, y)
+                    .ok_or_else(|| self.err(bad()))?;
+                self.use_builtin(name);
+                let ret = Type::Tile(t);
+                let call = ordered.into_iter().map(CallArg::Var).collect();
+                return self.emit_tile_call(native, &[], Some(ret), call, true, false);
+            }
+            ("bit_and" | "bit_or" | "bit_xor", [Type::Tile(a), Type::Tile(b)])
+                if a.dims() == b.dims()
+                    && a.dtype == b.dtype
+                    && !matches!(a.dtype, Value::Struct(_))
+                    && a.dtype.dtype().is_int() =>
             {
-                ("tile_mul_elementwise", args.to_vec(), *a)
-            }
-            ("mul", [Type::Tile(a), Type::Scalar(s)]) if Value::Scalar(*s) == a.dtype => {
-                ("tile_mul", args.to_vec(), *a)
-            }
-            ("div", [Type::Tile(a), Type::Tile(b)])
-                if a.dims() == b.dims() && a.dtype == b.dtype =>
-            {
-                ("tile_div_elementwise", args.to_vec(), *a)
-            }
-            ("div", [Type::Tile(a), Type::Scalar(s)]) if Value::Scalar(*s) == a.dtype => {
-                ("tile_div", args.to_vec(), *a)
-            }
-            ("div", [Type::Scalar(s), Type::Tile(b)]) if Value::Scalar(*s) == b.dtype => {
-                ("tile_div", args.to_vec(), *b)
-            }
-            // warp passes the tile first to the C++ function
-            ("mul", [Type::Scalar(s), Type::Tile(b)]) if Value::Scalar(*s) == b.dtype => {
-                ("tile_mul", vec![args[1], args[0]], *b)
+                self.use_builtin(name);
+                let native = match name {
+                    "bit_and" => "tile_bit_and",
+                    "bit_or" => "tile_bit_or",
+                    _ => "tile_bit_xor",
+                };
+                let ret = Type::Tile(Tile::new(a.dtype, &a.dims()));
+                let call = args.iter().map(|a| CallArg::Var(*a)).collect();
+                return self.emit_tile_call(native, &[], Some(ret), call, false, false);
             }
             _ => return Err(self.err(bad())),
         };
         self.use_builtin(name);
-        let ret = Type::Tile(Tile::new(t.dtype, t.dims()));
+        let ret = Type::Tile(Tile::new(t.dtype, &t.dims()));
         let call = ordered.into_iter().map(CallArg::Var).collect();
         self.emit_tile_call(native, &[], Some(ret), call, true, false)
+    }
+
+    /// `*` and `/` with a tile operand (warp's `tile_mul_value_func` and
+    /// `tile_div_value_func`): two tiles of one shape element-wise, or a tile
+    /// and a scalar, vector or matrix; at least one side's elements scalar,
+    /// one underlying scalar type; a vector or matrix side gives the result's
+    /// element type. The C++ function, its arguments (a product takes the tile
+    /// first) and the result tile; None where warp refuses the operands.
+    fn tile_product(
+        &self,
+        name: &str,
+        args: &[VarId],
+        x: &Type,
+        y: &Type,
+    ) -> Option<(&'static str, Vec<VarId>, Tile)> {
+        let composite = |v: Value| matches!(v, Value::Vector(..) | Value::Matrix(..));
+        let operand = |t: &Type| match t {
+            Type::Tile(t) => Some(t.dtype),
+            t => t.value(),
+        };
+        let (a, b) = (operand(x)?, operand(y)?);
+        let plain = |v: Value| matches!(v, Value::Scalar(_)) || composite(v);
+        if !plain(a) || !plain(b) || a.dtype() != b.dtype() || (composite(a) && composite(b)) {
+            return None;
+        }
+        let dtype = if composite(b) && !composite(a) { b } else { a };
+        let mul = name == "mul";
+        match (x, y) {
+            (Type::Tile(ta), Type::Tile(tb)) if ta.dims() == tb.dims() => {
+                let native = if mul {
+                    "tile_mul_elementwise"
+                } else {
+                    "tile_div_elementwise"
+                };
+                Some((native, args.to_vec(), Tile::new(dtype, &ta.dims())))
+            }
+            (Type::Tile(_), Type::Tile(_)) => None,
+            (Type::Tile(t), _) | (_, Type::Tile(t)) => {
+                let ordered = if mul && !matches!(x, Type::Tile(_)) {
+                    vec![args[1], args[0]]
+                } else {
+                    args.to_vec()
+                };
+                let native = if mul { "tile_mul" } else { "tile_div" };
+                Some((native, ordered, Tile::new(dtype, &t.dims())))
+            }
+            _ => None,
+        }
     }
 
     /// `acc += t` / `acc -= t` on tiles: `tile_add_inplace` / `tile_sub_inplace`.
@@ -1260,18 +1311,18 @@ impl<'a> Adjoint<'a> {
             match self.ty(v).strip_ref() {
                 Type::Scalar(Scalar::Int32) => match self.var(v).constant {
                     Some(ConstVal::Int(c))
-                        if c >= 0 && (k >= ndim || (c as u64) < t.shape[k] as u64) =>
+                        if c >= 0 && (k >= ndim || (c as u64) < u64::from(t.extent(k))) =>
                     {
                         idx.push(v)
                     }
                     // a negative constant counts from the end (warp's resolve_tile_int_index)
                     Some(ConstVal::Int(c))
-                        if k < ndim && c < 0 && c + t.shape[k] as i128 >= 0 =>
+                        if k < ndim && c < 0 && c + i128::from(t.extent(k)) >= 0 =>
                     {
-                        idx.push(self.add_constant(ConstVal::Int(c + t.shape[k] as i128)))
+                        idx.push(self.add_constant(ConstVal::Int(c + i128::from(t.extent(k)))))
                     }
                     // a runtime index is wrapped once: `i < 0 ? i + length : i`
-                    None if k < ndim => idx.push(self.wrap_tile_index(v, t.shape[k])?),
+                    None if k < ndim => idx.push(self.wrap_tile_index(v, t.extent(k))?),
                     _ => return Err(self.err("tile indices must be in-range ints (constant indices past the tile's rank) in this version of the lowering")),
                 },
                 Type::Tile(_) => {

@@ -652,7 +652,10 @@ impl Query {
 pub struct Tile {
     pub dtype: Value,
     pub ndim: u8,
-    pub shape: [u32; 2],
+    /// The extents of the `ndim` dimensions (up to 4, each below 65536: a
+    /// tile lives in a block's registers or shared memory), kept in 16 bits
+    /// so that a tile is no larger than the other types a variable holds.
+    pub shape: [u16; 4],
     pub shared: bool,
     /// A view (`wp.tile_transpose`): shared, not owning its storage.
     pub view: bool,
@@ -662,10 +665,31 @@ pub struct Tile {
     pub obj: u32,
 }
 
+/// A tile's extents, as a slice of `u32`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    n: u8,
+    v: [u32; 4],
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.v[..self.n as usize]
+    }
+}
+
 impl Tile {
+    /// The largest tile extent (see [`Tile::shape`]).
+    pub const MAX_EXTENT: u32 = u16::MAX as u32;
+
+    /// A row-major, owning register tile of `dtype` and `shape` (1 to 4
+    /// extents, each at most [`Tile::MAX_EXTENT`]: the callers check).
     pub fn new(dtype: Value, shape: &[u32]) -> Tile {
-        let mut s = [0u32; 2];
-        s[..shape.len()].copy_from_slice(shape);
+        let mut s = [0u16; 4];
+        for (d, &n) in s.iter_mut().zip(shape) {
+            *d = u16::try_from(n).expect("tile extents are checked");
+        }
         Tile {
             dtype,
             ndim: shape.len() as u8,
@@ -677,8 +701,16 @@ impl Tile {
         }
     }
 
-    pub fn dims(&self) -> &[u32] {
-        &self.shape[..self.ndim as usize]
+    pub fn dims(&self) -> Dims {
+        Dims {
+            n: self.ndim,
+            v: self.shape.map(u32::from),
+        }
+    }
+
+    /// Extent `k` (0 past the last dimension).
+    pub fn extent(&self, k: usize) -> u32 {
+        self.shape.get(k).map_or(0, |&n| u32::from(n))
     }
 
     fn joined(v: &[u32]) -> String {
@@ -708,7 +740,7 @@ impl Tile {
     pub fn ctype(&self) -> String {
         // Put together in one string sized up front (`format!` grew its own).
         let dt = self.dtype.ctype();
-        let shape = Tile::joined(self.dims());
+        let shape = Tile::joined(&self.dims());
         let mut s = String::with_capacity(128);
         if self.shared {
             s.put_all(&[
@@ -743,7 +775,7 @@ impl Tile {
             format!(
                 "wp::tile_alloc_empty<{},wp::tile_shape_t<{}>,wp::tile_stride_t<{}>,{requires_grad}>()",
                 self.dtype.ctype(),
-                Tile::joined(self.dims()),
+                Tile::joined(&self.dims()),
                 Tile::joined(&self.strides())
             )
         } else {
@@ -916,7 +948,7 @@ impl fmt::Display for Type {
                 f,
                 "tile(dtype={}, shape={:?}, storage={})",
                 t.dtype,
-                t.dims(),
+                &*t.dims(),
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
