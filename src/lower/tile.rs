@@ -662,7 +662,12 @@ impl<'a> Adjoint<'a> {
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
             "tile_transpose" | "untile" => &["a"],
             "tile" => &["x"],
-            "tile_sum" | "tile_max" | "tile_min" => &["a"],
+            "tile_sum" => &["a", "axis"],
+            "tile_max" | "tile_min" | "tile_argmax" | "tile_argmin" => &["a"],
+            "tile_scan_inclusive"
+            | "tile_scan_exclusive"
+            | "tile_scan_max_inclusive"
+            | "tile_scan_min_inclusive" => &["a"],
             "tile_reduce" => &["op", "a"],
             "tile_map" => &["op", "a", "b"],
             "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
@@ -809,6 +814,73 @@ impl<'a> Adjoint<'a> {
                     false,
                     false,
                 )
+            }
+            "tile_sum" if get("axis").is_some() => {
+                // Along one axis: the input moves to shared memory, the axis
+                // (a constant) is a template argument, the result loses it.
+                let (a, t) = tile(self, "a")?;
+                let axis = var(self, "axis")?;
+                let ndim = usize::from(t.ndim);
+                let axis = match self.var(axis).constant {
+                    Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => k as usize,
+                    Some(ConstVal::Int(k)) => {
+                        return Err(self.err(format!(
+                            "tile_sum() axis {k} is out of bounds for tile with {ndim} dimensions"
+                        )));
+                    }
+                    _ => return Err(self.err("tile_sum() axis must be a compile-time constant")),
+                };
+                if matches!(t.dtype, Value::Struct(_)) {
+                    return Err(self.err(
+                        "tile_sum() of a tile of structs is not supported by this version of the lowering",
+                    ));
+                }
+                self.promote_shared(a);
+                let mut rest: Vec<u32> = t.dims().to_vec();
+                rest.remove(axis);
+                if rest.is_empty() {
+                    rest.push(1);
+                }
+                let ret = Type::Tile(Tile::new(t.dtype, &rest));
+                let native = TileNative {
+                    namespace: "wp::",
+                    name: "tile_sum_axis",
+                    adjoint_templates: true,
+                };
+                let templates = [axis.to_string()];
+                self.emit_tile_call(
+                    native,
+                    &templates,
+                    Some(ret),
+                    vec![CallArg::Var(a)],
+                    true,
+                    false,
+                )
+            }
+            "tile_argmax" | "tile_argmin" => {
+                // The index of the extreme element, in an int32 tile of one.
+                let (a, t) = tile(self, "a")?;
+                self.scalar_tile(name, &t)?;
+                let ret = Type::Tile(Tile::new(Value::Scalar(Scalar::Int32), &[1]));
+                self.emit_tile_call(name, &[], Some(ret), vec![CallArg::Var(a)], false, false)
+            }
+            "tile_scan_inclusive"
+            | "tile_scan_exclusive"
+            | "tile_scan_max_inclusive"
+            | "tile_scan_min_inclusive" => {
+                // Prefix sums (or extremes) in a register tile like the input.
+                let (a, t) = tile(self, "a")?;
+                if !matches!(
+                    t.dtype,
+                    Value::Scalar(Scalar::Float32 | Scalar::Int32 | Scalar::UInt32)
+                ) {
+                    return Err(self.err(format!(
+                        "{name}() argument must be a tile of type float32, int32, or uint32, got {}",
+                        t.dtype
+                    )));
+                }
+                let ret = Type::Tile(Tile::new(t.dtype, &t.dims()));
+                self.emit_tile_call(name, &[], Some(ret), vec![CallArg::Var(a)], false, false)
             }
             "tile_sum" | "tile_max" | "tile_min" => {
                 let (a, t) = tile(self, "a")?;
