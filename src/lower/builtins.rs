@@ -1271,6 +1271,8 @@ pub static TABLE: &[Row] = &[
     b("tile_max", "", CUSTOM),
     b("tile_min", "", CUSTOM),
     b("tile_argmax", "", NODIFF | CUSTOM),
+    b("tile_full", "", NODIFF | CUSTOM),
+    b("tile_extract", "", CUSTOM),
     b("tile_argmin", "", NODIFF | CUSTOM),
     b("tile_scan_inclusive", "", NODIFF | CUSTOM),
     b("tile_scan_exclusive", "", NODIFF | CUSTOM),

@@ -28,6 +28,8 @@ pub(super) enum TileArg {
     Var(VarId),
     /// A warp builtin passed as a function (`wp.sin`): its name.
     Func(Name),
+    /// A module-level `@wp.func` passed as a function: its Python name.
+    UserFunc(Name),
     /// A type (`dtype=float`, `dtype=wp.vec3`): C++ template spelling and value type.
     Dtype(String, Value),
 }
@@ -117,6 +119,8 @@ impl<'n> From<&'n str> for TileNative<'n> {
 enum CallArg {
     Var(VarId),
     Func(Name),
+    /// A built `@wp.func`, by its C++ name (its adjoint is `adj_` + it).
+    UserFunc(String),
     /// A Python int warp registers as a new constant while dispatching (after the
     /// output variable): the zeros of an omitted offset, and the constant elements
     /// of a tuple (a `tuple_t` keeps the values of constant elements, not their variables).
@@ -159,6 +163,9 @@ impl<'a> Adjoint<'a> {
             }
         }
         if let ExprKind::Name(n) = &e.kind {
+            if self.symbol(n).is_none() && self.scope.user_function(n).is_some() {
+                return Ok(TileArg::UserFunc((*n).into()));
+            }
             if self.symbol(n).is_none() && self.scope.module_constant(n).is_none() {
                 if let Some(d) = self.scope.dtype_arg(e) {
                     return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
@@ -297,6 +304,109 @@ impl<'a> Adjoint<'a> {
         self.add_forward_plain(&s);
         self.tuples.push((out, loaded));
         Ok(out)
+    }
+
+    /// `wp.tile_map(op, a, *args)`: `op` (a warp builtin or a `@wp.func`)
+    /// applied element-wise. `a` is a tile; each other argument a tile of its
+    /// shape or a plain value; the overload of `op` for the element types
+    /// gives the result's element type. One, two and three to eight arguments
+    /// call `tile_unary_map`, `tile_binary_map` and `tile_map`.
+    fn tile_map(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        if !kwargs.is_empty() {
+            return Err(self
+                .err("tile_map() takes positional arguments only (this version of the lowering)"));
+        }
+        if args.len() < 2 || args.len() > 9 {
+            return Err(self.err("tile_map() takes an operator and one to eight arguments"));
+        }
+        let op = self.tile_arg(&args[0])?;
+        let mut operands = Vec::with_capacity(args.len() - 1);
+        let mut types = Vec::with_capacity(args.len() - 1);
+        let mut first: Option<Tile> = None;
+        for (k, a) in args[1..].iter().enumerate() {
+            let TileArg::Var(v) = self.tile_arg(a)? else {
+                return Err(self.err("tile_map() arguments must be tiles or values"));
+            };
+            let ty = match (self.tile_of(v), first) {
+                (Some(t), None) => {
+                    first = Some(t);
+                    t.dtype.to_type()
+                }
+                (Some(t), Some(f)) if t.dims() == f.dims() => t.dtype.to_type(),
+                (Some(_), Some(_)) => {
+                    return Err(self.err("tile_map() tiles must have the same shape"));
+                }
+                (None, _) if k == 0 => {
+                    return Err(self.err("tile_map() argument 'a' must be a tile"));
+                }
+                (None, _) => match self.ty(v).strip_ref() {
+                    t @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => t,
+                    t => return Err(self.err(format!("tile_map() cannot map over a {t}"))),
+                },
+            };
+            operands.push(v);
+            types.push(ty);
+        }
+        let shape = first.expect("the first argument is a tile");
+        // The operator for these element types, and what it returns.
+        let (callee, ret, differentiable) = match op {
+            TileArg::Func(op) => {
+                let ov = builtins::resolve(&op, &types).map_err(|m| self.err(m))?;
+                if ov.native != *op || ov.namespace != "wp::" {
+                    return Err(self.err(format!(
+                        "tile_map() operator {op} is not supported by this version of the lowering"
+                    )));
+                }
+                (CallArg::Func(op.clone()), ov.ret, ov.differentiable)
+            }
+            TileArg::UserFunc(f) => {
+                let (def, pos, native) = self
+                    .scope
+                    .user_overload(&f, &types)
+                    .ok_or_else(|| self.err(format!("could not find function {f}")))?;
+                let concrete = if self.scope.is_generic_function(def) {
+                    &types[..]
+                } else {
+                    &[]
+                };
+                let idx = self.ensure_built(def, pos, native, &[], concrete)?;
+                let (native, params, ret, several) = {
+                    let t = self.funcs.borrow();
+                    let b = &t.built[idx].1;
+                    (
+                        b.native.clone(),
+                        b.params.clone(),
+                        b.ret,
+                        !b.outputs.is_empty(),
+                    )
+                };
+                if several || params.iter().map(Type::strip_ref).ne(types.iter().copied()) {
+                    return Err(self.err(format!(
+                        "tile_map() operator {f} does not take the element types of its arguments"
+                    )));
+                }
+                if !self.called.contains(&idx) {
+                    self.called.push(idx);
+                }
+                (CallArg::UserFunc(native), ret, true)
+            }
+            _ => return Err(self.err("tile_map() needs a warp builtin or a @wp.func as op")),
+        };
+        let dtype = match ret.and_then(|t| t.value()) {
+            Some(v @ (Value::Scalar(_) | Value::Vector(..) | Value::Matrix(..))) => v,
+            _ => return Err(self.err("tile_map() operator must return a scalar, vector or matrix")),
+        };
+        self.use_builtin("tile_map");
+        let native = match operands.len() {
+            1 => "tile_unary_map",
+            2 => "tile_binary_map",
+            _ => "tile_map",
+        };
+        let mut call = vec![callee];
+        call.extend(operands.into_iter().map(CallArg::Var));
+        let ret = Type::Tile(Tile::new(dtype, &shape.dims()));
+        let out = self.emit_tile_call(native, &[], Some(ret), call, differentiable, false)?;
+        Ok(out.expect("tile_map() returns a tile"))
     }
 
     /// `wp.tile_arange([start,] stop[, step], dtype=float, storage="register")`:
@@ -596,6 +706,10 @@ impl<'a> Adjoint<'a> {
                     fwd.push(format!("wp::{f}"));
                     adjs.push(format!("wp::adj_{f}"));
                 }
+                CallArg::UserFunc(f) => {
+                    adjs.push(format!("adj_{f}"));
+                    fwd.push(f);
+                }
             }
         }
         // The line put together in one string: a `format!` and a `join` per
@@ -656,10 +770,26 @@ impl<'a> Adjoint<'a> {
         if let Some(solver) = SOLVERS.iter().find(|s| s.name == name) {
             return self.tile_solver(solver, args, kwargs);
         }
+        if name == "tile_map" {
+            return self.tile_map(args, kwargs).map(Some);
+        }
+        if name == "tile_extract" {
+            // `wp.tile_extract(t, i, j)` is `t[i, j]`.
+            let ([tile, indices @ ..], []) = (args, kwargs) else {
+                return Err(self.err("tile_extract() takes a tile and its indices"));
+            };
+            let target = self.expr(tile)?;
+            if self.tile_of(target).is_none() {
+                return Err(self.err("tile_extract() argument 'a' must be a tile"));
+            }
+            let nodes: Vec<&Expr<'a>> = indices.iter().collect();
+            return self.tile_extract(target, &nodes).map(Some);
+        }
         let params: &[&str] = match name {
             "tile_load" => &["a", "shape", "offset", "storage"],
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
+            "tile_full" => &["shape", "value", "dtype", "storage"],
             "tile_transpose" | "untile" => &["a"],
             "tile" => &["x"],
             "tile_sum" => &["a", "axis"],
@@ -669,7 +799,6 @@ impl<'a> Adjoint<'a> {
             | "tile_scan_max_inclusive"
             | "tile_scan_min_inclusive" => &["a"],
             "tile_reduce" => &["op", "a"],
-            "tile_map" => &["op", "a", "b"],
             "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
             "tile_fft" | "tile_ifft" => &["inout"],
             _ => {
@@ -857,6 +986,34 @@ impl<'a> Adjoint<'a> {
                     false,
                 )
             }
+            "tile_full" => {
+                // Of the value's type unless dtype= converts a scalar value.
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                let value = var(self, "value")?;
+                let of_value = self.ty(value).strip_ref().value().ok_or_else(|| {
+                    self.err("tile_full() value must be a scalar, vector, matrix or struct")
+                })?;
+                let dtype = match get("dtype") {
+                    None => of_value,
+                    Some(TileArg::Dtype(_, d))
+                        if d == of_value || matches!(of_value, Value::Scalar(_)) =>
+                    {
+                        d
+                    }
+                    Some(TileArg::Dtype(_, d)) => {
+                        return Err(self.err(format!(
+                            "tile_full() value of type {of_value} does not match dtype {d}"
+                        )));
+                    }
+                    Some(_) => return Err(self.err("tile_full() needs a type as dtype=")),
+                };
+                let mut templates = vec![dtype.ctype()];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                let call = vec![CallArg::Var(value)];
+                self.emit_tile_call(name, &templates, Some(Type::Tile(t)), call, false, false)
+            }
             "tile_argmax" | "tile_argmin" => {
                 // The index of the extreme element, in an int32 tile of one.
                 let (a, t) = tile(self, "a")?;
@@ -912,45 +1069,6 @@ impl<'a> Adjoint<'a> {
                 let ret = Type::Tile(Tile::new(t.dtype, &[1]));
                 let call = vec![CallArg::Func(op), CallArg::Var(a)];
                 self.emit_tile_call(name, &[], Some(ret), call, false, false)
-            }
-            "tile_map" => {
-                let Some(TileArg::Func(op)) = get("op") else {
-                    return Err(
-                        self.err("tile_map() needs a warp builtin as op (wp.sin, wp.add, ...)")
-                    );
-                };
-                let (a, t) = tile(self, "a")?;
-                let ty = Type::Scalar(self.scalar_tile(name, &t)?);
-                let (native, types, call) = match get("b") {
-                    None => (
-                        "tile_unary_map",
-                        vec![ty],
-                        vec![CallArg::Func(op.clone()), CallArg::Var(a)],
-                    ),
-                    Some(TileArg::Var(b)) => {
-                        match self.tile_of(b) {
-                            Some(tb) if tb.dims() == t.dims() && tb.dtype == t.dtype => {}
-                            _ => return Err(self.err("tile_map() needs two tiles of the same shape and dtype (this version of the lowering)")),
-                        }
-                        (
-                            "tile_binary_map",
-                            vec![ty, ty],
-                            vec![CallArg::Func(op.clone()), CallArg::Var(a), CallArg::Var(b)],
-                        )
-                    }
-                    Some(_) => return Err(self.err("tile_map() argument 'b' must be a tile")),
-                };
-                let ov = builtins::resolve(&op, &types).map_err(|m| self.err(m))?;
-                let Some(Type::Scalar(rdt)) = ov.ret else {
-                    return Err(self.err(format!("tile_map() operator {op} must return a scalar")));
-                };
-                if ov.native != op || ov.namespace != "wp::" {
-                    return Err(self.err(format!(
-                        "tile_map() operator {op} is not supported by this version of the lowering"
-                    )));
-                }
-                let ret = Type::Tile(Tile::new(Value::Scalar(rdt), &t.dims()));
-                self.emit_tile_call(native, &[], Some(ret), call, ov.differentiable, false)
             }
             "tile_transpose" => {
                 let (a, t) = tile(self, "a")?;
@@ -1368,7 +1486,7 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err(format!(
                     "tile_extract: incorrect number of indices ({}) for tile shape {:?}",
                     n + ndim,
-                    t.dims()
+                    &*t.dims()
                 )));
             }
         };
