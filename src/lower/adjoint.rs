@@ -1404,6 +1404,9 @@ impl<'a> Adjoint<'a> {
                     rhs = self.add_value_call("copy", &[rhs])?;
                 }
                 let (base, nodes) = self.subscript_target(lhs, true)?;
+                if matches!(self.ty(base), Type::Tile(_)) {
+                    return self.tile_assign(base, &nodes, rhs);
+                }
                 let indices = self.eval_indices(base, &nodes)?;
                 if let Some(slot) = self.select_slot(base, SlotSel::Index(&indices))? {
                     return self.emit_array_slot(&slot, rhs, None);

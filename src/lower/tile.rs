@@ -1471,6 +1471,49 @@ impl<'a> Adjoint<'a> {
 
     /// `t[i]` / `t[i, j]`: one element (`tile_extract`).
     pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
+        let (ret, idx) = self.tile_element(target, nodes, "tile_extract")?;
+        // Reading an element makes the tile shared (warp sets the type's storage).
+        self.promote_shared(target);
+        self.use_builtin("tile_extract");
+        let mut call = vec![CallArg::Var(target)];
+        call.extend(idx.into_iter().map(CallArg::Var));
+        Ok(self
+            .emit_tile_call("tile_extract", &[], Some(ret), call, true, false)?
+            .expect("tile_extract returns a value"))
+    }
+
+    /// `t[i] = x` / `t[i, j][1] = x`: one element or component written
+    /// (`assign`), `x` evaluated before the indices; the tile becomes shared.
+    pub(super) fn tile_assign(
+        &mut self,
+        target: VarId,
+        nodes: &[&Expr<'a>],
+        rhs: VarId,
+    ) -> LResult<()> {
+        let (slot, idx) = self.tile_element(target, nodes, "assign")?;
+        let value = self.ty(rhs).strip_ref();
+        if value != slot {
+            return Err(self.err(format!(
+                "assigning a {value} to an element of type {slot} of a tile"
+            )));
+        }
+        self.promote_shared(target);
+        self.use_builtin("assign");
+        let mut call = vec![CallArg::Var(target)];
+        call.extend(idx.into_iter().map(CallArg::Var));
+        call.push(CallArg::Var(rhs));
+        self.emit_tile_call("assign", &[], None, call, true, false)?;
+        Ok(())
+    }
+
+    /// The type of `target[nodes]` (an element, or a component of a vector or
+    /// matrix element) and its evaluated indices, as warp resolves tile indices.
+    fn tile_element(
+        &mut self,
+        target: VarId,
+        nodes: &[&Expr<'a>],
+        what: &str,
+    ) -> LResult<(Type, Vec<VarId>)> {
         let t = self.tile_of(target).expect("a tile");
         let ndim = t.ndim as usize;
         if nodes.len() < ndim {
@@ -1484,7 +1527,7 @@ impl<'a> Adjoint<'a> {
             (2, Value::Matrix(_, _, s)) => Type::Scalar(s),
             (n, _) => {
                 return Err(self.err(format!(
-                    "tile_extract: incorrect number of indices ({}) for tile shape {:?}",
+                    "{what}: incorrect number of indices ({}) for tile shape {:?}",
                     n + ndim,
                     &*t.dims()
                 )));
@@ -1521,20 +1564,11 @@ impl<'a> Adjoint<'a> {
                     ));
                 }
                 other => {
-                    return Err(
-                        self.err(format!("tile_extract() indices must be int32, got {other}"))
-                    );
+                    return Err(self.err(format!("{what}() indices must be int32, got {other}")));
                 }
             }
         }
-        // Reading an element makes the tile shared (warp sets the type's storage).
-        self.promote_shared(target);
-        self.use_builtin("tile_extract");
-        let mut call = vec![CallArg::Var(target)];
-        call.extend(idx.into_iter().map(CallArg::Var));
-        Ok(self
-            .emit_tile_call("tile_extract", &[], Some(ret), call, true, false)?
-            .expect("tile_extract returns a value"))
+        Ok((ret, idx))
     }
 }
 
