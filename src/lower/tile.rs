@@ -783,13 +783,18 @@ impl<'a> Adjoint<'a> {
                 return Err(self.err("tile_extract() argument 'a' must be a tile"));
             }
             let nodes: Vec<&Expr<'a>> = indices.iter().collect();
-            return self.tile_extract(target, &nodes).map(Some);
+            return self.tile_extract_as(target, &nodes, false).map(Some);
         }
         let params: &[&str] = match name {
             "tile_load" => &["a", "shape", "offset", "storage"],
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
             "tile_full" => &["shape", "value", "dtype", "storage"],
+            "tile_from_thread" => &["shape", "value", "thread_idx", "storage"],
+            "tile_load_indexed" => &["a", "indices", "shape", "offset", "axis", "storage"],
+            "tile_store_indexed" | "tile_atomic_add_indexed" => {
+                &["a", "indices", "t", "offset", "axis"]
+            }
             "tile_transpose" | "untile" => &["a"],
             "tile" => &["x"],
             "tile_sum" => &["a", "axis"],
@@ -1012,6 +1017,91 @@ impl<'a> Adjoint<'a> {
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
                 let call = vec![CallArg::Var(value)];
+                self.emit_tile_call(name, &templates, Some(Type::Tile(t)), call, false, false)
+            }
+            "tile_load_indexed" | "tile_store_indexed" | "tile_atomic_add_indexed" => {
+                // Gathered (scattered) along `axis` through a 1-D int tile of
+                // indices, which moves to shared memory.
+                let (a, dtype, ndim) = array(self)?;
+                let (indices, ti) = tile(self, "indices")?;
+                if ti.ndim != 1 || ti.dtype != Value::Scalar(Scalar::Int32) {
+                    return Err(self.err(format!("{name}() indices must be a 1D tile of int32")));
+                }
+                let (axis_arg, axis) = match get("axis") {
+                    None => (CallArg::Const(0), 0),
+                    Some(TileArg::Var(v)) => match self.var(v).constant {
+                        Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => {
+                            (CallArg::Var(v), k as usize)
+                        }
+                        _ => {
+                            return Err(self.err(format!(
+                                "{name}() axis must be a constant below the array's {ndim} dimensions"
+                            )));
+                        }
+                    },
+                    Some(_) => return Err(self.err(format!("{name}() axis must be an int"))),
+                };
+                let (shape, moved) = if name == "tile_load_indexed" {
+                    (self.tile_shape(get("shape").as_ref(), name)?, None)
+                } else {
+                    let (t, tt) = tile(self, "t")?;
+                    if tt.dtype != dtype {
+                        return Err(self.err(format!(
+                            "{name}() 'a' and 't' arguments must have the same dtype, got {dtype} and {}",
+                            tt.dtype
+                        )));
+                    }
+                    (tt.dims().to_vec(), Some((t, tt)))
+                };
+                if shape.len() != ndim || ti.extent(0) != shape[axis] {
+                    return Err(self.err(format!(
+                        "{name}() needs a tile of the array's dimensions, with as many indices as its extent along the axis"
+                    )));
+                }
+                self.promote_shared(indices);
+                let mut call = vec![CallArg::Var(a), CallArg::Var(indices), axis_arg];
+                call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
+                match moved {
+                    None => {
+                        let mut t = Tile::new(dtype, &shape);
+                        t.shared = self.tile_storage(get("storage").as_ref())?;
+                        let templates: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+                        self.emit_tile_call(
+                            name,
+                            &templates,
+                            Some(Type::Tile(t)),
+                            call,
+                            true,
+                            false,
+                        )
+                    }
+                    Some((t, tt)) => {
+                        call.push(CallArg::Var(t));
+                        let ret = (name == "tile_atomic_add_indexed").then(|| {
+                            let mut r = Tile::new(tt.dtype, &tt.dims());
+                            r.shared = tt.shared;
+                            Type::Tile(r)
+                        });
+                        self.emit_tile_call(name, &[], ret, call, true, true)
+                    }
+                }
+            }
+            "tile_from_thread" => {
+                // One thread's value in every element, of the value's type.
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                let value = var(self, "value")?;
+                let thread = var(self, "thread_idx")?;
+                let dtype = self.ty(value).strip_ref().value().ok_or_else(|| {
+                    self.err("tile_from_thread() value must be a scalar, vector, matrix or struct")
+                })?;
+                if !matches!(self.ty(thread).strip_ref(), Type::Scalar(s) if s.is_int()) {
+                    return Err(self.err("tile_from_thread() thread_idx must be an int"));
+                }
+                let mut templates = vec![dtype.ctype()];
+                templates.extend(shape.iter().map(|n| n.to_string()));
+                let mut t = Tile::new(dtype, &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
+                let call = vec![CallArg::Var(value), CallArg::Var(thread)];
                 self.emit_tile_call(name, &templates, Some(Type::Tile(t)), call, false, false)
             }
             "tile_argmax" | "tile_argmin" => {
@@ -1471,7 +1561,18 @@ impl<'a> Adjoint<'a> {
 
     /// `t[i]` / `t[i, j]`: one element (`tile_extract`).
     pub(super) fn tile_extract(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
-        let (ret, idx) = self.tile_element(target, nodes, "tile_extract")?;
+        self.tile_extract_as(target, nodes, true)
+    }
+
+    /// `tile_extract`, its indices resolved as a subscript's are (`resolve`)
+    /// or passed as written (an explicit `wp.tile_extract(t, i)`).
+    fn tile_extract_as(
+        &mut self,
+        target: VarId,
+        nodes: &[&Expr<'a>],
+        resolve: bool,
+    ) -> LResult<VarId> {
+        let (ret, idx) = self.tile_element(target, nodes, "tile_extract", resolve)?;
         // Reading an element makes the tile shared (warp sets the type's storage).
         self.promote_shared(target);
         self.use_builtin("tile_extract");
@@ -1490,7 +1591,7 @@ impl<'a> Adjoint<'a> {
         nodes: &[&Expr<'a>],
         rhs: VarId,
     ) -> LResult<()> {
-        let (slot, idx) = self.tile_element(target, nodes, "assign")?;
+        let (slot, idx) = self.tile_element(target, nodes, "assign", true)?;
         let value = self.ty(rhs).strip_ref();
         if value != slot {
             return Err(self.err(format!(
@@ -1507,12 +1608,15 @@ impl<'a> Adjoint<'a> {
     }
 
     /// The type of `target[nodes]` (an element, or a component of a vector or
-    /// matrix element) and its evaluated indices, as warp resolves tile indices.
+    /// matrix element) and its evaluated indices, resolved as warp resolves a
+    /// subscript's (`resolve`: a runtime index wrapped once, a negative
+    /// constant counted from the end) or as they are.
     fn tile_element(
         &mut self,
         target: VarId,
         nodes: &[&Expr<'a>],
         what: &str,
+        resolve: bool,
     ) -> LResult<(Type, Vec<VarId>)> {
         let t = self.tile_of(target).expect("a tile");
         let ndim = t.ndim as usize;
@@ -1542,6 +1646,7 @@ impl<'a> Adjoint<'a> {
             }
             let v = self.expr(n)?;
             match self.ty(v).strip_ref() {
+                Type::Scalar(Scalar::Int32) if !resolve => idx.push(v),
                 Type::Scalar(Scalar::Int32) => match self.var(v).constant {
                     Some(ConstVal::Int(c))
                         if c >= 0 && (k >= ndim || (c as u64) < u64::from(t.extent(k))) =>
