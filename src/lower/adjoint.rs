@@ -4209,7 +4209,7 @@ impl<'a> Adjoint<'a> {
                 };
             }
         };
-        let vals = self.builtin_args(&name, args, kwargs.iter())?;
+        let vals = self.builtin_args(&name, args, kwargs, None)?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
                 "wp.select() has been removed; use wp.where(cond, value_if_true, value_if_false)",
@@ -4252,25 +4252,29 @@ impl<'a> Adjoint<'a> {
     /// The arguments of a call of builtin `name`, in the order of its
     /// parameters: the positional ones, then the keyword ones, evaluated in
     /// source order and bound to the parameters by name.
-    fn builtin_args<'k>(
+    /// `type_kw`: the keyword argument that names a type (a `dtype=` the
+    /// caller reads itself): it is passed over, its line still reached in order.
+    fn builtin_args(
         &mut self,
         name: &str,
         args: &[Expr<'a>],
-        kwargs: impl ExactSizeIterator<Item = &'k Keyword<'a>>,
-    ) -> LResult<Vars>
-    where
-        'a: 'k,
-    {
+        kwargs: &[Keyword<'a>],
+        type_kw: Option<usize>,
+    ) -> LResult<Vars> {
         let mut vals = self.eval_args(args)?;
         let positional = vals.len();
-        if kwargs.len() == 0 {
+        if kwargs.is_empty() {
             return Ok(vals);
         }
         let mut names = Vec::with_capacity(kwargs.len());
-        for kw in kwargs {
+        for (i, kw) in kwargs.iter().enumerate() {
             let Some(n) = kw.arg else {
                 return Err(self.err("'**' arguments are not supported in kernels"));
             };
+            if type_kw == Some(i) {
+                self.set_lineno(kw.value.pos);
+                continue;
+            }
             names.push(n);
             vals.push(self.call_arg(&kw.value)?);
         }
@@ -4308,10 +4312,7 @@ impl<'a> Adjoint<'a> {
         if !allowed.contains(&spelled.as_str()) && !allowed.contains(&ty.to_string().as_str()) {
             return Err(self.err(format!("{name}() does not support dtype={ty}")));
         }
-        let rest: Vec<&Keyword<'a>> = (kwargs.iter().enumerate())
-            .filter_map(|(i, k)| (i != at).then_some(k))
-            .collect();
-        let vals = self.builtin_args(name, args, rest.into_iter())?;
+        let vals = self.builtin_args(name, args, kwargs, Some(at))?;
         self.use_builtin(name);
         let types: Vec<Type> = vals.iter().map(|v| self.ty(*v).strip_ref()).collect();
         let mut ov = builtins::resolve(name, &types)

@@ -148,15 +148,20 @@ impl<'a> Adjoint<'a> {
         if let ExprKind::Attribute(base, attr) = &e.kind {
             if let ExprKind::Name(m) = &base.kind {
                 if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
+                    // A type or a function is no variable, but warp's
+                    // evaluation of it still reaches its line.
                     if let Some(d) = self.scope.dtype_arg(e) {
+                        self.set_lineno(e.pos);
                         return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
                     }
                     if let Some(v) = self.scope.value_type(e).filter(|v| {
                         matches!(v, Value::Vector(..) | Value::Matrix(..) | Value::Quat(_))
                     }) {
+                        self.set_lineno(e.pos);
                         return Ok(TileArg::Dtype(v.ctype(), v));
                     }
                     if builtins::is_known(attr) {
+                        self.set_lineno(e.pos);
                         return Ok(TileArg::Func((*attr).into()));
                     }
                 }
@@ -164,10 +169,12 @@ impl<'a> Adjoint<'a> {
         }
         if let ExprKind::Name(n) = &e.kind {
             if self.symbol(n).is_none() && self.scope.user_function(n).is_some() {
+                self.set_lineno(e.pos);
                 return Ok(TileArg::UserFunc((*n).into()));
             }
             if self.symbol(n).is_none() && self.scope.module_constant(n).is_none() {
                 if let Some(d) = self.scope.dtype_arg(e) {
+                    self.set_lineno(e.pos);
                     return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
                 }
             }
@@ -456,12 +463,22 @@ impl<'a> Adjoint<'a> {
         let mut ints = [0i128, 0, 1];
         for (i, v) in given.iter().enumerate() {
             let Some(v) = v else { continue };
+            // Each value as the element type represents it (an integer
+            // rounded straight to a float type, not through a double).
             match self.var(*v).constant {
                 Some(ConstVal::Int(n)) => {
                     ints[i] = n;
-                    values[i] = n as f64;
+                    values[i] = if dtype == Scalar::Float32 {
+                        n as f32 as f64
+                    } else {
+                        n as f64
+                    };
                 }
                 Some(ConstVal::Float(x)) if !dtype.is_int() => values[i] = x,
+                // An integral float bound for an integer type keeps its value.
+                Some(ConstVal::Float(x)) if x.fract() == 0.0 && x.abs() < 2f64.powi(100) => {
+                    ints[i] = x as i128;
+                }
                 _ => {
                     return Err(self.err(
                         "tile_arange() arguments must be compile time constants (integers for an integer dtype)",

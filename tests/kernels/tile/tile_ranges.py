@@ -48,3 +48,23 @@ def empties(out: wp.array[wp.vec3], outm: wp.array2d[wp.mat33], outf: wp.array[f
     wp.tile_store(out, d)
     wp.tile_store(outf, e + wp.tile_arange(8, dtype=float))
     wp.tile_store(outm, f)
+
+
+BIG_START = wp.constant(wp.int64(18014398509481984))
+BIG_STOP = wp.constant(wp.int64(18014401730707455))
+BIG_STEP = wp.constant(wp.int64(2147483648))
+
+
+@wp.kernel
+def spelled_ranges(out: wp.array[wp.int32], outf: wp.array[float]):
+    # integral float bounds for an integer type, wide integers rounded
+    # straight to float32, and a call over several lines
+    t = wp.tile_arange(0.0, 10.0, dtype=wp.int32)
+    u = wp.tile_arange(
+        BIG_START,
+        BIG_STOP,
+        BIG_STEP,
+        dtype=wp.float32,
+    )
+    wp.tile_store(out, t)
+    wp.tile_store(outf, u)
