@@ -4644,6 +4644,8 @@ fn arg_fits(arg: &Type, param: &Type) -> bool {
                 dtype: b, kind: l, ..
             },
         ) => a == b && k.fits(*l),
+        // A concrete query passed for its erased kind (`wp.BvhQuery`).
+        (Type::Query(a), Type::Query(p)) => a == p || a.erased() == *p,
         _ => arg.passes_as(param),
     }
 }

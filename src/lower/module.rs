@@ -1806,6 +1806,29 @@ impl<'a> Scope<'a> {
         if let Some(t) = self.array_annotation(expr, false) {
             return t;
         }
+        // A query object as a function parameter: `wp.MeshQueryPoint`,
+        // `wp.BvhQuery` (any BVH query), `wp.HashGridQuery[wp.float16]`.
+        fn warp_name<'s>(scope: &'s Scope<'_>, e: &'s Expr<'_>) -> Option<&'s str> {
+            match &e.kind {
+                ExprKind::Name(n) => scope.imported_builtin(n),
+                _ => scope.warp_attr(e),
+            }
+        }
+        if let Some(q) = warp_name(self, expr).and_then(Query::from_name) {
+            return Ok(Type::Query(q));
+        }
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            if warp_name(self, base) == Some("HashGridQuery") {
+                if let Some(Value::Scalar(s)) = self.value_type(index).filter(|v| {
+                    matches!(
+                        v,
+                        Value::Scalar(Scalar::Float16 | Scalar::Float32 | Scalar::Float64)
+                    )
+                }) {
+                    return Ok(Type::Query(Query::HashGrid(s)));
+                }
+            }
+        }
         Err(err_at(
             expr.pos,
             "unsupported type annotation for a kernel argument",
