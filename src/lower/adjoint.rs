@@ -4617,6 +4617,7 @@ impl<'a> Adjoint<'a> {
                 | Type::Slice
                 | Type::Str(_) => continue,
                 Type::Tile(t) => t.dtype.to_type(),
+                Type::TileStack(v, _) => v.to_type(),
                 t => t,
             };
             let bit = scalar_bit(&t);
@@ -4650,11 +4651,16 @@ fn arg_fits(arg: &Type, param: &Type) -> bool {
     }
 }
 
-/// The block-wide spatial queries: builtins of the table despite their `tile_` names.
+/// The block-wide spatial queries and the tile stack's operations: builtins
+/// of the table despite their `tile_` names.
 fn is_tile_query(name: &str) -> bool {
     matches!(
         name,
-        "tile_mesh_query_aabb"
+        "tile_stack_push"
+            | "tile_stack_pop"
+            | "tile_stack_clear"
+            | "tile_stack_count"
+            | "tile_mesh_query_aabb"
             | "tile_mesh_query_aabb_next"
             | "tile_bvh_query_aabb"
             | "tile_bvh_query_ray"

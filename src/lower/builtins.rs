@@ -1273,6 +1273,16 @@ pub static TABLE: &[Row] = &[
     b("tile_argmax", "", NODIFF | CUSTOM),
     b("tile_full", "", NODIFF | CUSTOM),
     b("tile_from_thread", "", NODIFF | CUSTOM),
+    // Block-wide stacks: `wp.tile_stack(capacity=, dtype=)` makes one (dedicated lowering).
+    b("tile_stack", "", NODIFF | CUSTOM),
+    b(
+        "tile_stack_push",
+        "(s: TileStack(V), value: V, has_value: bool) -> int32",
+        NODIFF,
+    ),
+    b("tile_stack_pop", "(s: TileStack(V)) -> (V, int32)", NODIFF),
+    b("tile_stack_clear", "(s: TileStack(_))", NODIFF),
+    b("tile_stack_count", "(s: TileStack(_)) -> int32", NODIFF),
     b("tile_load_indexed", "", CUSTOM),
     b("tile_store_indexed", "", SKIP_REPLAY | CUSTOM),
     b("tile_atomic_add_indexed", "", SKIP_REPLAY | CUSTOM),
@@ -1387,6 +1397,8 @@ enum Pat {
     Ref(Box<Pat>),
     /// A query object of this kind, or a concrete kind of it.
     Query(Query),
+    /// A tile stack of elements of this pattern (any capacity).
+    TileStack(Box<Pat>),
     Alt(Vec<Pat>),
 }
 
@@ -1486,6 +1498,10 @@ impl Sig {
                 _ => false,
             },
             Pat::Query(q) => matches!(*t, Type::Query(k) if k == *q || k.erased() == *q),
+            Pat::TileStack(inner) => match *t {
+                Type::TileStack(v, _) => self.match_pat(inner, &v.to_type(), b),
+                _ => false,
+            },
             Pat::Alt(alts) => alts.iter().any(|a| {
                 let saved = *b;
                 self.match_pat(a, t, b) || {
@@ -1745,13 +1761,14 @@ impl<'s> Parser<'s> {
                 self.expect(")");
                 Pat::Matrix(r, c, inner)
             }
-            "Quat" | "Transform" | "Ref" => {
+            "Quat" | "Transform" | "Ref" | "TileStack" => {
                 self.expect("(");
                 let inner = boxed(self);
                 self.expect(")");
                 match w {
                     "Quat" => Pat::Quat(inner),
                     "Transform" => Pat::Transform(inner),
+                    "TileStack" => Pat::TileStack(inner),
                     _ => Pat::Ref(inner),
                 }
             }

@@ -2817,6 +2817,24 @@ fn push_primal_vars(
             }
             continue;
         }
+        if let Type::TileStack(dtype, capacity) = v.ty {
+            // Allocated in the block's shared memory; its adjoint is never used.
+            let ctype = v.ty.ctype(false);
+            let capacity = capacity.to_string();
+            let init = [
+                "wp::tile_stack_alloc<",
+                &dtype.ctype(),
+                ", ",
+                &capacity,
+                ">()",
+            ]
+            .concat();
+            push_line(out, indent, &[&ctype, " ", v.name(), " = ", &init, ";"]);
+            if let Some(duals) = duals.as_deref_mut() {
+                push_line(duals, indent, &[&ctype, " ", v.adj(), ";"]);
+            }
+            continue;
+        }
         let text = match v.ty {
             Type::Str(i) => Some(code.strings[i as usize].as_str()),
             Type::StorageStr(shared) => Some(if shared { "\"shared\"" } else { "\"register\"" }),

@@ -806,6 +806,7 @@ impl<'a> Adjoint<'a> {
             "tile_load" => &["a", "shape", "offset", "storage"],
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
+            "tile_stack" => &["capacity", "dtype"],
             "tile_full" => &["shape", "value", "dtype", "storage"],
             "tile_from_thread" => &["shape", "value", "thread_idx", "storage"],
             "tile_load_indexed" => &["a", "indices", "shape", "offset", "axis", "storage"],
@@ -1102,6 +1103,31 @@ impl<'a> Adjoint<'a> {
                         self.emit_tile_call(name, &[], ret, call, true, true)
                     }
                 }
+            }
+            "tile_stack" => {
+                // `wp::tile_stack_init<T, capacity>()`, T spelled as written.
+                let capacity = var(self, "capacity")?;
+                let capacity = match self.var(capacity).constant {
+                    Some(ConstVal::Int(n)) if n > 0 && n <= i128::from(u32::MAX) => n as u32,
+                    _ => {
+                        return Err(self.err(
+                            "tile_stack() requires capacity to be a positive compile-time constant",
+                        ));
+                    }
+                };
+                let Some(TileArg::Dtype(spelled, dtype)) = get("dtype") else {
+                    return Err(self.err("tile_stack() missing required keyword argument 'dtype'"));
+                };
+                let templates = [spelled, capacity.to_string()];
+                let ret = Type::TileStack(dtype, capacity);
+                self.emit_tile_call(
+                    "tile_stack_init",
+                    &templates,
+                    Some(ret),
+                    Vec::new(),
+                    false,
+                    false,
+                )
             }
             "tile_from_thread" => {
                 // One thread's value in every element, of the value's type.

@@ -505,6 +505,8 @@ pub enum Type {
     Str(u32),
     /// The state or result of a spatial query (`wp.mesh_query_point`, `wp.hash_grid_query`, ...).
     Query(Query),
+    /// A block-wide stack of elements of this type and capacity (`wp.tile_stack`).
+    TileStack(Value, u32),
 }
 
 /// warp's opaque C++ structs: the query objects a builtin returns, some with
@@ -807,6 +809,9 @@ impl Type {
             Type::Struct(id) => Cow::Borrowed(id.def().native.as_str()),
             Type::Query(q) => Cow::Owned(format!("wp::{}", q.native())),
             Type::Tile(t) => Cow::Owned(t.ctype()),
+            Type::TileStack(v, capacity) => {
+                Cow::Owned(format!("wp::tile_stack_t<{}, {capacity}>", v.ctype()))
+            }
             Type::StorageStr(_) | Type::Str(_) => Cow::Borrowed("wp::str"),
             Type::IntTuple(n) => Cow::Owned(format!(
                 "wp::tuple_t<{}>",
@@ -952,6 +957,7 @@ impl fmt::Display for Type {
                 if t.shared { "shared" } else { "register" }
             ),
             Type::IntTuple(n) => write!(f, "tuple[int32 x {n}]"),
+            Type::TileStack(v, capacity) => write!(f, "tile_stack(dtype={v}, capacity={capacity})"),
             Type::Tuple(id) => {
                 let elems: Vec<String> = id.elems().iter().map(|t| t.to_string()).collect();
                 write!(f, "tuple[{}]", elems.join(", "))
