@@ -367,34 +367,7 @@ impl<'a> Adjoint<'a> {
                 (CallArg::Func(op.clone()), ov.ret, ov.differentiable)
             }
             TileArg::UserFunc(f) => {
-                let (def, pos, native) = self
-                    .scope
-                    .user_overload(&f, &types)
-                    .ok_or_else(|| self.err(format!("could not find function {f}")))?;
-                let concrete = if self.scope.is_generic_function(def) {
-                    &types[..]
-                } else {
-                    &[]
-                };
-                let idx = self.ensure_built(def, pos, native, &[], concrete)?;
-                let (native, params, ret, several) = {
-                    let t = self.funcs.borrow();
-                    let b = &t.built[idx].1;
-                    (
-                        b.native.clone(),
-                        b.params.clone(),
-                        b.ret,
-                        !b.outputs.is_empty(),
-                    )
-                };
-                if several || params.iter().map(Type::strip_ref).ne(types.iter().copied()) {
-                    return Err(self.err(format!(
-                        "tile_map() operator {f} does not take the element types of its arguments"
-                    )));
-                }
-                if !self.called.contains(&idx) {
-                    self.called.push(idx);
-                }
+                let (native, ret) = self.tile_operator_func(&f, &types)?;
                 (CallArg::UserFunc(native), ret, true)
             }
             _ => return Err(self.err("tile_map() needs a warp builtin or a @wp.func as op")),
@@ -414,6 +387,41 @@ impl<'a> Adjoint<'a> {
         let ret = Type::Tile(Tile::new(dtype, &shape.dims()));
         let out = self.emit_tile_call(native, &[], Some(ret), call, differentiable, false)?;
         Ok(out.expect("tile_map() returns a tile"))
+    }
+
+    /// The `@wp.func` called `f` as a tile operator on elements of `types`:
+    /// built (once per signature for a generic one), called by the kernel
+    /// (so its adjoint is emitted), its C++ name and return type.
+    fn tile_operator_func(&mut self, f: &str, types: &[Type]) -> LResult<(String, Option<Type>)> {
+        let (def, pos, native) = self
+            .scope
+            .user_overload(f, types)
+            .ok_or_else(|| self.err(format!("could not find function {f}")))?;
+        let concrete = if self.scope.is_generic_function(def) {
+            types
+        } else {
+            &[]
+        };
+        let idx = self.ensure_built(def, pos, native, &[], concrete)?;
+        let (native, params, ret, several) = {
+            let t = self.funcs.borrow();
+            let b = &t.built[idx].1;
+            (
+                b.native.clone(),
+                b.params.clone(),
+                b.ret,
+                !b.outputs.is_empty(),
+            )
+        };
+        if several || params.iter().map(Type::strip_ref).ne(types.iter().copied()) {
+            return Err(self.err(format!(
+                "tile operator {f} does not take the element types of its arguments"
+            )));
+        }
+        if !self.called.contains(&idx) {
+            self.called.push(idx);
+        }
+        Ok((native, ret))
     }
 
     /// `wp.tile_arange([start,] stop[, step], dtype=float, storage="register")`:
@@ -814,14 +822,14 @@ impl<'a> Adjoint<'a> {
                 &["a", "indices", "t", "offset", "axis"]
             }
             "tile_transpose" | "untile" => &["a"],
-            "tile" => &["x"],
+            "tile" => &["x", "preserve_type"],
             "tile_sum" => &["a", "axis"],
             "tile_max" | "tile_min" | "tile_argmax" | "tile_argmin" => &["a"],
             "tile_scan_inclusive"
             | "tile_scan_exclusive"
             | "tile_scan_max_inclusive"
             | "tile_scan_min_inclusive" => &["a"],
-            "tile_reduce" => &["op", "a"],
+            "tile_reduce" => &["op", "a", "axis"],
             "tile_matmul" => &["a", "b", "out", "alpha", "beta"],
             "tile_fft" | "tile_ifft" => &["inout"],
             _ => {
@@ -1185,6 +1193,85 @@ impl<'a> Adjoint<'a> {
                     false,
                 )
             }
+            "tile_reduce" if get("axis").is_some() => {
+                // Along one axis: the input moves to shared memory; the call
+                // takes the operator's identity (add, mul, min, max) and
+                // whether it has one (a @wp.func has none).
+                let (a, t) = tile(self, "a")?;
+                let Value::Scalar(dtype) = t.dtype else {
+                    return Err(self.err("tile_reduce() along an axis needs a tile of scalars"));
+                };
+                let axis = var(self, "axis")?;
+                let ndim = usize::from(t.ndim);
+                let k = match self.var(axis).constant {
+                    Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => k as usize,
+                    _ => {
+                        return Err(self.err(format!(
+                            "tile_reduce() axis must be a constant below the tile's {ndim} dimensions"
+                        )));
+                    }
+                };
+                let ty = Type::Scalar(dtype);
+                let (callee, identity) = match get("op") {
+                    Some(TileArg::Func(op)) => {
+                        let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
+                        if ov.ret != Some(ty) || ov.native != op {
+                            return Err(self.err(format!(
+                                "tile_reduce() operator {op} must return the tile element type"
+                            )));
+                        }
+                        let (lo, hi) = dtype.int_range();
+                        let extreme = |top: bool| {
+                            if dtype.is_float() {
+                                ConstVal::Float(if top {
+                                    f64::INFINITY
+                                } else {
+                                    f64::NEG_INFINITY
+                                })
+                            } else {
+                                ConstVal::Int(if top { hi } else { lo })
+                            }
+                        };
+                        let identity = match &*op {
+                            "add" => Some(ConstVal::Int(0)),
+                            "mul" => Some(ConstVal::Int(1)),
+                            "min" => Some(extreme(true)),
+                            "max" => Some(extreme(false)),
+                            _ => None,
+                        };
+                        (CallArg::Func(op), identity)
+                    }
+                    Some(TileArg::UserFunc(f)) => {
+                        let (native, ret) = self.tile_operator_func(&f, &[ty, ty])?;
+                        if ret != Some(ty) {
+                            return Err(self.err(format!(
+                                "tile_reduce() operator {f} must return the tile element type"
+                            )));
+                        }
+                        (CallArg::UserFunc(native), None)
+                    }
+                    _ => {
+                        return Err(
+                            self.err("tile_reduce() needs a warp builtin or a @wp.func as op")
+                        );
+                    }
+                };
+                self.promote_shared(a);
+                let mut rest: Vec<u32> = t.dims().to_vec();
+                rest.remove(k);
+                if rest.is_empty() {
+                    rest.push(1);
+                }
+                let ret = Type::Tile(Tile::new(t.dtype, &rest));
+                let call = vec![
+                    callee,
+                    CallArg::Var(a),
+                    CallArg::Var(axis),
+                    CallArg::Typed(dtype, identity.unwrap_or(ConstVal::Int(0))),
+                    CallArg::Typed(Scalar::Bool, ConstVal::Bool(identity.is_some())),
+                ];
+                self.emit_tile_call("tile_reduce_axis", &[], Some(ret), call, false, false)
+            }
             "tile_reduce" => {
                 let Some(TileArg::Func(op)) = get("op") else {
                     return Err(
@@ -1192,7 +1279,12 @@ impl<'a> Adjoint<'a> {
                     );
                 };
                 let (a, t) = tile(self, "a")?;
-                let ty = Type::Scalar(self.scalar_tile(name, &t)?);
+                if matches!(t.dtype, Value::Struct(_)) {
+                    return Err(self.err(
+                        "tile_reduce() of a tile of structs is not supported by this version of the lowering",
+                    ));
+                }
+                let ty = t.dtype.to_type();
                 let ov = builtins::resolve(&op, &[ty, ty]).map_err(|m| self.err(m))?;
                 if ov.ret != Some(ty) || ov.native != op {
                     return Err(self.err(format!(
@@ -1230,14 +1322,46 @@ impl<'a> Adjoint<'a> {
                         self.err("wp.tile() of an array element: assign it to a local first")
                     );
                 }
-                let Type::Scalar(s) = self.ty(x).strip_ref() else {
-                    return Err(self.err("wp.tile() of a non-scalar value is not supported by this version of the lowering"));
+                let preserve = match get("preserve_type") {
+                    None => false,
+                    Some(TileArg::Var(v)) => match self.var(v).constant {
+                        Some(ConstVal::Bool(b)) => b,
+                        _ => {
+                            return Err(self.err("wp.tile() preserve_type must be a constant bool"));
+                        }
+                    },
+                    Some(_) => return Err(self.err("wp.tile() preserve_type must be a bool")),
                 };
-                // one value per thread of the block (module option block_dim)
-                let ret = Type::Tile(Tile::new(Value::Scalar(s), &[self.block_dim]));
+                let value = self.ty(x).strip_ref().value().ok_or_else(|| {
+                    self.err("wp.tile() needs a scalar, vector, matrix or struct value")
+                })?;
+                // One value per thread of the block (module option block_dim);
+                // a vector, quaternion or matrix spreads over leading dimensions
+                // unless its type is preserved.
+                let b = self.block_dim;
+                let (dtype, shape, templates) = match value {
+                    v if preserve => (v, vec![b], vec![v.ctype()]),
+                    Value::Vector(n, s) => (
+                        Value::Scalar(s),
+                        vec![u32::from(n), b],
+                        vec![s.ctype().into(), n.to_string()],
+                    ),
+                    Value::Quat(s) => (
+                        Value::Scalar(s),
+                        vec![4, b],
+                        vec![s.ctype().into(), "4".into()],
+                    ),
+                    Value::Matrix(r, c, s) => (
+                        Value::Scalar(s),
+                        vec![u32::from(r), u32::from(c), b],
+                        vec![r.to_string(), c.to_string(), s.ctype().into()],
+                    ),
+                    v => (v, vec![b], vec![v.ctype()]),
+                };
+                let ret = Type::Tile(Tile::new(dtype, &shape));
                 self.emit_tile_call(
                     "tile",
-                    &[s.ctype().to_string()],
+                    &templates,
                     Some(ret),
                     vec![CallArg::Var(x)],
                     true,
@@ -1245,22 +1369,26 @@ impl<'a> Adjoint<'a> {
                 )
             }
             "untile" => {
+                // Back to one value per thread: a 2-D tile gives vectors, a 3-D one matrices.
                 let (a, t) = tile(self, "a")?;
-                if *t.dims() != [self.block_dim] {
+                if t.dims().last() != Some(&self.block_dim) {
                     return Err(self.err(format!(
                         "untile() argument last dimension {} does not match the expected block width {}",
                         t.dims().last().copied().unwrap_or(0),
                         self.block_dim
                     )));
                 }
-                self.emit_tile_call(
-                    name,
-                    &[],
-                    Some(t.dtype.to_type()),
-                    vec![CallArg::Var(a)],
-                    true,
-                    false,
-                )
+                let value = match (&*t.dims(), t.dtype) {
+                    ([_], v) => v.to_type(),
+                    ([n, _], Value::Scalar(s)) if *n <= 255 => Type::Vector(*n as u8, s),
+                    ([r, c, _], Value::Scalar(s)) if *r <= 255 && *c <= 255 => {
+                        Type::Matrix(*r as u8, *c as u8, s)
+                    }
+                    _ => return Err(self.err(
+                        "untile() of this tile is not supported by this version of the lowering",
+                    )),
+                };
+                self.emit_tile_call(name, &[], Some(value), vec![CallArg::Var(a)], true, false)
             }
             "tile_matmul" => {
                 let (a, ta) = tile(self, "a")?;
