@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use super::builtins::{self, Overload};
 use super::lines::{LINE_START, Lines, Replay};
-use super::types::{ArrayKind, ConstVal, Scalar, Type, Value};
+use super::types::{ArrayKind, ConstVal, Scalar, StructId, Type, Value};
 use super::{LowerError, Scope};
 use crate::lang::ast::*;
 use smallvec::SmallVec;
@@ -284,6 +284,9 @@ pub struct BuiltFunc {
     pub custom_grad_source: Option<(Vec<String>, String, usize)>,
     /// What its body uses (loops, atomics...; not what its callees use).
     pub features: super::Features,
+    /// The structs its tiles (and tile stacks) hold: the module defines them
+    /// with the helpers tile code needs.
+    pub tile_structs: Vec<StructId>,
 }
 
 /// A function's C++ parameter lists and bodies, as the module source prints them.
@@ -4593,6 +4596,26 @@ impl<'a> Adjoint<'a> {
         let out = self.add_var(ret, None);
         forward!(self, "{} = wp::{native}();", self.emit(out));
         Ok(out)
+    }
+
+    /// The structs held by this function's tiles and tile stacks (warp's
+    /// `_get_tile_helper_struct_hashes` of one function).
+    pub fn tile_structs(&self) -> Vec<StructId> {
+        let mut out = Vec::new();
+        for v in &self.vars {
+            let id = match v.ty.strip_ref() {
+                Type::Tile(t) => match t.dtype {
+                    Value::Struct(id) => id,
+                    _ => continue,
+                },
+                Type::TileStack(Value::Struct(id), _) => id,
+                _ => continue,
+            };
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
     }
 
     /// Adds to `distinct` the types this function uses (arguments and locals)

@@ -1275,6 +1275,7 @@ pub static TABLE: &[Row] = &[
     b("tile_from_thread", "", NODIFF | CUSTOM),
     // Block-wide stacks: `wp.tile_stack(capacity=, dtype=)` makes one (dedicated lowering).
     b("tile_stack", "", NODIFF | CUSTOM),
+    b("tile_sort", "", NODIFF | CUSTOM),
     b(
         "tile_stack_push",
         "(s: TileStack(V), value: V, has_value: bool) -> int32",

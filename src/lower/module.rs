@@ -2448,6 +2448,7 @@ pub(super) fn built_function(adj: Adjoint<'_>, def: &FunctionDef, native: &str) 
         snippet_replay: None,
         custom_grad_source: None,
         features: adj.features(),
+        tile_structs: adj.tile_structs(),
         text: FunctionText::Lowered(adj.into_body(), Default::default()),
     }
 }
@@ -2678,10 +2679,32 @@ fn module_source(
             })
             .collect(),
     };
+    // Structs held by tiles anywhere in the module (and the structs they
+    // hold) are defined with the operators tile code instantiates.
+    let mut tile_helpers: Vec<StructId> = Vec::new();
+    let mut pending: Vec<StructId> = bodies
+        .iter()
+        .flat_map(|k| k.adj.tile_structs())
+        .chain(
+            funcs
+                .built
+                .iter()
+                .flat_map(|(_, f)| f.tile_structs.iter().copied()),
+        )
+        .collect();
+    while let Some(id) = pending.pop() {
+        if !tile_helpers.contains(&id) {
+            tile_helpers.push(id);
+            pending.extend(id.def().fields.iter().filter_map(|(_, t)| match t {
+                Type::Struct(c) => Some(*c),
+                _ => None,
+            }));
+        }
+    }
     let structs: Vec<String> = funcs
         .structs
         .iter()
-        .map(|id| super::adjoint::structs::struct_source(id.def()))
+        .map(|id| super::adjoint::structs::struct_source(id.def(), tile_helpers.contains(id)))
         .collect();
     let mut pieces: Vec<&str> =
         Vec::with_capacity(structs.len() + functions.len() + 8 * kernels.len());

@@ -591,6 +591,7 @@ pub(super) fn native_function(
         snippet_replay: snippets.replay.map(|r| format!("{forward_aliases}{r}")),
         custom_grad_source: None,
         features: crate::lower::Features::empty(),
+        tile_structs: Vec::new(),
     })
 }
 

@@ -10,7 +10,7 @@ use crate::lower::types::{
 
 /// warp's `codegen_struct` (without the tile helpers): the struct, its
 /// constructors, `+=`, adjoint constructor, `add` and `adj_atomic_add`.
-pub fn struct_source(def: &StructDef) -> String {
+pub fn struct_source(def: &StructDef, tile_helpers: bool) -> String {
     let name = def.native.as_str();
     let ind = "    ";
     let mut body = String::new();
@@ -21,8 +21,16 @@ pub fn struct_source(def: &StructDef) -> String {
     let mut reverse_args = Vec::new();
     let mut initializers = String::new();
     let mut prefix_add = String::new();
+    let mut prefix_sub = String::new();
+    let mut prefix_neg = String::new();
     let mut reverse_body = String::new();
     let mut atomic_add = String::new();
+    // What tile code needs of a struct element, field by field (warp's
+    // `include_tile_helpers`): an atomic add returning the old value, and
+    // warp shuffles.
+    let mut atomic_add_forward = String::new();
+    let mut shuffle_down = String::new();
+    let mut shuffle_xor = String::new();
     for (label, ty) in &def.fields {
         let ctype = ty.ctype(false);
         body.put_all(&[ind, &ctype, " ", label, ";\n"]);
@@ -37,6 +45,50 @@ pub fn struct_source(def: &StructDef) -> String {
         atomic_add.put(&format!(
             "{ind}{namespace}adj_atomic_add(&p->{label}, t.{label});\n"
         ));
+        let descriptor = matches!(
+            ty,
+            Type::Array {
+                kind: ArrayKind::Array
+                    | ArrayKind::Indexed
+                    | ArrayKind::Fabric
+                    | ArrayKind::IndexedFabric,
+                ..
+            }
+        );
+        if descriptor {
+            atomic_add_forward.put(&format!("{ind}old.{label} = p->{label};\n"));
+            shuffle_down.put(&format!(
+                "{ind}ret.{label} = wp::warp_shuffle_down(val.{label}, offset, mask);\n"
+            ));
+            shuffle_xor.put(&format!(
+                "{ind}ret.{label} = wp::warp_shuffle_xor(val.{label}, lane_mask);\n"
+            ));
+        } else if matches!(ty, Type::Struct(_))
+            || ty.value().is_some_and(|v| !matches!(v, Value::Texture(_)))
+        {
+            if accumulates(ty) {
+                atomic_add_forward.put(&format!(
+                    "{ind}old.{label} = {namespace}atomic_add(&p->{label}, t.{label});\n"
+                ));
+            } else {
+                atomic_add_forward.put(&format!("{ind}old.{label} = p->{label};\n"));
+            }
+            let ns = if matches!(ty, Type::Struct(_)) {
+                ""
+            } else {
+                "wp::"
+            };
+            shuffle_down.put(&format!(
+                "{ind}ret.{label} = {ns}warp_shuffle_down(val.{label}, offset, mask);\n"
+            ));
+            shuffle_xor.put(&format!(
+                "{ind}ret.{label} = {ns}warp_shuffle_xor(val.{label}, lane_mask);\n"
+            ));
+        } else {
+            atomic_add_forward.put(&format!("{ind}old.{label} = p->{label};\n"));
+            shuffle_down.put(&format!("{ind}ret.{label} = val.{label};\n"));
+            shuffle_xor.put(&format!("{ind}ret.{label} = val.{label};\n"));
+        }
         let prefix = if initializers.is_empty() {
             ":".to_string()
         } else {
@@ -47,6 +99,8 @@ pub fn struct_source(def: &StructDef) -> String {
     for (label, ty) in &def.fields {
         if accumulates(ty) {
             prefix_add.put(&format!("{ind}{label} += rhs.{label};\n"));
+            prefix_sub.put(&format!("{ind}{label} -= rhs.{label};\n"));
+            prefix_neg.put(&format!("{ind}ret.{label} = -ret.{label};\n"));
         }
     }
     for (label, ty) in &def.fields {
@@ -63,8 +117,25 @@ pub fn struct_source(def: &StructDef) -> String {
     } else {
         format!("{name}() = default;")
     };
+    let (member_ops, add_body, helpers) = if tile_helpers {
+        (
+            format!(
+                "\n\n    CUDA_CALLABLE {name}& operator -= (const {name}& rhs)\n    {{{prefix_sub}\n        return *this;}}\n\n    CUDA_CALLABLE {name} operator - () const\n    {{\n        {name} ret = *this;\n{prefix_neg}\n        return ret;\n    }}\n"
+            ),
+            format!("    {name} ret = a;\n    ret += b;\n    return ret;"),
+            format!(
+                "\n// Required by tile templates. The overloads are found by ADL when tile.h is\n// instantiated with a generated struct type.\nCUDA_CALLABLE void adj_add(const {name}& a, const {name}& b, {name}& adj_a, {name}& adj_b, const {name}& adj_ret)\n{{\n    adj_a += adj_ret;\n    adj_b += adj_ret;\n}}\n\nCUDA_CALLABLE {name} sub(const {name}& a, const {name}& b)\n{{\n    {name} ret = a;\n    ret -= b;\n    return ret;\n}}\n\nCUDA_CALLABLE void adj_sub(const {name}& a, const {name}& b, {name}& adj_a, {name}& adj_b, const {name}& adj_ret)\n{{\n    adj_a += adj_ret;\n    adj_b -= adj_ret;\n}}\n\nCUDA_CALLABLE {name} atomic_add({name}* p, {name} t)\n{{\n    {name} old {{}};\n{atomic_add_forward}\n    return old;\n}}\n\nCUDA_CALLABLE {name} tile_atomic_add_value({name}* p, {name} t)\n{{\n    return atomic_add(p, t);\n}}\n\nCUDA_CALLABLE {name} tile_adj_atomic_add_value({name}* p, {name} t)\n{{\n    // Tile adjoint struct atomics accumulate only for side effects; callers\n    // currently ignore the returned old value, so avoid a second atomic here.\n    {name} old {{}};\n    adj_atomic_add(p, t);\n    return old;\n}}\n\n#if defined(__CUDA_ARCH__)\nCUDA_CALLABLE {name} warp_shuffle_down({name} val, int offset, int mask)\n{{\n    {name} ret {{}};\n{shuffle_down}\n    return ret;\n}}\n\nCUDA_CALLABLE {name} warp_shuffle_xor({name} val, int lane_mask)\n{{\n    {name} ret {{}};\n{shuffle_xor}\n    return ret;\n}}\n#endif\n"
+            ),
+        )
+    } else {
+        (
+            String::new(),
+            format!("    return {name}();"),
+            String::new(),
+        )
+    };
     format!(
-        "\nstruct {name}\n{{\n{body}\n\n    {defaulted}\n    CUDA_CALLABLE {name}({})\n    {initializers}\n    {{\n    }}\n\n    CUDA_CALLABLE {name}& operator += (const {name}& rhs)\n    {{{prefix_add}\n        return *this;}}\n\n}};\n\nstatic CUDA_CALLABLE void adj_{name}({})\n{{\n{reverse_body}}}\n\n// Required when compiling adjoints.\nCUDA_CALLABLE {name} add(const {name}& a, const {name}& b)\n{{\n    return {name}();\n}}\n\nCUDA_CALLABLE void adj_atomic_add({name}* p, {name} t)\n{{\n{atomic_add}}}\n\n\n\n",
+        "\nstruct {name}\n{{\n{body}\n\n    {defaulted}\n    CUDA_CALLABLE {name}({})\n    {initializers}\n    {{\n    }}\n\n    CUDA_CALLABLE {name}& operator += (const {name}& rhs)\n    {{{prefix_add}\n        return *this;}}\n{member_ops}\n}};\n\nstatic CUDA_CALLABLE void adj_{name}({})\n{{\n{reverse_body}}}\n\n// Required when compiling adjoints.\nCUDA_CALLABLE {name} add(const {name}& a, const {name}& b)\n{{\n{add_body}\n}}\n\nCUDA_CALLABLE void adj_atomic_add({name}* p, {name} t)\n{{\n{atomic_add}}}\n\n{helpers}\n\n",
         forward_args.join(",\n    "),
         reverse_args.join(",\n    "),
     )

@@ -177,6 +177,11 @@ impl<'a> Adjoint<'a> {
                     self.set_lineno(e.pos);
                     return Ok(TileArg::Dtype(d.0, Value::Scalar(d.1)));
                 }
+                // A `@wp.struct` (or a vector type imported by name) as a dtype.
+                if let Some(v) = self.scope.value_type(e) {
+                    self.set_lineno(e.pos);
+                    return Ok(TileArg::Dtype(v.ctype(), v));
+                }
             }
         }
         if let ExprKind::Constant(Constant::Str(text)) = &e.kind {
@@ -347,7 +352,10 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("tile_map() argument 'a' must be a tile"));
                 }
                 (None, _) => match self.ty(v).strip_ref() {
-                    t @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => t,
+                    t @ (Type::Scalar(_)
+                    | Type::Vector(..)
+                    | Type::Matrix(..)
+                    | Type::Struct(_)) => t,
                     t => return Err(self.err(format!("tile_map() cannot map over a {t}"))),
                 },
             };
@@ -373,8 +381,14 @@ impl<'a> Adjoint<'a> {
             _ => return Err(self.err("tile_map() needs a warp builtin or a @wp.func as op")),
         };
         let dtype = match ret.and_then(|t| t.value()) {
-            Some(v @ (Value::Scalar(_) | Value::Vector(..) | Value::Matrix(..))) => v,
-            _ => return Err(self.err("tile_map() operator must return a scalar, vector or matrix")),
+            Some(
+                v @ (Value::Scalar(_) | Value::Vector(..) | Value::Matrix(..) | Value::Struct(_)),
+            ) => v,
+            _ => {
+                return Err(
+                    self.err("tile_map() operator must return a scalar, vector, matrix or struct")
+                );
+            }
         };
         self.use_builtin("tile_map");
         let native = match operands.len() {
@@ -815,6 +829,7 @@ impl<'a> Adjoint<'a> {
             "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
             "tile_stack" => &["capacity", "dtype"],
+            "tile_sort" => &["keys", "values"],
             "tile_full" => &["shape", "value", "dtype", "storage"],
             "tile_from_thread" => &["shape", "value", "thread_idx", "storage"],
             "tile_load_indexed" => &["a", "indices", "shape", "offset", "axis", "storage"],
@@ -887,7 +902,7 @@ impl<'a> Adjoint<'a> {
                     dtype,
                     ndim,
                     kind: ArrayKind::Array | ArrayKind::Fixed(_),
-                } if !matches!(dtype, Value::Struct(_)) => Ok((v, dtype, ndim)),
+                } => Ok((v, dtype, ndim)),
                 _ => Err(s.err(format!(
                     "{name}() needs an array of scalars, vectors or matrices (this version of the lowering)"
                 ))),
@@ -956,12 +971,6 @@ impl<'a> Adjoint<'a> {
                     None => ("float".to_string(), Value::Scalar(Scalar::Float32)),
                     _ => return Err(self.err(format!("{name}() needs a type as dtype="))),
                 };
-                let s = dtype.dtype();
-                if !s.is_float() && s != Scalar::Int32 {
-                    return Err(self.err(format!(
-                        "{name}() dtype {dtype} is not supported by this version of the lowering"
-                    )));
-                }
                 let mut templates = vec![spelling];
                 templates.extend(shape.iter().map(|n| n.to_string()));
                 let mut t = Tile::new(dtype, &shape);
@@ -1112,6 +1121,33 @@ impl<'a> Adjoint<'a> {
                     }
                 }
             }
+            "tile_sort" => {
+                // In place, by the keys; both move to shared memory.
+                let (keys, tk) = tile(self, "keys")?;
+                let (values, tv) = tile(self, "values")?;
+                if !matches!(
+                    tk.dtype,
+                    Value::Scalar(
+                        Scalar::Float32
+                            | Scalar::Int32
+                            | Scalar::UInt32
+                            | Scalar::Int64
+                            | Scalar::UInt64
+                    )
+                ) {
+                    return Err(self.err(format!(
+                        "tile_sort() keys must be a tile of type float32, int32, uint32, int64, or uint64, got {}",
+                        tk.dtype
+                    )));
+                }
+                if tk.dims() != tv.dims() {
+                    return Err(self.err("tile_sort() shapes must match"));
+                }
+                self.promote_shared(keys);
+                self.promote_shared(values);
+                let call = vec![CallArg::Var(keys), CallArg::Var(values)];
+                self.emit_tile_call(name, &[], None, call, false, false)
+            }
             "tile_stack" => {
                 // `wp::tile_stack_init<T, capacity>()`, T spelled as written.
                 let capacity = var(self, "capacity")?;
@@ -1181,8 +1217,11 @@ impl<'a> Adjoint<'a> {
                 self.emit_tile_call(name, &[], Some(ret), vec![CallArg::Var(a)], false, false)
             }
             "tile_sum" | "tile_max" | "tile_min" => {
+                // A sum takes any element type (vectors, matrices, structs).
                 let (a, t) = tile(self, "a")?;
-                self.scalar_tile(name, &t)?;
+                if name != "tile_sum" {
+                    self.scalar_tile(name, &t)?;
+                }
                 let ret = Type::Tile(Tile::new(t.dtype, &[1]));
                 self.emit_tile_call(
                     name,
