@@ -1152,6 +1152,7 @@ pub static TABLE: &[Row] = &[
         NODIFF,
     ),
     b("volume_voxel_count", "(id: uint64) -> int32", NODIFF),
+    b("mesh_get", "(id: uint64) -> Mesh", NODIFF),
     // Textures (`wp.Texture1D` ... `Texture3D` kernel arguments); `dtype=` as for volumes.
     b(
         "texture_sample",

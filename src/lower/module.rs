@@ -1814,7 +1814,10 @@ impl<'a> Scope<'a> {
                 _ => scope.warp_attr(e),
             }
         }
-        if let Some(q) = warp_name(self, expr).and_then(Query::from_name) {
+        if let Some(q) = warp_name(self, expr)
+            .and_then(Query::from_name)
+            .filter(|q| *q != Query::MeshObject)
+        {
             return Ok(Type::Query(q));
         }
         if let ExprKind::Subscript([base, index]) = &expr.kind {

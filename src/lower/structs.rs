@@ -223,8 +223,10 @@ impl<'a> Adjoint<'a> {
         let agg_ty = self.ty(agg).strip_ref();
         match agg_ty {
             Type::Struct(_)
-            | Type::Query(Query::MeshPoint | Query::MeshRay | Query::Texture(_)) => {
-                // The result structs of mesh queries and textures read like `@wp.struct`s.
+            | Type::Query(
+                Query::MeshPoint | Query::MeshRay | Query::Texture(_) | Query::MeshObject,
+            ) => {
+                // The result structs of mesh queries, textures and meshes read like `@wp.struct`s.
                 // The field's name as stored in the definition (an origin step keeps it).
                 let field: Option<(&'static str, Type)> = match agg_ty {
                     Type::Struct(id) => {

@@ -536,6 +536,8 @@ pub enum Query {
     BvhTiled,
     /// `Texture1D`, `Texture2D`, `Texture3D`: a texture of 1 to 3 dimensions.
     Texture(u8),
+    /// `Mesh`: a mesh's arrays (`wp.mesh_get(id)`), read through its fields.
+    MeshObject,
 }
 
 impl Query {
@@ -553,6 +555,7 @@ impl Query {
             Query::HashGrid(_) => "hash_grid_query_f",
             Query::MeshAabbTiled => "mesh_query_aabb_thread_block_t",
             Query::BvhTiled => "bvh_query_thread_block_t",
+            Query::MeshObject => "Mesh",
             Query::Texture(1) => "texture1d_t",
             Query::Texture(2) => "texture2d_t",
             Query::Texture(_) => "texture3d_t",
@@ -577,6 +580,7 @@ impl Query {
             Query::HashGrid(_) => "HashGridQuery",
             Query::MeshAabbTiled => "MeshQueryAABBTiled",
             Query::BvhTiled => "BvhQueryTiled",
+            Query::MeshObject => "Mesh",
             Query::Texture(1) => "Texture1D",
             Query::Texture(2) => "Texture2D",
             Query::Texture(_) => "Texture3D",
@@ -600,6 +604,7 @@ impl Query {
             "HashGridQuery" => Query::HashGrid(Scalar::Float32),
             "MeshQueryAABBTiled" => Query::MeshAabbTiled,
             "BvhQueryTiled" => Query::BvhTiled,
+            "Mesh" => Query::MeshObject,
             "Texture1D" => Query::Texture(1),
             "Texture2D" => Query::Texture(2),
             "Texture3D" => Query::Texture(3),
@@ -627,6 +632,19 @@ impl Query {
             Query::Texture(n) => n,
             _ => 0,
         };
+        if self == Query::MeshObject {
+            let array = |dtype| Type::Array {
+                dtype,
+                ndim: 1,
+                kind: ArrayKind::Array,
+            };
+            return match name {
+                "points" => Some(("points", array(Value::Vector(3, Scalar::Float32)))),
+                "velocities" => Some(("velocities", array(Value::Vector(3, Scalar::Float32)))),
+                "indices" => Some(("indices", array(Value::Scalar(Scalar::Int32)))),
+                _ => None,
+            };
+        }
         [
             ("width", Type::I32, dims >= 1),
             ("height", Type::I32, dims >= 2),
