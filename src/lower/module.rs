@@ -1741,6 +1741,36 @@ impl<'a> Scope<'a> {
                             self.type_names.push((name.to_string(), v));
                         }
                     }
+                    // `np_type, wp_type = np.float64, wp.float64`: each name
+                    // bound to the value in its place.
+                    if let (
+                        [
+                            Expr {
+                                kind: ExprKind::Tuple(names),
+                                ..
+                            },
+                        ],
+                        ExprKind::Tuple(values),
+                    ) = (&targets[..], &value.kind)
+                    {
+                        if names.len() == values.len() {
+                            for (n, v) in names.iter().zip(values.iter()) {
+                                let ExprKind::Name(name) = n.kind else {
+                                    continue;
+                                };
+                                let ty = match &v.kind {
+                                    ExprKind::Call(..)
+                                    | ExprKind::Attribute(..)
+                                    | ExprKind::Name(_) => self.value_type(v),
+                                    _ => None,
+                                };
+                                self.type_names.retain(|(t, _)| *t != name);
+                                if let Some(ty) = ty {
+                                    self.type_names.push((name.to_string(), ty));
+                                }
+                            }
+                        }
+                    }
                 }
                 _ => {}
             }
