@@ -447,16 +447,31 @@ fn big_parquet_corpus(path: &Path, records: usize, group: usize, every: usize, f
     assert!(meta.num_row_groups() > 1);
 }
 
-/// Peak resident memory of a finished child, in bytes (Linux: ru_maxrss in KiB).
+/// Peak resident memory of a child while it runs, in bytes, and its exit
+/// status. Read from the child's own `VmHWM` in /proc as it runs: the
+/// `ru_maxrss` that wait4 reports also counts the resident memory of this
+/// test process when it forked (a new process starts with its parent's
+/// high-water mark), and tests of this binary running beside this one made
+/// that vary by tens of MiB.
 #[cfg(target_os = "linux")]
-fn wait_peak_rss(child: std::process::Child) -> (i32, u64) {
-    let pid = child.id() as libc::pid_t;
-    std::mem::forget(child); // reaped here, with its usage
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid);
-    (status, usage.ru_maxrss as u64 * 1024)
+fn wait_peak_rss(mut child: std::process::Child) -> (i32, u64) {
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path) {
+            if let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kib * 1024);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.code().unwrap_or(-1), peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 /// Mines a generated Parquet corpus of `records` records (every 64th a
@@ -464,12 +479,15 @@ fn wait_peak_rss(child: std::process::Child) -> (i32, u64) {
 /// run's peak resident memory, the records' bytes and its output folder.
 #[cfg(target_os = "linux")]
 fn mine_big_parquet(dir: &Path, records: usize) -> (u64, u64, PathBuf) {
+    // Each call its own files, so that one size can run twice.
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (every, filler) = (64, 100_000);
-    let file = dir.join(format!("big-{records}.parquet"));
+    let file = dir.join(format!("big-{records}-{run}.parquet"));
     big_parquet_corpus(&file, records, 200, every, filler);
     let text_bytes = ((records - records.div_ceil(every)) * filler) as u64;
-    let config = dir.join(format!("big-{records}.toml"));
-    let out = dir.join(format!("out-{records}"));
+    let config = dir.join(format!("big-{records}-{run}.toml"));
+    let out = dir.join(format!("out-{records}-{run}"));
     std::fs::write(
         &config,
         format!(
