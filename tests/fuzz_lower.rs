@@ -4,7 +4,7 @@
 //! random token soup — either lowers or fails with a positioned error.
 //!
 //! A second test does the same to real Warp code nobody here wrote: the
-//! `tests/test_*.py` and `examples/**/*.py` of the installed warp-lang
+//! `tests/**/test_*.py` and `examples/**/*.py` of the installed warp-lang
 //! (found through `PAIRPIPE_WARP_DIR`, or the venv of `PAIRPIPE_VENV` or
 //! ~/.cache/pairpipe-venv; `tests/run_all.sh` sets `PAIRPIPE_WARP_DIR`),
 //! mutated the same ways and also nested deeper (brackets, unary operators,
@@ -278,11 +278,17 @@ fn real_files(warp: &Path) -> Vec<(String, String)> {
             }
         }
     }
-    for entry in std::fs::read_dir(warp.join("tests")).expect("warp/tests") {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("test_") && name.ends_with(".py") {
-            paths.push(path);
+    // The tests, with those in the folders below (tile, geometry, cuda, ...).
+    let mut stack = vec![warp.join("tests")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("warp/tests") {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.starts_with("test_") && name.ends_with(".py") {
+                paths.push(path);
+            }
         }
     }
     paths.sort();
