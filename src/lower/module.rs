@@ -1723,13 +1723,27 @@ impl<'a> Scope<'a> {
                     }
                 }
                 StmtKind::Assign(targets, value) => {
-                    if let [
-                        Expr {
-                            kind: ExprKind::Name(name),
-                            ..
-                        },
-                    ] = targets[..]
-                    {
+                    // `T = wp.vec3`, or `np_type, wp_type = np.float64, wp.float64`:
+                    // each name bound to the value in its place.
+                    let pairs: Vec<(&Expr, &Expr)> = match (&targets[..], &value.kind) {
+                        (
+                            [
+                                Expr {
+                                    kind: ExprKind::Tuple(names),
+                                    ..
+                                },
+                            ],
+                            ExprKind::Tuple(values),
+                        ) if names.len() == values.len() => {
+                            names.iter().zip(values.iter()).collect()
+                        }
+                        ([target], _) => vec![(target, value)],
+                        _ => Vec::new(),
+                    };
+                    for (target, value) in pairs {
+                        let ExprKind::Name(name) = target.kind else {
+                            continue;
+                        };
                         let ty = match &value.kind {
                             ExprKind::Call(..) | ExprKind::Attribute(..) | ExprKind::Name(_) => {
                                 self.value_type(value)
@@ -1739,36 +1753,6 @@ impl<'a> Scope<'a> {
                         self.type_names.retain(|(n, _)| n != name);
                         if let Some(v) = ty {
                             self.type_names.push((name.to_string(), v));
-                        }
-                    }
-                    // `np_type, wp_type = np.float64, wp.float64`: each name
-                    // bound to the value in its place.
-                    if let (
-                        [
-                            Expr {
-                                kind: ExprKind::Tuple(names),
-                                ..
-                            },
-                        ],
-                        ExprKind::Tuple(values),
-                    ) = (&targets[..], &value.kind)
-                    {
-                        if names.len() == values.len() {
-                            for (n, v) in names.iter().zip(values.iter()) {
-                                let ExprKind::Name(name) = n.kind else {
-                                    continue;
-                                };
-                                let ty = match &v.kind {
-                                    ExprKind::Call(..)
-                                    | ExprKind::Attribute(..)
-                                    | ExprKind::Name(_) => self.value_type(v),
-                                    _ => None,
-                                };
-                                self.type_names.retain(|(t, _)| *t != name);
-                                if let Some(ty) = ty {
-                                    self.type_names.push((name.to_string(), ty));
-                                }
-                            }
                         }
                     }
                 }
@@ -2481,7 +2465,12 @@ pub(super) fn built_function(adj: Adjoint<'_>, def: &FunctionDef, native: &str) 
         snippet_replay: None,
         custom_grad_source: None,
         features: adj.features(),
-        tile_structs: adj.tile_structs(),
+        // Only a function that uses tiles can hold structs in them.
+        tile_structs: if adj.features().contains(super::Features::TILES) {
+            adj.tile_structs()
+        } else {
+            Vec::new()
+        },
         text: FunctionText::Lowered(adj.into_body(), Default::default()),
     }
 }

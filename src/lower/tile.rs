@@ -34,6 +34,16 @@ pub(super) enum TileArg {
     Dtype(String, Value),
 }
 
+/// The extents of `t` without axis `k`; `(1,)` for a 1-D tile (warp's reductions along an axis).
+fn without_axis(t: &Tile, k: usize) -> Vec<u32> {
+    let mut rest: Vec<u32> = t.dims().to_vec();
+    rest.remove(k);
+    if rest.is_empty() {
+        rest.push(1);
+    }
+    rest
+}
+
 /// One of warp's tile solvers (see `Adjoint::tile_solver`).
 struct Solver {
     name: &'static str,
@@ -401,6 +411,18 @@ impl<'a> Adjoint<'a> {
         let ret = Type::Tile(Tile::new(dtype, &shape.dims()));
         let out = self.emit_tile_call(native, &[], Some(ret), call, differentiable, false)?;
         Ok(out.expect("tile_map() returns a tile"))
+    }
+
+    /// The axis a reduction of `t` runs along: a constant below its rank.
+    fn tile_axis(&self, name: &str, axis: VarId, t: &Tile) -> LResult<usize> {
+        let ndim = usize::from(t.ndim);
+        match self.var(axis).constant {
+            Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => Ok(k as usize),
+            Some(ConstVal::Int(k)) => Err(self.err(format!(
+                "{name}() axis {k} is out of bounds for tile with {ndim} dimensions"
+            ))),
+            _ => Err(self.err(format!("{name}() axis must be a compile-time constant"))),
+        }
     }
 
     /// The `@wp.func` called `f` as a tile operator on elements of `types`:
@@ -988,29 +1010,14 @@ impl<'a> Adjoint<'a> {
                 // Along one axis: the input moves to shared memory, the axis
                 // (a constant) is a template argument, the result loses it.
                 let (a, t) = tile(self, "a")?;
-                let axis = var(self, "axis")?;
-                let ndim = usize::from(t.ndim);
-                let axis = match self.var(axis).constant {
-                    Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => k as usize,
-                    Some(ConstVal::Int(k)) => {
-                        return Err(self.err(format!(
-                            "tile_sum() axis {k} is out of bounds for tile with {ndim} dimensions"
-                        )));
-                    }
-                    _ => return Err(self.err("tile_sum() axis must be a compile-time constant")),
-                };
+                let axis = self.tile_axis(name, var(self, "axis")?, &t)?;
                 if matches!(t.dtype, Value::Struct(_)) {
                     return Err(self.err(
                         "tile_sum() of a tile of structs is not supported by this version of the lowering",
                     ));
                 }
                 self.promote_shared(a);
-                let mut rest: Vec<u32> = t.dims().to_vec();
-                rest.remove(axis);
-                if rest.is_empty() {
-                    rest.push(1);
-                }
-                let ret = Type::Tile(Tile::new(t.dtype, &rest));
+                let ret = Type::Tile(Tile::new(t.dtype, &without_axis(&t, axis)));
                 let native = TileNative {
                     namespace: "wp::",
                     name: "tile_sum_axis",
@@ -1241,15 +1248,7 @@ impl<'a> Adjoint<'a> {
                     return Err(self.err("tile_reduce() along an axis needs a tile of scalars"));
                 };
                 let axis = var(self, "axis")?;
-                let ndim = usize::from(t.ndim);
-                let k = match self.var(axis).constant {
-                    Some(ConstVal::Int(k)) if (0..ndim as i128).contains(&k) => k as usize,
-                    _ => {
-                        return Err(self.err(format!(
-                            "tile_reduce() axis must be a constant below the tile's {ndim} dimensions"
-                        )));
-                    }
-                };
+                let k = self.tile_axis(name, axis, &t)?;
                 let ty = Type::Scalar(dtype);
                 let (callee, identity) = match get("op") {
                     Some(TileArg::Func(op)) => {
@@ -1296,12 +1295,7 @@ impl<'a> Adjoint<'a> {
                     }
                 };
                 self.promote_shared(a);
-                let mut rest: Vec<u32> = t.dims().to_vec();
-                rest.remove(k);
-                if rest.is_empty() {
-                    rest.push(1);
-                }
-                let ret = Type::Tile(Tile::new(t.dtype, &rest));
+                let ret = Type::Tile(Tile::new(t.dtype, &without_axis(&t, k)));
                 let call = vec![
                     callee,
                     CallArg::Var(a),
