@@ -135,10 +135,11 @@ fn folder_corpus(root: &Path) -> PathBuf {
     write(&bad.join("huge.py"), huge.as_bytes());
     #[cfg(unix)]
     std::os::unix::fs::symlink(bad.join("missing-target.py"), bad.join("dangling.py")).unwrap();
-    // A kernel pairpipe cannot lower: counted, and its file's other kernel kept.
+    // A kernel pairpipe cannot lower: counted, and its file's other kernel
+    // kept, under the license its header declares.
     write(
         &bad.join("mixed.py"),
-        b"import warp as wp\n\n@wp.kernel\ndef nope(a: wp.array(dtype=float)):\n    a[0] = undefined_name\n\n\n@wp.kernel\ndef fine(a: wp.array(dtype=float)):\n    a[0] = 1.0\n",
+        b"# SPDX-License-Identifier: BSD-3-Clause\nimport warp as wp\n\n@wp.kernel\ndef nope(a: wp.array(dtype=float)):\n    a[0] = undefined_name\n\n\n@wp.kernel\ndef fine(a: wp.array(dtype=float)):\n    a[0] = 1.0\n",
     );
     // Not Python: not part of a folder corpus.
     write(&bad.join("notes.txt"), b"@wp.kernel");
@@ -176,7 +177,7 @@ fn folder_corpus_rows_provenance_rejections_and_dedup() {
     }
     // The examples name the file and line.
     let ex = &t.rejected_examples["lower_error"][0];
-    assert!(ex.message.starts_with("bad/mixed.py:3"), "{}", ex.message);
+    assert!(ex.message.starts_with("bad/mixed.py:4"), "{}", ex.message);
     assert!(ex.message.contains("nope"), "{}", ex.message);
     let ex = &t.rejected_examples["syntax_error"][0];
     assert!(ex.message.starts_with("bad/syntax.py:"), "{}", ex.message);
@@ -221,11 +222,13 @@ fn folder_corpus_rows_provenance_rejections_and_dedup() {
         "corpus",
         "no marker: the corpus folder"
     );
-    assert_eq!(fine["source_license"], None);
+    // No license file above it, but its header declares one.
+    assert_eq!(get(fine, "source_license"), "BSD-3-Clause");
 
     // The card and the manifest tell the licenses and repositories.
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(card.contains("| MIT | 2 |"), "{card}");
+    assert!(card.contains("| BSD-3-Clause | 1 |"), "{card}");
     assert!(card.contains("| repo-a | 2 |"), "{card}");
     assert!(card.contains("| syntax_error | 1 |"), "{card}");
     assert_eq!(report.manifest["counters"]["rows_per_license"]["MIT"], 2);

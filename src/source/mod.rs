@@ -290,6 +290,13 @@ fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> (u64, u64) {
     if memchr::memmem::find(&bytes, b"kernel").is_none() {
         return done;
     }
+    // A file that declares its license (`# SPDX-License-Identifier: ...` in
+    // its header, as warp-lang's own files do) is under that license, whatever
+    // its folder's LICENSE file or the corpus's column say: the declaration
+    // is the author's, for this file (the REUSE convention).
+    let license = spdx_header(text)
+        .map(str::to_owned)
+        .or_else(|| input.license.clone());
     let cuts = crate::lower::with_stack(|| {
         let tokens = tokenize(text)?;
         crate::lang::ast::with_arena(|arena| {
@@ -311,7 +318,7 @@ fn read_input(input: &Input, max: u64, units: &mut Vec<Unit>) -> (u64, u64) {
                         repo: input.repo.clone(),
                         path: input.path.clone(),
                         line: c.line as u32,
-                        license: input.license.clone(),
+                        license: license.clone(),
                         file_xxh3,
                     },
                 });
@@ -430,6 +437,47 @@ fn is_license_name(name: &str) -> bool {
     ["license", "licence", "copying"]
         .iter()
         .any(|p| n.starts_with(p) && !n.ends_with(".py"))
+}
+
+/// How far into a file its license declaration is looked for: the header
+/// comments (REUSE puts it in the first lines; 4 KiB leaves room for a
+/// copyright list).
+const SPDX_HEADER_BYTES: usize = 4096;
+
+/// The license expression a file declares in its header with an
+/// `SPDX-License-Identifier:` tag (`Apache-2.0`, `MIT OR Apache-2.0`, ...):
+/// the first tag in the file's first [`SPDX_HEADER_BYTES`] bytes, on a
+/// comment line, up to the line's end or a closing comment mark. `None`
+/// where there is none, or what follows is not an SPDX expression (ids,
+/// `AND`/`OR`/`WITH`, parentheses, `+`).
+pub fn spdx_header(text: &str) -> Option<&str> {
+    const TAG: &str = "SPDX-License-Identifier:";
+    let head = &text.as_bytes()[..text.len().min(SPDX_HEADER_BYTES)];
+    let at = memchr::memmem::find(head, TAG.as_bytes())?;
+    let line_start = head[..at]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    // A tag inside code (a string, say) is not a declaration: only comments.
+    let before = text[line_start..at].trim_start();
+    if !["#", "//", "/*", "*", "<!--", "\"\"\"", "'''"]
+        .iter()
+        .any(|mark| before.starts_with(mark))
+    {
+        return None;
+    }
+    let rest = &text[at + TAG.len()..];
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let mut expr = line.trim();
+    for close in ["*/", "-->", "\"\"\"", "'''"] {
+        expr = expr.strip_suffix(close).unwrap_or(expr).trim_end();
+    }
+    let valid = !expr.is_empty()
+        && expr.len() <= 200
+        && expr
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-.+:() ".contains(&c));
+    valid.then_some(expr)
 }
 
 /// The SPDX id of a license text, where recognizable.
@@ -723,5 +771,49 @@ mod tests {
             "MIT"
         );
         assert_eq!(spdx_of("all rights reserved"), "LicenseRef-unknown");
+    }
+    #[test]
+    fn a_files_header_declares_its_license() {
+        // warp-lang's own header.
+        let warp = "# SPDX-FileCopyrightText: Copyright (c) 2022 NVIDIA CORPORATION & AFFILIATES. \
+                    All rights reserved.\n# SPDX-License-Identifier: Apache-2.0\n\nimport warp as wp\n";
+        assert_eq!(spdx_header(warp), Some("Apache-2.0"));
+        assert_eq!(
+            spdx_header(
+                "#!/usr/bin/env python\n#   SPDX-License-Identifier:  MIT OR Apache-2.0  \r\n"
+            ),
+            Some("MIT OR Apache-2.0")
+        );
+        assert_eq!(
+            spdx_header(
+                "/* SPDX-License-Identifier: GPL-2.0-or-later WITH Classpath-exception-2.0 */\n"
+            ),
+            Some("GPL-2.0-or-later WITH Classpath-exception-2.0")
+        );
+        assert_eq!(
+            spdx_header("\"\"\" SPDX-License-Identifier: BSD-3-Clause \"\"\"\n"),
+            Some("BSD-3-Clause")
+        );
+        // Not declarations: none, in code or in a docstring's body, empty,
+        // not an expression, too far down.
+        assert_eq!(spdx_header("import warp as wp\n"), None);
+        assert_eq!(
+            spdx_header("TAG = \"SPDX-License-Identifier: MIT\"\n"),
+            None
+        );
+        assert_eq!(
+            spdx_header("\"\"\"Module.\n\nSPDX-License-Identifier: BSD-3-Clause\n\"\"\"\n"),
+            None
+        );
+        assert_eq!(spdx_header("# SPDX-License-Identifier:\n"), None);
+        assert_eq!(
+            spdx_header("# SPDX-License-Identifier: see <LICENSE.txt>\n"),
+            None
+        );
+        let late = format!(
+            "{}# SPDX-License-Identifier: MIT\n",
+            "# padding\n".repeat(500)
+        );
+        assert_eq!(spdx_header(&late), None);
     }
 }
