@@ -133,8 +133,8 @@ enum Command {
     /// Write synthesized kernels as Python files, DIR/{index:06}_{category}.py.
     ///
     /// Sample i is the same kernel the pipeline makes for index i with the
-    /// same seed, when the pipeline's categories are these (all five with
-    /// equal weights, or only --category).
+    /// same seed, when the pipeline's categories are these (all seventeen,
+    /// with equal weights, or only --category).
     Synth {
         /// How many kernels to write (indices 0..N).
         #[arg(long, value_name = "N")]

@@ -266,6 +266,20 @@ pub static TABLE: &[Row] = &[
         0,
     ),
     b("where", "<V: Value>(cond: Int | bool, a: V, b: V) -> V", 0),
+    // A query of one kind stays that kind; two query kinds (or a kind and
+    // its erased parent) merge to the parent, whose iteration dispatches on
+    // the kind stored at run time.
+    b("where", "<Q: Query>(cond: Int | bool, a: Q, b: Q) -> Q", 0),
+    b(
+        "where",
+        "(cond: Int | bool, a: BvhQuery, b: BvhQuery) -> BvhQuery",
+        0,
+    ),
+    b(
+        "where",
+        "(cond: Int | bool, a: MeshQuery, b: MeshQuery) -> MeshQuery",
+        0,
+    ),
     b("smoothstep", "<T: Float>(a: T, b: T, x: T) -> T", 0),
     nat(
         "div_approx",
@@ -1360,6 +1374,8 @@ enum Class {
     Float,
     Int,
     Str,
+    /// A query object (`wp.bvh_query_ray(...)`, ...).
+    Query,
 }
 
 impl Class {
@@ -1373,6 +1389,7 @@ impl Class {
             Class::Float => matches!(t, Type::Scalar(s) if s.is_float()),
             Class::Int => matches!(t, Type::Scalar(s) if s.is_int()),
             Class::Str => matches!(t, Type::Str(_)),
+            Class::Query => matches!(t, Type::Query(_)),
         }
     }
 }
@@ -1744,6 +1761,7 @@ impl<'s> Parser<'s> {
             "Float" => Pat::Class(Class::Float),
             "Int" => Pat::Class(Class::Int),
             "str" => Pat::Class(Class::Str),
+            "Query" => Pat::Class(Class::Query),
             "range" => Pat::Exact(Type::Range),
             "Vector" => {
                 self.expect("(");
