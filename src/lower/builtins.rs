@@ -1288,6 +1288,8 @@ pub static TABLE: &[Row] = &[
     b("tile_argmax", "", NODIFF | CUSTOM),
     b("tile_full", "", NODIFF | CUSTOM),
     b("tile_from_thread", "", NODIFF | CUSTOM),
+    b("tile_randi", "", NODIFF | CUSTOM),
+    b("tile_randf", "", NODIFF | CUSTOM),
     // Block-wide stacks: `wp.tile_stack(capacity=, dtype=)` makes one (dedicated lowering).
     b("tile_stack", "", NODIFF | CUSTOM),
     b("tile_sort", "", NODIFF | CUSTOM),

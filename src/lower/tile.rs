@@ -853,6 +853,7 @@ impl<'a> Adjoint<'a> {
             "tile_stack" => &["capacity", "dtype"],
             "tile_sort" => &["keys", "values"],
             "tile_full" => &["shape", "value", "dtype", "storage"],
+            "tile_randi" | "tile_randf" => &["shape", "rng", "min", "max", "storage"],
             "tile_from_thread" => &["shape", "value", "thread_idx", "storage"],
             "tile_load_indexed" => &["a", "indices", "shape", "offset", "axis", "storage"],
             "tile_store_indexed" | "tile_atomic_add_indexed" => {
@@ -1059,6 +1060,70 @@ impl<'a> Adjoint<'a> {
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
                 let call = vec![CallArg::Var(value)];
+                self.emit_tile_call(name, &templates, Some(Type::Tile(t)), call, false, false)
+            }
+            "tile_randi" | "tile_randf" => {
+                // A tile of `randi` (int32) or `randf` (float32) draws from
+                // `rng`; `min` and `max`, compile time constants given
+                // together, become new constants of the element type after
+                // the output (a float rounded to float32 first, as warp's
+                // dispatch does).
+                let shape = self.tile_shape(get("shape").as_ref(), name)?;
+                let rng = var(self, "rng")?;
+                if self.ty(rng).strip_ref() != Type::Scalar(Scalar::UInt32) {
+                    return Err(self.err(format!("{name}() argument 'rng' must be a uint32")));
+                }
+                let dtype = if name == "tile_randi" {
+                    Scalar::Int32
+                } else {
+                    Scalar::Float32
+                };
+                let mut call = vec![CallArg::Var(rng)];
+                match (get("min"), get("max")) {
+                    (None, None) => {}
+                    (Some(TileArg::Var(lo)), Some(TileArg::Var(hi))) => {
+                        let (lo, hi) = (self.var(lo).constant, self.var(hi).constant);
+                        match (dtype, lo, hi) {
+                            (Scalar::Int32, Some(ConstVal::Int(lo)), Some(ConstVal::Int(hi))) => {
+                                let int32 = i32::MIN as i128..=i32::MAX as i128;
+                                if !int32.contains(&lo) || !int32.contains(&hi) {
+                                    return Err(self.err(
+                                        "tile_randi() min and max must be representable as int32",
+                                    ));
+                                }
+                                if hi <= lo {
+                                    return Err(
+                                        self.err("tile_randi() max must be greater than min")
+                                    );
+                                }
+                                call.push(CallArg::Typed(dtype, ConstVal::Int(lo)));
+                                call.push(CallArg::Typed(dtype, ConstVal::Int(hi)));
+                            }
+                            (
+                                Scalar::Float32,
+                                Some(ConstVal::Float(lo)),
+                                Some(ConstVal::Float(hi)),
+                            ) => {
+                                let (lo, hi) = (lo as f32 as f64, hi as f32 as f64);
+                                if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
+                                    return Err(
+                                        self.err("tile_randf() max must be greater than min")
+                                    );
+                                }
+                                call.push(CallArg::Typed(dtype, ConstVal::Float(lo)));
+                                call.push(CallArg::Typed(dtype, ConstVal::Float(hi)));
+                            }
+                            (Scalar::Int32, ..) => {
+                                return Err(self.err("'min' and 'max' must both be integers"));
+                            }
+                            _ => return Err(self.err("'min' and 'max' must both be floats")),
+                        }
+                    }
+                    _ => return Err(self.err("Both 'min' and 'max' must be provided together")),
+                }
+                let templates: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+                let mut t = Tile::new(Value::Scalar(dtype), &shape);
+                t.shared = self.tile_storage(get("storage").as_ref())?;
                 self.emit_tile_call(name, &templates, Some(Type::Tile(t)), call, false, false)
             }
             "tile_load_indexed" | "tile_store_indexed" | "tile_atomic_add_indexed" => {
