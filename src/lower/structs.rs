@@ -513,9 +513,53 @@ impl<'a> Adjoint<'a> {
         let transform_kwargs = matches!(target, Value::Transform(_))
             && kwargs.iter().all(|k| matches!(k.arg, Some("p" | "q")));
         if !kwargs.is_empty() && !transform_kwargs {
-            return Err(self.err(format!(
-                "keyword arguments to {target}() are not supported by this version of the lowering"
-            )));
+            // `mat32d(c, shape=(3, 2))`: keywords repeating the type's own
+            // arguments are evaluated after the positional ones and dropped
+            // (warp allows them when their values are the type's).
+            let vals = self.eval_args(args)?;
+            for kw in kwargs {
+                let agrees = match (kw.arg, target) {
+                    // A warp scalar type, not Python's `float` or `int`
+                    // (a different object to warp's comparison).
+                    (Some("dtype"), _) => self
+                        .scope
+                        .dtype_arg(&kw.value)
+                        .map(|(spelled, s)| spelled.starts_with("wp::") && s == target.dtype()),
+                    (Some("shape"), Value::Matrix(r, c, _)) => {
+                        let v = self.expr(&kw.value)?;
+                        Some(
+                            self.tuple_int_constants(v).as_deref() == Some(&[r as i128, c as i128]),
+                        )
+                    }
+                    (Some("length"), Value::Vector(n, _)) => {
+                        let v = self.expr(&kw.value)?;
+                        Some(
+                            matches!(self.var(v).constant, Some(ConstVal::Int(k)) if k == n as i128),
+                        )
+                    }
+                    _ => None,
+                };
+                match (agrees, kw.arg) {
+                    (Some(true), _) => {}
+                    (Some(false), Some(arg)) => {
+                        let native = match target {
+                            Value::Vector(..) => "vec_t",
+                            Value::Matrix(..) => "mat_t",
+                            Value::Quat(_) => "quat_t",
+                            _ => "transform_t",
+                        };
+                        return Err(self.err(format!(
+                            "Remove the extraneous `{arg}` parameter when calling the templated version of `wp.{native}()`"
+                        )));
+                    }
+                    _ => {
+                        return Err(self.err(format!(
+                            "keyword arguments to {target}() are not supported by this version of the lowering"
+                        )));
+                    }
+                }
+            }
+            return self.construct_from(target, vals);
         }
         let mut vals = self.eval_args(args)?;
         // `wp.transform(p=..., q=...)`: the keywords take their places.
