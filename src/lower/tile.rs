@@ -847,8 +847,9 @@ impl<'a> Adjoint<'a> {
             return self.tile_extract_as(target, &nodes, false).map(Some);
         }
         let params: &[&str] = match name {
-            "tile_load" => &["a", "shape", "offset", "storage"],
-            "tile_store" | "tile_atomic_add" => &["a", "t", "offset"],
+            "tile_load" => &["a", "shape", "offset", "storage", "bounds_check", "aligned"],
+            "tile_store" => &["a", "t", "offset", "bounds_check", "aligned"],
+            "tile_atomic_add" => &["a", "t", "offset"],
             "tile_zeros" | "tile_ones" | "tile_empty" => &["shape", "dtype", "storage"],
             "tile_stack" => &["capacity", "dtype"],
             "tile_sort" => &["keys", "values"],
@@ -931,6 +932,24 @@ impl<'a> Adjoint<'a> {
                 ))),
             }
         };
+        // `bounds_check=` (default on) and `aligned=` (default off): compile
+        // time constants, template arguments; `aligned` only for a tile in
+        // shared memory (warp passes false for a register tile).
+        let flag = |s: &Self, p: &str, default: bool| -> LResult<&'static str> {
+            let on = match get(p) {
+                None => default,
+                Some(TileArg::Var(v)) => match s.var(v).constant {
+                    Some(ConstVal::Bool(b)) => b,
+                    _ => {
+                        return Err(s.err(format!(
+                            "{name}() argument '{p}' must be a compile time constant bool"
+                        )));
+                    }
+                },
+                Some(_) => return Err(s.err(format!("{name}() argument '{p}' must be a bool"))),
+            };
+            Ok(if on { "true" } else { "false" })
+        };
         self.use_builtin(name);
         match name {
             "tile_load" => {
@@ -944,10 +963,19 @@ impl<'a> Adjoint<'a> {
                 }
                 let mut call = vec![CallArg::Var(a)];
                 call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
-                let mut templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
-                templates.extend(shape.iter().map(|n| n.to_string()));
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
+                let aligned = if t.shared {
+                    flag(self, "aligned", false)?
+                } else {
+                    "false"
+                };
+                let mut templates = vec![
+                    dtype.ctype().to_string(),
+                    flag(self, "bounds_check", true)?.into(),
+                    aligned.into(),
+                ];
+                templates.extend(shape.iter().map(|n| n.to_string()));
                 self.emit_tile_call(
                     "tile_load",
                     &templates,
@@ -976,7 +1004,16 @@ impl<'a> Adjoint<'a> {
                 call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
                 call.push(CallArg::Var(t));
                 if name == "tile_store" {
-                    let templates = vec![dtype.ctype().to_string(), "true".into(), "false".into()];
+                    let aligned = if tt.shared {
+                        flag(self, "aligned", false)?
+                    } else {
+                        "false"
+                    };
+                    let templates = vec![
+                        dtype.ctype().to_string(),
+                        flag(self, "bounds_check", true)?.into(),
+                        aligned.into(),
+                    ];
                     self.emit_tile_call(name, &templates, None, call, true, true)
                 } else {
                     let templates = vec![dtype.ctype().to_string(), "true".into()];
