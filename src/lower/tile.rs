@@ -1745,6 +1745,27 @@ impl<'a> Adjoint<'a> {
                 let call = ordered.into_iter().map(CallArg::Var).collect();
                 return self.emit_tile_call(native, &[], Some(ret), call, true, false);
             }
+            ("where", [Type::Scalar(c), Type::Tile(a), Type::Tile(b)])
+                if (c.is_int() || *c == Scalar::Bool)
+                    && a.dims() == b.dims()
+                    && a.dtype == b.dtype =>
+            {
+                // A tile bound on either side of an if (warp's
+                // `where_value_func`): the register side's type itself, else
+                // a new shared tile.
+                self.use_builtin(name);
+                let ret = if !a.shared {
+                    *a
+                } else if !b.shared {
+                    *b
+                } else {
+                    let mut t = Tile::new(a.dtype, &a.dims());
+                    t.shared = true;
+                    t
+                };
+                let call = args.iter().map(|a| CallArg::Var(*a)).collect();
+                return self.emit_tile_call("where", &[], Some(Type::Tile(ret)), call, true, false);
+            }
             ("bit_and" | "bit_or" | "bit_xor", [Type::Tile(a), Type::Tile(b)])
                 if a.dims() == b.dims()
                     && a.dtype == b.dtype
@@ -1817,8 +1838,10 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// `acc += t` / `acc -= t` on tiles: `tile_add_inplace` / `tile_sub_inplace`.
-    pub(super) fn tile_inplace(&mut self, add: bool, target: VarId, rhs: VarId) -> LResult<()> {
+    /// `acc += t`, `acc -= t` and (integer tiles) `acc &= t`, `|=`, `^=` on
+    /// tiles: `tile_add_inplace`, ..., `tile_bit_xor_inplace`; the bitwise
+    /// ones have no adjoint.
+    pub(super) fn tile_inplace(&mut self, op: BinOp, target: VarId, rhs: VarId) -> LResult<()> {
         let (a, b) = (
             self.tile_of(target).expect("tile"),
             self.tile_of(rhs).expect("tile"),
@@ -1826,14 +1849,23 @@ impl<'a> Adjoint<'a> {
         if a.dims() != b.dims() || a.dtype != b.dtype {
             return Err(self.err("Tile inplace arguments must have the same shape and dtype"));
         }
-        let native = if add {
-            "tile_add_inplace"
-        } else {
-            "tile_sub_inplace"
+        let (builtin, native) = match op {
+            BinOp::Add => ("add", "tile_add_inplace"),
+            BinOp::Sub => ("sub", "tile_sub_inplace"),
+            BinOp::BitAnd => ("bit_and", "tile_bit_and_inplace"),
+            BinOp::BitOr => ("bit_or", "tile_bit_or_inplace"),
+            _ => ("bit_xor", "tile_bit_xor_inplace"),
         };
-        self.use_builtin(if add { "add" } else { "sub" });
+        let bitwise = builtin.starts_with("bit_");
+        if bitwise && (matches!(a.dtype, Value::Struct(_)) || !a.dtype.dtype().is_int()) {
+            return Err(self.err(format!(
+                "operator '{builtin}' is not supported for tiles of {}",
+                a.dtype
+            )));
+        }
+        self.use_builtin(builtin);
         let call = vec![CallArg::Var(target), CallArg::Var(rhs)];
-        self.emit_tile_call(native, &[], None, call, true, false)?;
+        self.emit_tile_call(native, &[], None, call, !bitwise, false)?;
         Ok(())
     }
 
