@@ -1553,6 +1553,9 @@ impl<'a> Adjoint<'a> {
             }
             ExprKind::Subscript(..) => {
                 let (base, nodes) = self.subscript_target(target, true)?;
+                if matches!(self.ty(base).strip_ref(), Type::Tile(_)) {
+                    return self.tile_element_inplace(base, &nodes, op, value);
+                }
                 let indices = self.eval_indices(base, &nodes)?;
                 let inplace = match self.ty(base) {
                     // An array, or an array field of a struct (`s.arr[i] += v`).

@@ -1869,6 +1869,65 @@ impl<'a> Adjoint<'a> {
         Ok(())
     }
 
+    /// `t[i, j] += v` (and `-=`, `&=`, `|=`, `^=`) on one element of a tile:
+    /// `tile_add_inplace(t, i, j, v)`, ...; the tile moves to shared memory
+    /// (the update is a shared-memory atomic); the bitwise ones have no
+    /// adjoint. A view (fewer indices, a slice) is warp's error.
+    pub(super) fn tile_element_inplace(
+        &mut self,
+        target: VarId,
+        nodes: &[&Expr<'a>],
+        op: BinOp,
+        value: &Expr<'a>,
+    ) -> LResult<()> {
+        let t = self.tile_of(target).expect("a tile");
+        if nodes.len() < t.ndim as usize
+            || nodes.iter().any(|n| matches!(n.kind, ExprKind::Slice(..)))
+        {
+            return Err(self.err(
+                "Compound assignment to a tile view (e.g. `t[a:b, :] += x` or `t[i] += x`) is not supported. Read the view, update it, and assign it back explicitly.",
+            ));
+        }
+        let (builtin, native) = match op {
+            BinOp::Add => ("add", "tile_add_inplace"),
+            BinOp::Sub => ("sub", "tile_sub_inplace"),
+            BinOp::BitAnd => ("bit_and", "tile_bit_and_inplace"),
+            BinOp::BitOr => ("bit_or", "tile_bit_or_inplace"),
+            BinOp::BitXor => ("bit_xor", "tile_bit_xor_inplace"),
+            _ => {
+                return Err(self.err(
+                    "this compound assignment to a tile element is not supported by this version of the lowering",
+                ));
+            }
+        };
+        let bitwise = builtin.starts_with("bit_");
+        if bitwise && matches!(t.dtype, Value::Struct(_)) {
+            return Err(
+                self.err("Tile bitwise inplace operators do not support Warp struct tile elements")
+            );
+        }
+        let (slot, idx) = self.tile_element(target, nodes, native, true)?;
+        if idx.len() != t.ndim as usize {
+            return Err(self.err(format!(
+                "{native}: a component of a tile element cannot be updated in place"
+            )));
+        }
+        let rhs = self.expr(value)?;
+        let value = self.ty(rhs).strip_ref();
+        if value != slot {
+            return Err(self.err(format!(
+                "'value' must have the same dtype as target tile for inplace ops, got {slot} and {value}"
+            )));
+        }
+        self.promote_shared(target);
+        self.use_builtin(builtin);
+        let mut call = vec![CallArg::Var(target)];
+        call.extend(idx.into_iter().map(CallArg::Var));
+        call.push(CallArg::Var(rhs));
+        self.emit_tile_call(native, &[], None, call, !bitwise, false)?;
+        Ok(())
+    }
+
     /// A runtime int32 tile index wrapped against the axis length as warp does
     /// (`where(i < 0, i + length, i)`), with the two constants it declares.
     fn wrap_tile_index(&mut self, index: VarId, length: u32) -> LResult<VarId> {
