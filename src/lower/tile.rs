@@ -1745,6 +1745,20 @@ impl<'a> Adjoint<'a> {
                 let call = ordered.into_iter().map(CallArg::Var).collect();
                 return self.emit_tile_call(native, &[], Some(ret), call, true, false);
             }
+            ("copy", [Type::Tile(a)]) => {
+                // `t = u` (warp's `copy_value_func`): a register tile keeps
+                // its type itself, a shared one is copied into a new one.
+                self.use_builtin(name);
+                let ret = if a.shared {
+                    let mut t = Tile::new(a.dtype, &a.dims());
+                    t.shared = true;
+                    t
+                } else {
+                    *a
+                };
+                let call = vec![CallArg::Var(args[0])];
+                return self.emit_tile_call("copy", &[], Some(Type::Tile(ret)), call, true, false);
+            }
             ("where", [Type::Scalar(c), Type::Tile(a), Type::Tile(b)])
                 if (c.is_int() || *c == Scalar::Bool)
                     && a.dims() == b.dims()
