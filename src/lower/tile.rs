@@ -1745,6 +1745,11 @@ impl<'a> Adjoint<'a> {
                 let call = ordered.into_iter().map(CallArg::Var).collect();
                 return self.emit_tile_call(native, &[], Some(ret), call, true, false);
             }
+            ("print", [Type::Tile(_)]) => {
+                self.use_builtin(name);
+                let call = vec![CallArg::Var(args[0])];
+                return self.emit_tile_call("print", &[], None, call, true, false);
+            }
             ("copy", [Type::Tile(a)]) => {
                 // `t = u` (warp's `copy_value_func`): a register tile keeps
                 // its type itself, a shared one is copied into a new one.
