@@ -1018,6 +1018,35 @@ pub static TABLE: &[Row] = &[
         "(query: BvhQueryTiled) -> Any",
         NODIFF | CUSTOM,
     ),
+    // warp's deprecated names of the block-wide queries (1.18), the same calls.
+    nat(
+        "mesh_query_aabb_tiled",
+        "tile_mesh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> MeshQueryAABBTiled",
+        NODIFF,
+    ),
+    b(
+        "mesh_query_aabb_next_tiled",
+        "(query: MeshQueryAABBTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
+    nat(
+        "bvh_query_aabb_tiled",
+        "tile_bvh_query_aabb",
+        "(id: uint64, low: vec3f, high: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    nat(
+        "bvh_query_ray_tiled",
+        "tile_bvh_query_ray",
+        "(id: uint64, start: vec3f, dir: vec3f) -> BvhQueryTiled",
+        NODIFF,
+    ),
+    b(
+        "bvh_query_next_tiled",
+        "(query: BvhQueryTiled) -> Any",
+        NODIFF | CUSTOM,
+    ),
     b(
         "tile_query_valid",
         "(query: BvhQueryTiled | MeshQueryAABBTiled) -> bool",
@@ -2390,10 +2419,11 @@ fn resolve_shaped(name: &str, args: &[Type]) -> Option<Overload<'static>> {
             ("view", view)
         }
         ("extract", [Type::Shape(_), i]) if is_int(i) => ("extract", Type::I32),
-        ("tile_mesh_query_aabb_next", [Type::Query(Query::MeshAabbTiled)]) => {
-            ("tile_mesh_query_aabb_next", block_ints())
-        }
-        ("tile_bvh_query_next", [Type::Query(Query::BvhTiled)]) => {
+        (
+            "tile_mesh_query_aabb_next" | "mesh_query_aabb_next_tiled",
+            [Type::Query(Query::MeshAabbTiled)],
+        ) => ("tile_mesh_query_aabb_next", block_ints()),
+        ("tile_bvh_query_next" | "bvh_query_next_tiled", [Type::Query(Query::BvhTiled)]) => {
             ("tile_bvh_query_next", block_ints())
         }
         _ => return None,
