@@ -2077,6 +2077,9 @@ impl<'a> Adjoint<'a> {
                     }
                     // a runtime index is wrapped once: `i < 0 ? i + length : i`
                     None if k < ndim => idx.push(self.wrap_tile_index(v, t.extent(k))?),
+                    // a component of a vector or matrix element: as written
+                    // (the element's own indexing counts a negative one from the end)
+                    _ if k >= ndim => idx.push(v),
                     _ => return Err(self.err("tile indices must be in-range ints (constant indices past the tile's rank) in this version of the lowering")),
                 },
                 Type::Tile(_) => {
