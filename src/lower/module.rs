@@ -189,6 +189,9 @@ pub struct KernelOptions {
     pub cuda_attrs: String,
     /// `WP_MAXNREG(n) `, after `void`.
     pub cuda_regs: String,
+    /// `enable_cuda_smem_spilling=True`: `WP_ENABLE_SMEM_SPILLING();` opens
+    /// the CUDA kernel (a kernel that needs no shared memory).
+    pub smem_spilling: bool,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -572,6 +575,7 @@ impl<'a> Scope<'a> {
                     block_dim: opts.block_dim.clamp(1, 1 << 20) as u32,
                     cuda_attrs: k.cuda_attrs,
                     cuda_regs: k.cuda_regs,
+                    smem_spilling: k.smem_spilling,
                 })
             });
             self.kernels.push(KernelDef {
@@ -877,7 +881,10 @@ impl<'a> Scope<'a> {
                     }
                     (Some("entry_point_abi"), Some(PyVal::None)) => {}
                     (Some("entry_point_abi"), Some(PyVal::Str(s))) if s == "warp" => {}
-                    (Some("enable_cuda_smem_spilling"), Some(v)) if !v.truthy() => {}
+                    (Some("enable_cuda_smem_spilling"), Some(PyVal::Bool(b))) => {
+                        out.smem_spilling = b
+                    }
+                    (Some("enable_cuda_smem_spilling"), Some(PyVal::None)) => {}
                     (Some("name"), Some(PyVal::None)) => {}
                     (Some("name"), Some(PyVal::Str(n)))
                         if !n.is_empty()
@@ -2153,6 +2160,7 @@ struct KernelDecorator {
     grid_stride: Option<bool>,
     cuda_attrs: String,
     cuda_regs: String,
+    smem_spilling: bool,
 }
 
 /// Applies `wp.config.FIELD = v`.
@@ -2271,6 +2279,14 @@ pub fn lower_parsed<'a>(
             adj.block_dim = options.block_dim;
             adj.enable_backward = options.enable_backward;
             adj.lower_function(k.def, k.pos)?;
+            // warp leaves the pragma out where the kernel needs shared memory,
+            // which this version of the lowering does not total.
+            if options.smem_spilling && adj.features().contains(super::Features::TILES) {
+                return Err(err_at(
+                    k.pos,
+                    "enable_cuda_smem_spilling for a kernel with tiles is not supported by this version of the lowering",
+                ));
+            }
             if let (true, Some(e)) = (options.enable_backward, adj.slot_augassign_error.take()) {
                 return Err(e);
             }
@@ -3144,6 +3160,11 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
             Body::Function,
         )
     };
+    let spill = if k.options.smem_spilling {
+        "    WP_ENABLE_SMEM_SPILLING();\n"
+    } else {
+        ""
+    };
     let open = |name: &str, args: &str, room: usize| {
         let mut s = String::with_capacity(template.len() + args.len() + room);
         fill_template(
@@ -3154,6 +3175,7 @@ fn cuda_kernel(k: &KernelBody<'_>) -> (String, Option<String>) {
                 ("@ARGS@", &[args]),
                 ("@ATTRS@", &[&k.options.cuda_attrs]),
                 ("@REGS@", &[&k.options.cuda_regs]),
+                ("@SPILL@", &[spill]),
             ],
         );
         s

@@ -77,11 +77,12 @@ pub const CAST_MACROS: &str = r#"
 "#;
 
 /// Opening of a grid-stride CUDA kernel, up to its body; `@ARGS@` is the parameter list,
-/// `@ATTRS@` the launch bounds / cluster attributes and `@REGS@` the register cap.
+/// `@ATTRS@` the launch bounds / cluster attributes, `@REGS@` the register cap and
+/// `@SPILL@` the shared-memory spilling pragma's line (or nothing).
 pub const CUDA_KERNEL_OPEN: &str = r#"extern "C" @ATTRS@__global__ void @REGS@@NAME@(
     @ARGS@)
 {
-    wp::tile_shared_storage_t tile_mem;
+@SPILL@    wp::tile_shared_storage_t tile_mem;
 
     for (size_t _idx = static_cast<size_t>(blockDim.x) * static_cast<size_t>(blockIdx.x) + static_cast<size_t>(threadIdx.x);
          _idx < dim.size;
@@ -99,7 +100,7 @@ pub const CUDA_KERNEL_CLOSE: &str = "    }\n}";
 pub const CUDA_LEAN_KERNEL_OPEN: &str = r#"extern "C" @ATTRS@__global__ void @REGS@@NAME@(
     @ARGS@)
 {
-    wp::tile_shared_storage_t tile_mem;
+@SPILL@    wp::tile_shared_storage_t tile_mem;
 
     const size_t _idx = static_cast<size_t>(blockIdx.z * gridDim.y + blockIdx.y) * static_cast<size_t>(gridDim.x * blockDim.x) + static_cast<size_t>(blockIdx.x * blockDim.x + threadIdx.x);
     if (_idx >= dim.size) return;
