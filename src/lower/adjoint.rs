@@ -1525,14 +1525,13 @@ impl<'a> Adjoint<'a> {
             ExprKind::Name(name) => {
                 let rhs = self.expr(value)?;
                 let current = self.expr(target)?;
-                if let (Type::Tile(_), Type::Tile(_)) = (self.ty(current), self.ty(rhs)) {
-                    if matches!(
-                        op,
-                        BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
-                    ) {
-                        // Tiles update in place; the name keeps its variable.
-                        return self.tile_inplace(op, current, rhs);
-                    }
+                if let (Type::Tile(_), Type::Tile(_), Some(_)) = (
+                    self.ty(current),
+                    self.ty(rhs),
+                    tile::tile_inplace_native(op),
+                ) {
+                    // Tiles update in place; the name keeps its variable.
+                    return self.tile_inplace(op, current, rhs);
                 }
                 let result = self.add_value_call(binop_builtin(op), &[current, rhs])?;
                 if self.is_ref_param(name) {

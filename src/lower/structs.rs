@@ -514,50 +514,10 @@ impl<'a> Adjoint<'a> {
             && kwargs.iter().all(|k| matches!(k.arg, Some("p" | "q")));
         if !kwargs.is_empty() && !transform_kwargs {
             // `mat32d(c, shape=(3, 2))`: keywords repeating the type's own
-            // arguments are evaluated after the positional ones and dropped
-            // (warp allows them when their values are the type's).
+            // arguments are evaluated after the positional ones and dropped.
             let vals = self.eval_args(args)?;
             for kw in kwargs {
-                let agrees = match (kw.arg, target) {
-                    // A warp scalar type, not Python's `float` or `int`
-                    // (a different object to warp's comparison).
-                    (Some("dtype"), _) => self
-                        .scope
-                        .dtype_arg(&kw.value)
-                        .map(|(spelled, s)| spelled.starts_with("wp::") && s == target.dtype()),
-                    (Some("shape"), Value::Matrix(r, c, _)) => {
-                        let v = self.expr(&kw.value)?;
-                        Some(
-                            self.tuple_int_constants(v).as_deref() == Some(&[r as i128, c as i128]),
-                        )
-                    }
-                    (Some("length"), Value::Vector(n, _)) => {
-                        let v = self.expr(&kw.value)?;
-                        Some(
-                            matches!(self.var(v).constant, Some(ConstVal::Int(k)) if k == n as i128),
-                        )
-                    }
-                    _ => None,
-                };
-                match (agrees, kw.arg) {
-                    (Some(true), _) => {}
-                    (Some(false), Some(arg)) => {
-                        let native = match target {
-                            Value::Vector(..) => "vec_t",
-                            Value::Matrix(..) => "mat_t",
-                            Value::Quat(_) => "quat_t",
-                            _ => "transform_t",
-                        };
-                        return Err(self.err(format!(
-                            "Remove the extraneous `{arg}` parameter when calling the templated version of `wp.{native}()`"
-                        )));
-                    }
-                    _ => {
-                        return Err(self.err(format!(
-                            "keyword arguments to {target}() are not supported by this version of the lowering"
-                        )));
-                    }
-                }
+                self.type_keyword(target, kw)?;
             }
             return self.construct_from(target, vals);
         }
@@ -578,6 +538,46 @@ impl<'a> Adjoint<'a> {
             }
         }
         self.construct_from(target, vals)
+    }
+
+    /// A keyword of a call of concrete type `target` that repeats one of the
+    /// type's own arguments (`shape=`, `length=`, a warp `dtype=`), evaluated
+    /// as warp does: allowed when its value is the type's, else warp's error.
+    fn type_keyword(&mut self, target: Value, kw: &Keyword<'a>) -> LResult<()> {
+        let agrees = match (kw.arg, target) {
+            // A warp scalar type, not Python's `float` or `int` (a different
+            // object to warp's comparison).
+            (Some("dtype"), _) => self
+                .scope
+                .dtype_arg(&kw.value)
+                .map(|(spelled, s)| spelled.starts_with("wp::") && s == target.dtype()),
+            (Some("shape"), Value::Matrix(r, c, _)) => {
+                let v = self.expr(&kw.value)?;
+                Some(self.tuple_int_constants(v).as_deref() == Some(&[r as i128, c as i128]))
+            }
+            (Some("length"), Value::Vector(n, _)) => {
+                let v = self.expr(&kw.value)?;
+                Some(matches!(self.var(v).constant, Some(ConstVal::Int(k)) if k == n as i128))
+            }
+            _ => None,
+        };
+        match (agrees, kw.arg) {
+            (Some(true), _) => Ok(()),
+            (Some(false), Some(arg)) => {
+                let native = match target {
+                    Value::Vector(..) => "vec_t",
+                    Value::Matrix(..) => "mat_t",
+                    Value::Quat(_) => "quat_t",
+                    _ => "transform_t",
+                };
+                Err(self.err(format!(
+                    "Remove the extraneous `{arg}` parameter when calling the templated version of `wp.{native}()`"
+                )))
+            }
+            _ => Err(self.err(format!(
+                "keyword arguments to {target}() are not supported by this version of the lowering"
+            ))),
+        }
     }
 
     /// warp's generic constructors `vector`, `matrix`, `quaternion` and

@@ -935,7 +935,7 @@ impl<'a> Adjoint<'a> {
         // `bounds_check=` (default on) and `aligned=` (default off): compile
         // time constants, template arguments; `aligned` only for a tile in
         // shared memory (warp passes false for a register tile).
-        let flag = |s: &Self, p: &str, default: bool| -> LResult<&'static str> {
+        let flag = |s: &Self, p: &str, default: bool| -> LResult<String> {
             let on = match get(p) {
                 None => default,
                 Some(TileArg::Var(v)) => match s.var(v).constant {
@@ -948,7 +948,16 @@ impl<'a> Adjoint<'a> {
                 },
                 Some(_) => return Err(s.err(format!("{name}() argument '{p}' must be a bool"))),
             };
-            Ok(if on { "true" } else { "false" })
+            Ok(on.to_string())
+        };
+        // `tile_load` / `tile_store`'s first template arguments.
+        let access = |s: &Self, dtype: Value, shared: bool| -> LResult<Vec<String>> {
+            let aligned = if shared {
+                flag(s, "aligned", false)?
+            } else {
+                "false".into()
+            };
+            Ok(vec![dtype.ctype(), flag(s, "bounds_check", true)?, aligned])
         };
         self.use_builtin(name);
         match name {
@@ -965,16 +974,7 @@ impl<'a> Adjoint<'a> {
                 call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
                 let mut t = Tile::new(dtype, &shape);
                 t.shared = self.tile_storage(get("storage").as_ref())?;
-                let aligned = if t.shared {
-                    flag(self, "aligned", false)?
-                } else {
-                    "false"
-                };
-                let mut templates = vec![
-                    dtype.ctype().to_string(),
-                    flag(self, "bounds_check", true)?.into(),
-                    aligned.into(),
-                ];
+                let mut templates = access(self, dtype, t.shared)?;
                 templates.extend(shape.iter().map(|n| n.to_string()));
                 self.emit_tile_call(
                     "tile_load",
@@ -1004,16 +1004,7 @@ impl<'a> Adjoint<'a> {
                 call.extend(self.tile_offsets(get("offset").as_ref(), ndim)?);
                 call.push(CallArg::Var(t));
                 if name == "tile_store" {
-                    let aligned = if tt.shared {
-                        flag(self, "aligned", false)?
-                    } else {
-                        "false"
-                    };
-                    let templates = vec![
-                        dtype.ctype().to_string(),
-                        flag(self, "bounds_check", true)?.into(),
-                        aligned.into(),
-                    ];
+                    let templates = access(self, dtype, tt.shared)?;
                     self.emit_tile_call(name, &templates, None, call, true, true)
                 } else {
                     let templates = vec![dtype.ctype().to_string(), "true".into()];
@@ -1754,13 +1745,7 @@ impl<'a> Adjoint<'a> {
                 // `t = u` (warp's `copy_value_func`): a register tile keeps
                 // its type itself, a shared one is copied into a new one.
                 self.use_builtin(name);
-                let ret = if a.shared {
-                    let mut t = Tile::new(a.dtype, &a.dims());
-                    t.shared = true;
-                    t
-                } else {
-                    *a
-                };
+                let ret = if a.shared { a.shared_copy() } else { *a };
                 let call = vec![CallArg::Var(args[0])];
                 return self.emit_tile_call("copy", &[], Some(Type::Tile(ret)), call, true, false);
             }
@@ -1778,9 +1763,7 @@ impl<'a> Adjoint<'a> {
                 } else if !b.shared {
                     *b
                 } else {
-                    let mut t = Tile::new(a.dtype, &a.dims());
-                    t.shared = true;
-                    t
+                    a.shared_copy()
                 };
                 let call = args.iter().map(|a| CallArg::Var(*a)).collect();
                 return self.emit_tile_call("where", &[], Some(Type::Tile(ret)), call, true, false);
@@ -1868,13 +1851,7 @@ impl<'a> Adjoint<'a> {
         if a.dims() != b.dims() || a.dtype != b.dtype {
             return Err(self.err("Tile inplace arguments must have the same shape and dtype"));
         }
-        let (builtin, native) = match op {
-            BinOp::Add => ("add", "tile_add_inplace"),
-            BinOp::Sub => ("sub", "tile_sub_inplace"),
-            BinOp::BitAnd => ("bit_and", "tile_bit_and_inplace"),
-            BinOp::BitOr => ("bit_or", "tile_bit_or_inplace"),
-            _ => ("bit_xor", "tile_bit_xor_inplace"),
-        };
+        let (builtin, native) = tile_inplace_native(op).expect("an in-place tile operator");
         let bitwise = builtin.starts_with("bit_");
         if bitwise && (matches!(a.dtype, Value::Struct(_)) || !a.dtype.dtype().is_int()) {
             return Err(self.err(format!(
@@ -1907,17 +1884,10 @@ impl<'a> Adjoint<'a> {
                 "Compound assignment to a tile view (e.g. `t[a:b, :] += x` or `t[i] += x`) is not supported. Read the view, update it, and assign it back explicitly.",
             ));
         }
-        let (builtin, native) = match op {
-            BinOp::Add => ("add", "tile_add_inplace"),
-            BinOp::Sub => ("sub", "tile_sub_inplace"),
-            BinOp::BitAnd => ("bit_and", "tile_bit_and_inplace"),
-            BinOp::BitOr => ("bit_or", "tile_bit_or_inplace"),
-            BinOp::BitXor => ("bit_xor", "tile_bit_xor_inplace"),
-            _ => {
-                return Err(self.err(
-                    "this compound assignment to a tile element is not supported by this version of the lowering",
-                ));
-            }
+        let Some((builtin, native)) = tile_inplace_native(op) else {
+            return Err(self.err(
+                "this compound assignment to a tile element is not supported by this version of the lowering",
+            ));
         };
         let bitwise = builtin.starts_with("bit_");
         if bitwise && matches!(t.dtype, Value::Struct(_)) {
@@ -2094,6 +2064,19 @@ impl<'a> Adjoint<'a> {
         }
         Ok((ret, idx))
     }
+}
+
+/// The operators a tile (or one of its elements) updates in place with, as
+/// (builtin, native): `+=` `tile_add_inplace`, ... `^=` `tile_bit_xor_inplace`.
+pub(super) fn tile_inplace_native(op: BinOp) -> Option<(&'static str, &'static str)> {
+    Some(match op {
+        BinOp::Add => ("add", "tile_add_inplace"),
+        BinOp::Sub => ("sub", "tile_sub_inplace"),
+        BinOp::BitAnd => ("bit_and", "tile_bit_and_inplace"),
+        BinOp::BitOr => ("bit_or", "tile_bit_or_inplace"),
+        BinOp::BitXor => ("bit_xor", "tile_bit_xor_inplace"),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -703,6 +703,14 @@ impl Tile {
     /// The largest tile extent (see [`Tile::shape`]).
     pub const MAX_EXTENT: u32 = u16::MAX as u32;
 
+    /// A new owning shared tile of this one's element type and shape: what
+    /// warp's `copy` and `where` give for a shared tile (`owner=True`).
+    pub fn shared_copy(&self) -> Tile {
+        let mut t = Tile::new(self.dtype, &self.dims());
+        t.shared = true;
+        t
+    }
+
     /// A row-major, owning register tile of `dtype` and `shape` (1 to 4
     /// extents, each at most [`Tile::MAX_EXTENT`]: the callers check).
     pub fn new(dtype: Value, shape: &[u32]) -> Tile {
