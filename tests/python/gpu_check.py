@@ -1,6 +1,10 @@
 """GPU check of synthesized kernels: the CUDA column run for real (needs an NVIDIA GPU and warp-lang 1.19.0).
 
-    python tests/python/gpu_check.py --shards RUN_DIR [--per-category 50] [--json OUT.json]
+    python tests/python/gpu_check.py --shards RUN_DIR [--per-category 50] [--json OUT.json] [--part K/N]
+
+(`--part K/N` checks every N-th row of each category from the K-th: N processes
+with K = 0 … N-1 spread a category over N cores. Tile kernels are the slow
+ones: their CUDA modules take NVRTC ~2 s a kernel.)
 
 For every row of a run (a synthesized kernel with its `launch_spec`), with the
 inputs `run_synth.py` draws for it (same seed, same ranges):
@@ -63,11 +67,32 @@ def slot_rows(values, names):
     return m[np.lexsort(m.T[::-1])]
 
 
+def import_by_block_dim(wp, cat, rows, work):
+    """The rows' kernels in one warp module per launch block size. warp's module
+    hash includes the block size, so a module whose kernels are launched with
+    three sizes is compiled for the GPU three times, every kernel in it each
+    time (a hundred tile kernels: ~3 minutes of NVRTC a size); grouped, each
+    kernel is compiled once. Returns ({row index: (mod, kernel)}, {row index: error})."""
+    groups = defaultdict(list)
+    for i, row in enumerate(rows):
+        try:
+            groups[json.loads(row.launch_spec or "{}").get("block_dim")].append(i)
+        except ValueError:
+            groups[None].append(i)
+    mods, errors = {}, {}
+    for g, (bd, idx) in enumerate(sorted(groups.items(), key=lambda kv: str(kv[0]))):
+        part = [rows[i] for i in idx]
+        m, e = rs.import_rows(part, f"gc_{cat}_g{g}", work, combined=True)
+        if e or rs.build_module(wp, m) is not None:
+            m, e = rs.import_alone(part, range(len(part)), f"gc_{cat}_g{g}_a", work)
+        mods.update({idx[k]: v for k, v in m.items()})
+        errors.update({idx[k]: v for k, v in e.items()})
+    return mods, errors
+
+
 def check_category(wp, cat, rows, work, seed, gpu):
     out = []
-    mods, errors = rs.import_rows(rows, f"gc_{cat}", work, combined=True)
-    if errors or rs.build_module(wp, mods) is not None:
-        mods, errors = rs.import_alone(rows, range(len(rows)), f"gc_{cat}_a", work)
+    mods, errors = import_by_block_dim(wp, cat, rows, work)
     for i, row in enumerate(rows):
         rec = {"id": row.name, "category": cat, "kernel": row.kernel_name, "failures": []}
         out.append(rec)
@@ -119,7 +144,17 @@ def main():
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--categories", nargs="*", help="only these categories")
     ap.add_argument("--json", help="write per-row results here")
+    ap.add_argument(
+        "--part",
+        default="0/1",
+        help="K/N: only every N-th row of each category, from the K-th (to spread a category over processes)",
+    )
     a = ap.parse_args()
+    try:
+        k, n = (int(x) for x in a.part.split("/"))
+        assert 0 <= k < n
+    except (ValueError, AssertionError):
+        ap.error(f"--part takes K/N with 0 <= K < N, not {a.part!r}")
 
     import warp as wp
 
@@ -131,7 +166,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         sys.path.insert(0, work)
         for cat in a.categories or rs.CATEGORIES:
-            rows = by_cat.get(cat, [])
+            rows = by_cat.get(cat, [])[k::n]
             if not rows:
                 continue
             res = check_category(wp, cat, rows, work, a.seed, a.device)
