@@ -153,7 +153,7 @@ pub struct FunctionDef<'a> {
     pub end_line: usize,
 }
 
-/// A decorated class definition (`@wp.struct class Name: ...`).
+/// A class definition (`@wp.struct class Name: ...`, or a plain class).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassDef<'a> {
     pub name: &'a str,
@@ -176,8 +176,10 @@ pub enum StmtKind<'a> {
     Continue,
     Assert(Expr<'a>, Option<Expr<'a>>),
     FunctionDef(&'a FunctionDef<'a>),
-    /// A decorated class whose decorator ends in `.struct` / `struct` (a `@wp.struct`):
-    /// its body is parsed; other classes are `Other("ClassDef")`.
+    /// A class whose decorator ends in `.struct` / `struct` (a `@wp.struct`),
+    /// or an undecorated top-level class whose body parses (kernels read its
+    /// attributes as constants): its body is parsed; other classes are
+    /// `Other("ClassDef")`.
     ClassDef(&'a ClassDef<'a>),
     /// `import a.b as c, d`: (dotted module, alias) pairs.
     Import(&'a [(&'a str, Option<&'a str>)]),

@@ -242,6 +242,17 @@ impl<'t, 'a> Parser<'t, 'a> {
                                 body.push(self.skip_statement()?);
                             }
                         }
+                    } else if self.is_kw("class") {
+                        // A plain class: kernels may read its attributes as
+                        // constants (`Flags.ENABLED`). Its body need not parse.
+                        let start = self.i;
+                        match self.plain_class() {
+                            Ok(stmt) => body.push(stmt),
+                            Err(_) => {
+                                self.seek(start);
+                                body.push(self.skip_statement()?);
+                            }
+                        }
                     } else if self.peek().kind == TokenKind::Name
                         && !COMPOUND_KEYWORDS.contains(&self.peek().text)
                         && !matches!(self.peek().text, "import" | "from")
@@ -419,24 +430,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         if self.is_kw("def") {
             self.funcdef(decorators.into_bump_slice(), first.line())
         } else if self.is_kw("class") && struct_decorator {
-            self.bump();
-            let name = self.expect_name()?;
-            if self.eat_op("(") {
-                while !self.eat_op(")") {
-                    self.test()?;
-                    self.eat_op(",");
-                }
-            }
-            self.expect_op(":")?;
-            let body = self.suite()?.into_bump_slice();
-            Ok(Stmt {
-                kind: StmtKind::ClassDef(self.alloc(ClassDef {
-                    name,
-                    decorators: decorators.into_bump_slice(),
-                    body,
-                })),
-                pos: pos_of(first),
-            })
+            self.class_def(decorators.into_bump_slice(), first)
         } else if self.is_kw("class") || self.is_kw("async") {
             let mut s = self.skip_statement()?;
             s.pos = pos_of(first);
@@ -444,6 +438,35 @@ impl<'t, 'a> Parser<'t, 'a> {
         } else {
             Err(self.error_here("invalid syntax: expected 'def' or 'class' after decorator"))
         }
+    }
+
+    /// `class Name(bases): body`, at `class`; `first` is the statement's
+    /// first token (its first decorator's `@`).
+    fn class_def(&mut self, decorators: &'a [Expr<'a>], first: &'t Token<'a>) -> PResult<Stmt<'a>> {
+        self.bump();
+        let name = self.expect_name()?;
+        if self.eat_op("(") {
+            while !self.eat_op(")") {
+                self.test()?;
+                self.eat_op(",");
+            }
+        }
+        self.expect_op(":")?;
+        let body = self.suite()?.into_bump_slice();
+        Ok(Stmt {
+            kind: StmtKind::ClassDef(self.alloc(ClassDef {
+                name,
+                decorators,
+                body,
+            })),
+            pos: pos_of(first),
+        })
+    }
+
+    /// An undecorated top-level class.
+    fn plain_class(&mut self) -> PResult<Stmt<'a>> {
+        let first = self.peek();
+        self.class_def(&[], first)
     }
 
     fn funcdef(&mut self, decorators: &'a [Expr<'a>], first_line: usize) -> PResult<Stmt<'a>> {
@@ -1910,6 +1933,23 @@ mod tests {
                 _ => None,
             })
             .unwrap()
+    }
+
+    #[test]
+    fn plain_classes_keep_their_body_when_it_parses() {
+        let m = parse(
+            "class Flags:\n    ON = True\n    N = 3\n\n\nclass Odd:\n    x = 1 +\n\n\nX = 1\n",
+        )
+        .unwrap();
+        let StmtKind::ClassDef(flags) = &m.body[0].kind else {
+            panic!("{:?}", m.body[0].kind)
+        };
+        assert_eq!((flags.name, flags.body.len()), ("Flags", 2));
+        assert!(flags.decorators.is_empty());
+        // A body that does not parse is passed over, as every class was before.
+        assert_eq!(m.body[1].kind, StmtKind::Other("ClassDef"));
+        assert_eq!(m.body[1].pos.line, 6);
+        assert!(matches!(m.body[2].kind, StmtKind::Assign(..)));
     }
 
     #[test]

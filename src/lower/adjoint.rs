@@ -292,6 +292,10 @@ pub struct BuiltFunc {
 /// A function's C++ parameter lists and bodies, as the module source prints them.
 #[derive(Debug, Clone)]
 pub struct FunctionSource {
+    /// `template<typename tile_t>\n` where parameters are tiles (warp passes a
+    /// tile by reference to a template type, so that one function takes
+    /// register and shared tiles alike); empty otherwise.
+    pub template: String,
     pub forward_args: Vec<String>,
     pub reverse_args: Vec<String>,
     pub forward_body: String,
@@ -1239,12 +1243,20 @@ impl<'a> Adjoint<'a> {
             .as_ref()
             .filter(|a| !matches!(a.kind, ExprKind::Constant(Constant::None)));
         if let (Some(annotation), true, false) = (returns, self.is_function, several) {
-            let declared = self.scope.annotation_type(annotation)?;
             let actual = self
                 .return_var
                 .as_ref()
                 .and_then(|r| r.first())
                 .map(|v| self.ty(*v).clone());
+            // `-> wp.tile[float]`: any tile of that element type.
+            if let Some(template @ super::module::Template::Tile(_)) =
+                self.scope.generic_template(annotation)
+            {
+                if actual.as_ref().is_some_and(|t| template.fits(t)) {
+                    return Ok(());
+                }
+            }
+            let declared = self.scope.annotation_type(annotation)?;
             // Arrays match on their element type and family (warp's `types_equal`).
             let same = match (&actual, &declared) {
                 (
@@ -1258,6 +1270,8 @@ impl<'a> Adjoint<'a> {
                     a == b
                         && (k == l || matches!((k, l), (ArrayKind::Fixed(_), ArrayKind::Fixed(_))))
                 }
+                // Tiles match on their element type (warp's `types_equal`).
+                (Some(Type::Tile(a)), Type::Tile(b)) => a.dtype == b.dtype,
                 _ => actual.as_ref() == Some(&declared),
             };
             if !same {
@@ -2266,14 +2280,19 @@ impl<'a> Adjoint<'a> {
         concrete: &[Type],
     ) -> LResult<usize> {
         // A generic function is built once per signature it is called with,
-        // each instance under the same C++ name (C++ overloads).
+        // each instance under the same C++ name (C++ overloads); one with a
+        // shapeless tile parameter once, on its first call's types.
+        let per_signature = !concrete.is_empty() && self.scope.is_generic_function(def);
         if let Some(i) = self.funcs.borrow().built.iter().position(|(n, f)| {
             n == native
-                && (concrete.is_empty()
-                    || f.params
-                        .iter()
-                        .map(Type::strip_ref)
-                        .eq(concrete.iter().copied()))
+                && (!per_signature
+                    || f.params.len() == concrete.len()
+                        && f.params.iter().zip(concrete).all(|(p, c)| match (p, c) {
+                            // warp's `types_equal` of tiles: an instance built
+                            // for one tile serves every tile of its element type.
+                            (Type::Tile(p), Type::Tile(c)) => p.dtype == c.dtype,
+                            _ => p.strip_ref() == *c,
+                        }))
         }) {
             return Ok(i);
         }
@@ -2338,11 +2357,7 @@ impl<'a> Adjoint<'a> {
         };
         let (def, pos, native) =
             found.ok_or_else(|| self.err(format!("could not find function {name}")))?;
-        let concrete = if self.scope.is_generic_function(def) {
-            types
-        } else {
-            &[]
-        };
+        let concrete = self.scope.build_types(def, types);
         let idx = self.ensure_built(def, pos, native, &[], concrete)?;
         self.emit_user_call(idx, def.name, types, args, &[], nodes)
     }
@@ -2700,8 +2715,8 @@ impl<'a> Adjoint<'a> {
             }
             format!("{native}_callable_{hex}")
         };
-        let concrete: &[Type] = if callables.is_empty() && self.scope.is_generic_function(def) {
-            &types
+        let concrete: &[Type] = if callables.is_empty() {
+            self.scope.build_types(def, &types)
         } else {
             &[]
         };
@@ -2932,6 +2947,11 @@ impl<'a> Adjoint<'a> {
                     if self.symbol(m).is_none() {
                         if let Some(c) = self.scope.module_attribute_constant(m, attr) {
                             return Ok(self.add_constant(c));
+                        }
+                        if self.scope.is_plain_class(m) {
+                            return Err(self.err(format!(
+                                "'{m}.{attr}' is not an attribute of class '{m}' that a kernel can read as a constant"
+                            )));
                         }
                     }
                     if self.scope.is_warp_module(m) && self.symbol(m).is_none() {
@@ -4675,6 +4695,9 @@ fn arg_fits(arg: &Type, param: &Type) -> bool {
         ) => a == b && k.fits(*l),
         // A concrete query passed for its erased kind (`wp.BvhQuery`).
         (Type::Query(a), Type::Query(p)) => a == p || a.erased() == *p,
+        // A tile parameter is a C++ template: any tile of its element type
+        // (warp's `types_equal` of tiles), whatever its shape and storage.
+        (Type::Tile(a), Type::Tile(p)) => a.dtype == p.dtype,
         _ => arg.passes_as(param),
     }
 }

@@ -12,7 +12,7 @@ use super::adjoint::{
 use super::pyconst::{self, PyVal};
 use super::templates::*;
 use super::types::{
-    ArrayKind, ConstVal, Query, Scalar, StructDef, StructId, Type, Value, composite_type,
+    ArrayKind, ConstVal, Query, Scalar, StructDef, StructId, Tile, Type, Value, composite_type,
 };
 use super::{KernelIr, LowerError, Lowered, Target, TargetIr};
 use crate::lang::ast::*;
@@ -406,6 +406,23 @@ impl<'a> Scope<'a> {
                 }
             }
             match &stmt.kind {
+                // A plain class's attributes (`ONE = wp.constant(1)`), read by
+                // kernels as `Flags.ONE`: kept as `Flags.ONE` values.
+                StmtKind::ClassDef(class) if class.decorators.is_empty() => {
+                    self.set_value(class.name, None);
+                    // `Flags.`: the class itself (see `Scope::is_plain_class`).
+                    self.set_value(&format!("{}.", class.name), None);
+                    for s in class.body {
+                        if let StmtKind::Assign(targets, value) = &s.kind {
+                            let v = self.eval(value);
+                            for t in targets.iter() {
+                                if let ExprKind::Name(n) = t.kind {
+                                    self.set_value(&format!("{}.{n}", class.name), v.clone());
+                                }
+                            }
+                        }
+                    }
+                }
                 StmtKind::Assign(targets, value) => {
                     if let [target] = &targets[..] {
                         if let Some(field) = self.config_field(target) {
@@ -774,6 +791,13 @@ impl<'a> Scope<'a> {
     }
 
     fn set_value(&mut self, name: &str, v: Option<PyVal>) {
+        // A name bound again is no longer the class whose attributes were kept.
+        if !name.contains('.') && self.values.iter().any(|(n, _)| n.contains('.')) {
+            self.values.retain(|(n, _)| {
+                n.strip_prefix(name)
+                    .is_none_or(|rest| !rest.starts_with('.'))
+            });
+        }
         match self.values.iter_mut().find(|(n, _)| n == name) {
             Some(entry) => entry.1 = v,
             None => self.values.push((name.to_string(), v)),
@@ -967,6 +991,9 @@ impl<'a> Scope<'a> {
                     }
                 }
                 if let ExprKind::Name(m) = &base.kind {
+                    if let Some(v) = self.class_attribute(m, attr) {
+                        return Some(v);
+                    }
                     if self.is_warp_module(m) && !self.values.iter().any(|(k, _)| k == m) {
                         return self
                             .warp_constant(attr)
@@ -1134,6 +1161,9 @@ impl<'a> Scope<'a> {
 
     /// `wp.pi`, `math.pi`, `np.e`: a constant attribute of the warp, math or numpy module.
     pub fn module_attribute_constant(&self, module: &str, attr: &str) -> Option<ConstVal> {
+        if let Some(v) = self.class_attribute(module, attr) {
+            return v.const_val();
+        }
         if self.values.iter().any(|(k, _)| k == module) {
             return None;
         }
@@ -1144,6 +1174,25 @@ impl<'a> Scope<'a> {
             return pyconst::math_constant(attr)?.const_val();
         }
         None
+    }
+
+    /// Whether `name` is bound to a plain module-level class.
+    pub fn is_plain_class(&self, name: &str) -> bool {
+        self.values
+            .iter()
+            .any(|(k, _)| k.strip_suffix('.') == Some(name))
+    }
+
+    /// The value of attribute `attr` of the plain module-level class `class`.
+    fn class_attribute(&self, class: &str, attr: &str) -> Option<PyVal> {
+        if !self
+            .values
+            .iter()
+            .any(|(k, _)| k.len() > class.len() && k.starts_with(class))
+        {
+            return None;
+        }
+        self.value(&format!("{class}.{attr}"))
     }
 
     /// A constant of the warp module (`wp.pi`, ...).
@@ -1232,6 +1281,9 @@ impl<'a> Scope<'a> {
         if self.is_any_annotation(e) {
             return Some(Template::Any);
         }
+        if let Some(Ok(TileAnnotation::Shapeless(dtype))) = self.tile_annotation(e) {
+            return Some(Template::Tile(dtype));
+        }
         self.generic_array(e)
             .map(|(kind, ndim)| Template::Array(kind, ndim))
     }
@@ -1297,10 +1349,29 @@ impl<'a> Scope<'a> {
     /// Whether `def` is a generic `@wp.func`: a parameter annotated `Any`.
     pub fn is_generic_function(&self, def: &FunctionDef) -> bool {
         def.args.iter().any(|a| {
-            a.annotation
-                .as_ref()
-                .is_some_and(|e| self.generic_template(e).is_some())
+            a.annotation.as_ref().is_some_and(|e| {
+                matches!(
+                    self.generic_template(e),
+                    Some(Template::Any | Template::Array(..))
+                )
+            })
         })
+    }
+
+    /// The types a call of user function `def` builds it with: a generic
+    /// function's are each call's (one instance per signature); a function
+    /// with a shapeless tile parameter (`wp.tile[float]`) takes the first
+    /// call's, and warp builds it once; any other, its annotations (empty).
+    pub fn build_types<'t>(&self, def: &FunctionDef, types: &'t [Type]) -> &'t [Type] {
+        let mut shapeless = false;
+        for a in def.args {
+            match a.annotation.as_ref().and_then(|e| self.generic_template(e)) {
+                Some(Template::Any | Template::Array(..)) => return types,
+                Some(Template::Tile(_)) => shapeless = true,
+                _ => {}
+            }
+        }
+        if shapeless { types } else { &[] }
     }
 
     /// A parameter annotation that makes it a function parameter (`wp.Function`, `Callable`).
@@ -1827,6 +1898,17 @@ impl<'a> Scope<'a> {
         if let Some(t) = self.array_annotation(expr, false) {
             return t;
         }
+        match self.tile_annotation(expr) {
+            Some(Ok(TileAnnotation::Shaped(t))) => return Ok(Type::Tile(t)),
+            Some(Ok(TileAnnotation::Shapeless(_))) => {
+                return Err(err_at(
+                    expr.pos,
+                    "a tile annotation without a shape is only supported on @wp.func parameters",
+                ));
+            }
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
         // A query object as a function parameter: `wp.MeshQueryPoint`,
         // `wp.BvhQuery` (any BVH query), `wp.HashGridQuery[wp.float16]`.
         fn warp_name<'s>(scope: &'s Scope<'_>, e: &'s Expr<'_>) -> Option<&'s str> {
@@ -1857,6 +1939,66 @@ impl<'a> Scope<'a> {
             expr.pos,
             "unsupported type annotation for a kernel argument",
         ))
+    }
+
+    /// `wp.tile[dtype, M, N]` (or `Literal[M]`, or `(M, N)`): a register tile
+    /// of that shape, warp's type for a `@wp.func` tile parameter; `wp.tile[dtype]`
+    /// has no shape, which the function's first call gives (see
+    /// [`Template::Tile`]). None when `expr` is no tile annotation.
+    fn tile_annotation(&self, expr: &Expr) -> Option<LResult<TileAnnotation>> {
+        let ExprKind::Subscript([base, index]) = &expr.kind else {
+            return None;
+        };
+        if !self.names_warp(base, "tile") {
+            return None;
+        }
+        let items = match &index.kind {
+            ExprKind::Tuple(items) if !items.is_empty() => &items[..],
+            _ => std::slice::from_ref(index),
+        };
+        let Some(dtype) = self.value_type(&items[0]) else {
+            return Some(Err(err_at(items[0].pos, "unsupported tile element type")));
+        };
+        let mut dims: Vec<&Expr> = items[1..].iter().collect();
+        if let [only] = dims[..] {
+            if let ExprKind::Tuple(inner) = &only.kind {
+                dims = inner.iter().collect();
+            }
+        }
+        if dims.is_empty() {
+            return Some(Ok(TileAnnotation::Shapeless(dtype)));
+        }
+        let mut shape = Vec::with_capacity(dims.len());
+        for (i, d) in dims.iter().enumerate() {
+            // `Literal[8]` is 8.
+            let d = match &d.kind {
+                ExprKind::Subscript([b, inner])
+                    if matches!(&b.kind, ExprKind::Name("Literal"))
+                        || matches!(&b.kind, ExprKind::Attribute(_, "Literal")) =>
+                {
+                    inner
+                }
+                _ => *d,
+            };
+            let n = match self.eval(d) {
+                Some(PyVal::Int(n)) => Some(n),
+                Some(PyVal::Typed(_, ConstVal::Int(n))) => Some(n),
+                _ => None,
+            };
+            match n {
+                Some(n) if n > 0 && n <= Tile::MAX_EXTENT as i128 => shape.push(n as u32),
+                _ => {
+                    return Some(Err(err_at(
+                        d.pos,
+                        format!("Tile dimension {i} must be a positive integer"),
+                    )));
+                }
+            }
+        }
+        if shape.len() > 4 {
+            return Some(Err(err_at(index.pos, "a tile has at most four dimensions")));
+        }
+        Some(Ok(TileAnnotation::Shaped(Tile::new(dtype, &shape))))
     }
 
     /// The array family (and its fixed dimension count, 0 where `ndim=` may set it)
@@ -2071,7 +2213,17 @@ pub(super) enum Template {
     Any,
     /// An array of `Any`: its kind and ndim.
     Array(ArrayKind, usize),
+    /// `wp.tile[dtype]`: a tile of that element type and any shape and
+    /// storage. Unlike `Any`, it does not make the function generic: warp
+    /// builds it once, on the types of its first call.
+    Tile(Value),
     Type(Type),
+}
+
+/// What a `wp.tile[...]` annotation says.
+pub(super) enum TileAnnotation {
+    Shaped(Tile),
+    Shapeless(Value),
 }
 
 impl Template {
@@ -2083,6 +2235,9 @@ impl Template {
             Template::Array(kind, ndim) => {
                 matches!(t, Type::Array { kind: k, ndim: n, .. } if k == kind && n == ndim)
             }
+            Template::Tile(dtype) => matches!(t, Type::Tile(u) if u.dtype == *dtype),
+            // warp's `types_equal` of tiles: the element type, whatever the shape.
+            Template::Type(Type::Tile(p)) => matches!(t, Type::Tile(u) if u.dtype == p.dtype),
             Template::Type(p) => p.strip_ref() == *t,
         }
     }
@@ -2507,10 +2662,20 @@ fn forward_param(v: &super::adjoint::VarInfo) -> String {
 fn render_function_text(f: &BuiltFunc, body: &LoweredBody) -> FunctionSource {
     let indent = "    ";
     let code = body.code();
+    // A tile parameter is `tile_x& var_x` of a template type `tile_x`.
+    let mut tiles = Vec::new();
     let mut forward_args: Vec<String> = code
         .args
         .iter()
-        .map(|a| forward_param(code.var(*a)))
+        .map(|a| {
+            let v = code.var(*a);
+            if matches!(v.ty, Type::Tile(_)) {
+                tiles.push(format!("typename tile_{}", v.label()));
+                format!("tile_{}& var_{}", v.label(), v.label())
+            } else {
+                forward_param(v)
+            }
+        })
         .collect();
     for (i, t) in f.outputs.iter().enumerate() {
         forward_args.push(format!("{} & ret_{i}", t.ctype(false)));
@@ -2518,6 +2683,10 @@ fn render_function_text(f: &BuiltFunc, body: &LoweredBody) -> FunctionSource {
     let mut reverse_args = forward_args.clone();
     for a in code.args {
         let v = code.var(*a);
+        if matches!(v.ty, Type::Tile(_)) {
+            reverse_args.push(format!("tile_{} & adj_{}", v.label(), v.label()));
+            continue;
+        }
         // A `wp.ref[T]` parameter's adjoint is a pointer too.
         let amp = if v.ty.is_ref() { "" } else { "& " };
         reverse_args.push(format!(
@@ -2533,6 +2702,11 @@ fn render_function_text(f: &BuiltFunc, body: &LoweredBody) -> FunctionSource {
         reverse_args.push(format!("{} & adj_ret_{i}", t.ctype(false)));
     }
     FunctionSource {
+        template: if tiles.is_empty() {
+            String::new()
+        } else {
+            format!("template<{}>\n", tiles.join(", "))
+        },
         forward_args,
         reverse_args,
         forward_body: forward_body(&code, Body::Function, indent),
@@ -2605,7 +2779,8 @@ fn function_source(target: Target, scope: &Scope<'_>, f: &BuiltFunc, reverse: bo
         )
     };
     let mut out = format!(
-        "\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        "{}\n// {}:{}\nstatic {}{callable}{ret} {name}(\n    {})\n{{\n{body}}}\n\n",
+        text.template,
         scope.filename,
         f.first_line,
         f.inline_attr,

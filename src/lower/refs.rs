@@ -563,6 +563,7 @@ pub(super) fn native_function(
     }
     let replay_name = format!("replay_{native}");
     let text = FunctionSource {
+        template: String::new(),
         forward_args,
         reverse_args,
         forward_body: format!("{forward_aliases}{}", snippets.forward),

@@ -433,11 +433,7 @@ impl<'a> Adjoint<'a> {
             .scope
             .user_overload(f, types)
             .ok_or_else(|| self.err(format!("could not find function {f}")))?;
-        let concrete = if self.scope.is_generic_function(def) {
-            types
-        } else {
-            &[]
-        };
+        let concrete = self.scope.build_types(def, types);
         let idx = self.ensure_built(def, pos, native, &[], concrete)?;
         let (native, params, ret, several) = {
             let t = self.funcs.borrow();

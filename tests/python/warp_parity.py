@@ -75,7 +75,7 @@ def normalize(source: str, kernel_names: list[str]) -> str:
 
 
 _KERNEL_START = re.compile(
-    r'^(struct wp_args_\w+ \{|extern "C" (?:\w+\([^)]*\) )*__global__ void (?:\w+\([^)]*\) )?\w+_cuda_kernel_forward\(|// .+:\d+)$',
+    r'^(struct wp_args_\w+ \{|extern "C" (?:\w+\([^)]*\) )*__global__ void (?:\w+\([^)]*\) )?\w+_cuda_kernel_forward\(|(?:template<[^\n]*>\n\n)?// .+:\d+)$',
     re.M
 )
 
@@ -87,7 +87,8 @@ def canonical_kernel_order(source: str) -> str:
     the module name it was imported as) and emits @wp.funcs in the order the
     kernels reach them; pairpipe uses definition order. Modules with several
     kernels or functions are therefore compared section by section, order
-    aside, each section itself byte for byte.
+    aside, each section itself byte for byte (a function's `template<...>`
+    line, which warp writes above its `// file:line` comment, with it).
     """
     starts = [m.start() for m in _KERNEL_START.finditer(source)]
     if len(starts) < 2:
