@@ -665,15 +665,21 @@ impl<'a> Adjoint<'a> {
                 // specializes the function on the function it passes.
                 continue;
             }
-            let ty = match concrete.get(adj.args.len()) {
-                Some(t)
-                    if is_function
-                        && scope
-                            .generic_template(annotation)
-                            .is_some_and(|p| p.fits(t)) =>
-                {
-                    *t
-                }
+            let ty = match (concrete.get(adj.args.len()), is_function) {
+                (Some(t), true) => match scope.generic_template(annotation) {
+                    Some(p) if p.fits(t) => *t,
+                    Some(_) => {
+                        return Err(LowerError {
+                            line: arg.pos.line,
+                            col: arg.pos.col,
+                            message: format!(
+                                "couldn't find a function '{}' compatible with the arguments: '{}' takes no {}",
+                                def.name, arg.name, t
+                            ),
+                        });
+                    }
+                    None => scope.annotation_type(annotation)?,
+                },
                 _ => scope.annotation_type(annotation)?,
             };
             let id = VarId(adj.vars.len());
@@ -1079,15 +1085,16 @@ impl<'a> Adjoint<'a> {
         {
             if ov.native == wide.name() {
                 let v = &self.vars[arg.0];
+                // The Python value as warp's scalar holds it (its `constant_str`):
+                // `wp.float64(6)` is `6`, `wp.int64(2.0)` is `2.0`.
                 let literal = match v.constant {
-                    // The literal is first converted to the wide type, as `wp.float64(3)` is 3.0.
                     Some(ConstVal::Int(i)) => Some(match wide {
                         Scalar::Int64 => format!("{i}ll"),
                         Scalar::UInt64 => format!("{i}ull"),
-                        _ => super::types::python_float_repr(i as f64),
+                        _ => i.to_string(),
                     }),
-                    // A float literal keeps its spelling (warp's integer scalar
-                    // holds the Python float: `wp.int64(2.0)` is `2.0`).
+                    Some(ConstVal::Float(f)) if f == f64::INFINITY => Some("INFINITY".into()),
+                    Some(ConstVal::Float(f)) if f == f64::NEG_INFINITY => Some("-INFINITY".into()),
                     Some(ConstVal::Float(f)) if !f.is_nan() => {
                         Some(super::types::python_float_repr(f))
                     }
@@ -1248,10 +1255,8 @@ impl<'a> Adjoint<'a> {
                 .as_ref()
                 .and_then(|r| r.first())
                 .map(|v| self.ty(*v).clone());
-            // `-> wp.tile[float]`: any tile of that element type.
-            if let Some(template @ super::module::Template::Tile(_)) =
-                self.scope.generic_template(annotation)
-            {
+            // `-> wp.tile[float]`, `-> wp.Float`: any type the template takes.
+            if let Some(template) = self.scope.generic_template(annotation) {
                 if actual.as_ref().is_some_and(|t| template.fits(t)) {
                     return Ok(());
                 }

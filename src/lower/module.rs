@@ -1284,8 +1284,60 @@ impl<'a> Scope<'a> {
         if let Some(Ok(TileAnnotation::Shapeless(dtype))) = self.tile_annotation(e) {
             return Some(Template::Tile(dtype));
         }
+        if let Some(t) = self.generic_scalar_template(e) {
+            return Some(t);
+        }
+        // `tuple[int, ...]`
+        if let ExprKind::Subscript([base, index]) = &e.kind {
+            if matches!(base.kind, ExprKind::Name("tuple")) && !self.is_module_name("tuple") {
+                if let ExprKind::Tuple([_, last]) = &index.kind {
+                    if matches!(last.kind, ExprKind::Constant(Constant::Ellipsis)) {
+                        return Some(Template::Tuple);
+                    }
+                }
+            }
+        }
         self.generic_array(e)
             .map(|(kind, ndim)| Template::Array(kind, ndim))
+    }
+
+    /// `wp.Float` (`wp.Int`, `wp.Scalar`), or a vector or matrix of them
+    /// (`wp.types.vector(3, wp.Float)`, `wp.types.matrix((2, 2), wp.Int)`).
+    fn generic_scalar_template(&self, e: &Expr) -> Option<Template> {
+        let class = |e: &Expr| self.warp_attr(e).and_then(ScalarClass::from_name);
+        if let Some(c) = class(e) {
+            return Some(Template::Scalar(c));
+        }
+        let ExprKind::Call(func, args, kwargs) = &e.kind else {
+            return None;
+        };
+        let name = self.warp_attr(func)?;
+        let arg = |i: usize, key: &str| {
+            args.get(i)
+                .or_else(|| kwargs.iter().find(|k| k.arg == Some(key)).map(|k| &k.value))
+        };
+        let int = |e: &Expr| match e.kind {
+            ExprKind::Constant(Constant::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
+            _ => None,
+        };
+        match name {
+            "vector" => Some(Template::Composite(
+                0,
+                int(arg(0, "length")?)?,
+                class(arg(1, "dtype")?)?,
+            )),
+            "matrix" => {
+                let ExprKind::Tuple([r, c]) = &arg(0, "shape")?.kind else {
+                    return None;
+                };
+                Some(Template::Composite(
+                    int(r)?,
+                    int(c)?,
+                    class(arg(1, "dtype")?)?,
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// Whether a generic `@wp.func` takes arguments of `types`.
@@ -1352,7 +1404,13 @@ impl<'a> Scope<'a> {
             a.annotation.as_ref().is_some_and(|e| {
                 matches!(
                     self.generic_template(e),
-                    Some(Template::Any | Template::Array(..))
+                    Some(
+                        Template::Any
+                            | Template::Tuple
+                            | Template::Scalar(_)
+                            | Template::Composite(..)
+                            | Template::Array(..),
+                    )
                 )
             })
         })
@@ -1366,7 +1424,13 @@ impl<'a> Scope<'a> {
         let mut shapeless = false;
         for a in def.args {
             match a.annotation.as_ref().and_then(|e| self.generic_template(e)) {
-                Some(Template::Any | Template::Array(..)) => return types,
+                Some(
+                    Template::Any
+                    | Template::Tuple
+                    | Template::Scalar(_)
+                    | Template::Composite(..)
+                    | Template::Array(..),
+                ) => return types,
                 Some(Template::Tile(_)) => shapeless = true,
                 _ => {}
             }
@@ -2213,11 +2277,46 @@ pub(super) enum Template {
     Any,
     /// An array of `Any`: its kind and ndim.
     Array(ArrayKind, usize),
+    /// warp's generic scalars `wp.Int`, `wp.Float`, `wp.Scalar` (a class of
+    /// scalar types), alone or as the components of a vector or matrix of a
+    /// given shape (`wp.types.vector(3, wp.Float)`; rows 0 for a vector).
+    Scalar(ScalarClass),
+    Composite(u8, u8, ScalarClass),
+    /// `tuple[T, ...]`: a tuple of any length (warp builds one instance per
+    /// signature, as for `Any`).
+    Tuple,
     /// `wp.tile[dtype]`: a tile of that element type and any shape and
     /// storage. Unlike `Any`, it does not make the function generic: warp
     /// builds it once, on the types of its first call.
     Tile(Value),
     Type(Type),
+}
+
+/// warp's generic scalar types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ScalarClass {
+    Int,
+    Float,
+    Any,
+}
+
+impl ScalarClass {
+    fn from_name(name: &str) -> Option<ScalarClass> {
+        match name {
+            "Int" => Some(ScalarClass::Int),
+            "Float" => Some(ScalarClass::Float),
+            "Scalar" => Some(ScalarClass::Any),
+            _ => None,
+        }
+    }
+
+    fn has(self, s: Scalar) -> bool {
+        match self {
+            ScalarClass::Int => s.is_int(),
+            ScalarClass::Float => s.is_float(),
+            ScalarClass::Any => s != Scalar::Bool,
+        }
+    }
 }
 
 /// What a `wp.tile[...]` annotation says.
@@ -2234,6 +2333,14 @@ impl Template {
             Template::Any => true,
             Template::Array(kind, ndim) => {
                 matches!(t, Type::Array { kind: k, ndim: n, .. } if k == kind && n == ndim)
+            }
+            Template::Tuple => matches!(t, Type::Tuple(_) | Type::IntTuple(_)),
+            Template::Scalar(class) => matches!(t, Type::Scalar(s) if class.has(*s)),
+            Template::Composite(0, n, class) => {
+                matches!(t, Type::Vector(m, s) if m == n && class.has(*s))
+            }
+            Template::Composite(r, c, class) => {
+                matches!(t, Type::Matrix(a, b, s) if a == r && b == c && class.has(*s))
             }
             Template::Tile(dtype) => matches!(t, Type::Tile(u) if u.dtype == *dtype),
             // warp's `types_equal` of tiles: the element type, whatever the shape.
