@@ -1401,18 +1401,10 @@ impl<'a> Scope<'a> {
     /// Whether `def` is a generic `@wp.func`: a parameter annotated `Any`.
     pub fn is_generic_function(&self, def: &FunctionDef) -> bool {
         def.args.iter().any(|a| {
-            a.annotation.as_ref().is_some_and(|e| {
-                matches!(
-                    self.generic_template(e),
-                    Some(
-                        Template::Any
-                            | Template::Tuple
-                            | Template::Scalar(_)
-                            | Template::Composite(..)
-                            | Template::Array(..),
-                    )
-                )
-            })
+            a.annotation
+                .as_ref()
+                .and_then(|e| self.generic_template(e))
+                .is_some_and(|t| t.per_signature())
         })
     }
 
@@ -1424,13 +1416,7 @@ impl<'a> Scope<'a> {
         let mut shapeless = false;
         for a in def.args {
             match a.annotation.as_ref().and_then(|e| self.generic_template(e)) {
-                Some(
-                    Template::Any
-                    | Template::Tuple
-                    | Template::Scalar(_)
-                    | Template::Composite(..)
-                    | Template::Array(..),
-                ) => return types,
+                Some(t) if t.per_signature() => return types,
                 Some(Template::Tile(_)) => shapeless = true,
                 _ => {}
             }
@@ -2326,6 +2312,12 @@ pub(super) enum TileAnnotation {
 }
 
 impl Template {
+    /// Whether it makes a function generic (one instance per signature its
+    /// calls give): all but a shapeless tile and a concrete type.
+    pub(super) fn per_signature(&self) -> bool {
+        !matches!(self, Template::Tile(_) | Template::Type(_))
+    }
+
     /// Whether an argument of type `t` fits: `Any` takes any type, an array
     /// of `Any` any array of its kind and ndim, a type itself.
     pub(super) fn fits(&self, t: &Type) -> bool {
