@@ -235,6 +235,15 @@ impl<'a> Scope<'a> {
                         warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
                     }
                 }
+                // `from warp._src.types import Vector, Matrix`: warp's type hints
+                // (`Vector[wp.float32, Literal[3]]`, see `Scope::type_hint`).
+                StmtKind::ImportFrom("warp._src.types", names) => {
+                    for (n, alias) in names.iter() {
+                        if matches!(*n, "Vector" | "Matrix" | "Quaternion" | "Transformation") {
+                            warp_imports.push((alias.unwrap_or(n).to_string(), n.to_string()));
+                        }
+                    }
+                }
                 // `from warp._src import context`: its `builtin_functions["tid"]`.
                 StmtKind::ImportFrom("warp._src", names) => {
                     for (n, alias) in names.iter() {
@@ -1751,6 +1760,9 @@ impl<'a> Scope<'a> {
         if let ExprKind::Call(func, args, kwargs) = &expr.kind {
             return self.type_constructor_call(func, args, kwargs);
         }
+        if let ExprKind::Subscript([base, index]) = &expr.kind {
+            return self.type_hint(base, index);
+        }
         let name = match &expr.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
             _ => self.warp_attr(expr)?,
@@ -1760,6 +1772,51 @@ impl<'a> Scope<'a> {
             Some(Query::Texture(n)) => Some(Value::Texture(n)),
             _ => None,
         })
+    }
+
+    /// warp's subscript type hints: `Vector[dtype, Literal[N]]`,
+    /// `Matrix[dtype, Literal[R], Literal[C]]`, `Quaternion[dtype]`,
+    /// `Transformation[dtype]` (from `warp._src.types`).
+    fn type_hint(&self, base: &Expr, index: &Expr) -> Option<Value> {
+        let name = match &base.kind {
+            ExprKind::Name(n) => self.imported_builtin(n)?,
+            _ => self.warp_attr(base)?,
+        };
+        let items = match &index.kind {
+            ExprKind::Tuple(items) => &items[..],
+            _ => std::slice::from_ref(index),
+        };
+        let dim = |e: &Expr| {
+            self.literal_int(e)
+                .filter(|n| (1..=255).contains(n))
+                .map(|n| n as u8)
+        };
+        match (name, items) {
+            ("Vector", [dtype, n]) => Some(Value::Vector(dim(n)?, self.scalar_type(dtype)?)),
+            ("Matrix", [dtype, r, c]) => {
+                Some(Value::Matrix(dim(r)?, dim(c)?, self.scalar_type(dtype)?))
+            }
+            ("Quaternion", [dtype]) => Some(Value::Quat(self.scalar_type(dtype)?)),
+            ("Transformation", [dtype]) => Some(Value::Transform(self.scalar_type(dtype)?)),
+            _ => None,
+        }
+    }
+
+    /// An integer a type hint gives: `8`, `Literal[8]`, or a module constant.
+    fn literal_int(&self, e: &Expr) -> Option<i128> {
+        let e = match &e.kind {
+            ExprKind::Subscript([b, inner])
+                if matches!(&b.kind, ExprKind::Name("Literal"))
+                    || matches!(&b.kind, ExprKind::Attribute(_, "Literal")) =>
+            {
+                inner
+            }
+            _ => e,
+        };
+        match self.eval(e)? {
+            PyVal::Int(n) | PyVal::Typed(_, ConstVal::Int(n)) => Some(n),
+            _ => None,
+        }
     }
 
     /// `wp.types.vector(length=N, dtype=T)`, `wp.types.matrix(shape=(R, C), dtype=T)`,
@@ -2020,22 +2077,7 @@ impl<'a> Scope<'a> {
         }
         let mut shape = Vec::with_capacity(dims.len());
         for (i, d) in dims.iter().enumerate() {
-            // `Literal[8]` is 8.
-            let d = match &d.kind {
-                ExprKind::Subscript([b, inner])
-                    if matches!(&b.kind, ExprKind::Name("Literal"))
-                        || matches!(&b.kind, ExprKind::Attribute(_, "Literal")) =>
-                {
-                    inner
-                }
-                _ => *d,
-            };
-            let n = match self.eval(d) {
-                Some(PyVal::Int(n)) => Some(n),
-                Some(PyVal::Typed(_, ConstVal::Int(n))) => Some(n),
-                _ => None,
-            };
-            match n {
+            match self.literal_int(d) {
                 Some(n) if n > 0 && n <= Tile::MAX_EXTENT as i128 => shape.push(n as u32),
                 _ => {
                     return Some(Err(err_at(
@@ -2091,17 +2133,8 @@ impl<'a> Scope<'a> {
         };
         // `2` or `Literal[2]`
         let ndim_of = |e: &Expr| -> LResult<usize> {
-            let e = match &e.kind {
-                ExprKind::Subscript([base, inner])
-                    if matches!(&base.kind, ExprKind::Name("Literal"))
-                        || matches!(&base.kind, ExprKind::Attribute(_, "Literal")) =>
-                {
-                    inner
-                }
-                _ => e,
-            };
-            match e.kind {
-                ExprKind::Constant(Constant::Int(n)) if (1..=4).contains(&n) => Ok(n as usize),
+            match self.literal_int(e) {
+                Some(n) if (1..=4).contains(&n) => Ok(n as usize),
                 _ => Err(err_at(e.pos, "array ndim must be an integer from 1 to 4")),
             }
         };
@@ -2324,7 +2357,7 @@ impl Template {
         match self {
             Template::Any => true,
             Template::Array(kind, ndim) => {
-                matches!(t, Type::Array { kind: k, ndim: n, .. } if k == kind && n == ndim)
+                matches!(t, Type::Array { kind: k, ndim: n, .. } if k.fits(*kind) && n == ndim)
             }
             Template::Tuple => matches!(t, Type::Tuple(_) | Type::IntTuple(_)),
             Template::Scalar(class) => matches!(t, Type::Scalar(s) if class.has(*s)),
