@@ -597,7 +597,9 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
                 kind = Kind::Kernel(defines.first().copied().unwrap_or(""));
             }
         }
-        // Parameters: the names right after `(` or `,` (or `*`, `**`) at depth 1.
+        // Parameters: the names right after `(` or `,` (or `*`, `**`) at depth 1,
+        // up to the list's closing parenthesis (not the return annotation's
+        // `wp.tile[float, Literal[8]]`, whose names are read).
         if head_word != Some("class") {
             let mut depth = 0i32;
             let mut prev: Option<&Token<'a>> = None;
@@ -605,7 +607,12 @@ fn describe<'a>(toks: &[Token<'a>], start: usize, end: usize) -> TopStmt<'a> {
                 if t.kind == TokenKind::Op {
                     match t.text {
                         "(" | "[" | "{" => depth += 1,
-                        ")" | "]" | "}" => depth -= 1,
+                        ")" | "]" | "}" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
                         _ => {}
                     }
                 } else if t.kind == TokenKind::Name
@@ -692,6 +699,20 @@ mod tests {
 
     fn cut(src: &str) -> Vec<Cut> {
         cut_kernels(src, &tokenize(src).unwrap())
+    }
+
+    #[test]
+    fn names_in_a_return_annotation_are_read_not_parameters() {
+        let src = "from typing import Literal\n\nimport warp as wp\n\n\n@wp.func\ndef passthrough(\n    t: wp.tile[float, Literal[8], Literal[4]],\n) -> wp.tile[float, Literal[8], Literal[4]]:\n    return t\n\n\n@wp.kernel\ndef k(a: wp.array2d[float]):\n    t = passthrough(wp.tile_load(a, shape=(8, 4)))\n    wp.tile_store(a, t)\n";
+        let cuts = cut(src);
+        assert_eq!(cuts.len(), 1);
+        assert!(
+            cuts[0]
+                .python_source
+                .starts_with("from typing import Literal\n"),
+            "{}",
+            cuts[0].python_source
+        );
     }
 
     #[test]
