@@ -1194,11 +1194,7 @@ impl<'a> Scope<'a> {
 
     /// The value of attribute `attr` of the plain module-level class `class`.
     fn class_attribute(&self, class: &str, attr: &str) -> Option<PyVal> {
-        if !self
-            .values
-            .iter()
-            .any(|(k, _)| k.len() > class.len() && k.starts_with(class))
-        {
+        if !self.is_plain_class(class) {
             return None;
         }
         self.value(&format!("{class}.{attr}"))
@@ -1320,31 +1316,9 @@ impl<'a> Scope<'a> {
         let ExprKind::Call(func, args, kwargs) = &e.kind else {
             return None;
         };
-        let name = self.warp_attr(func)?;
-        let arg = |i: usize, key: &str| {
-            args.get(i)
-                .or_else(|| kwargs.iter().find(|k| k.arg == Some(key)).map(|k| &k.value))
-        };
-        let int = |e: &Expr| match e.kind {
-            ExprKind::Constant(Constant::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
-            _ => None,
-        };
-        match name {
-            "vector" => Some(Template::Composite(
-                0,
-                int(arg(0, "length")?)?,
-                class(arg(1, "dtype")?)?,
-            )),
-            "matrix" => {
-                let ExprKind::Tuple([r, c]) = &arg(0, "shape")?.kind else {
-                    return None;
-                };
-                Some(Template::Composite(
-                    int(r)?,
-                    int(c)?,
-                    class(arg(1, "dtype")?)?,
-                ))
-            }
+        match self.composite_call(func, args, kwargs)? {
+            ("vector", _, n, dtype) => Some(Template::Composite(0, n, class(dtype?)?)),
+            ("matrix", r, c, dtype) => Some(Template::Composite(r, c, class(dtype?)?)),
             _ => None,
         }
     }
@@ -1827,14 +1801,39 @@ impl<'a> Scope<'a> {
         args: &[Expr],
         kwargs: &[Keyword],
     ) -> Option<Value> {
-        let name = match &func.kind {
+        let (name, rows, cols, dtype) = self.composite_call(func, args, kwargs)?;
+        let dtype = match dtype {
+            Some(e) => self.scalar_type(e)?,
+            None => Scalar::Float32,
+        };
+        Some(match name {
+            "vector" => Value::Vector(cols, dtype),
+            "matrix" => Value::Matrix(rows, cols, dtype),
+            "quaternion" => Value::Quat(dtype),
+            _ => Value::Transform(dtype),
+        })
+    }
+
+    /// A call of warp's `vector`, `matrix`, `quaternion` or `transformation`
+    /// type factory, its arguments bound by position or keyword: the factory's
+    /// name, the rows and columns (a vector's length as columns, rows 0; a
+    /// `vector(0, ...)` is the empty vector a slice can make) and the `dtype`
+    /// expression, if given.
+    fn composite_call<'e>(
+        &self,
+        func: &Expr,
+        args: &'e [Expr<'e>],
+        kwargs: &'e [Keyword<'e>],
+    ) -> Option<(&'static str, u8, u8, Option<&'e Expr<'e>>)> {
+        let factory = match &func.kind {
             ExprKind::Name(n) => self.imported_builtin(n)?,
             _ => self.warp_attr(func)?,
         };
-        let params: &[&str] = match name {
-            "vector" => &["length", "dtype"],
-            "matrix" => &["shape", "dtype"],
-            "quaternion" | "transformation" => &["dtype"],
+        let (name, params): (&'static str, &[&str]) = match factory {
+            "vector" => ("vector", &["length", "dtype"]),
+            "matrix" => ("matrix", &["shape", "dtype"]),
+            "quaternion" => ("quaternion", &["dtype"]),
+            "transformation" => ("transformation", &["dtype"]),
             _ => return None,
         };
         let mut bound: [Option<&Expr>; 2] = [None, None];
@@ -1845,35 +1844,25 @@ impl<'a> Scope<'a> {
             let i = params.iter().position(|p| Some(*p) == kw.arg)?;
             bound[i] = Some(&kw.value);
         }
-        let int = |e: Option<&Expr>| match e?.kind {
+        let int = |e: &Expr| match e.kind {
             ExprKind::Constant(Constant::Int(n)) if (1..=255).contains(&n) => Some(n as u8),
             _ => None,
         };
-        let dtype = |e: Option<&Expr>| match e {
-            Some(e) => self.scalar_type(e),
-            None => Some(Scalar::Float32),
-        };
         match name {
-            // `wp.types.vector(0, float)`: the empty vector a slice can make
-            "vector" => match bound[0]?.kind {
-                ExprKind::Constant(Constant::Int(0)) => Some(Value::Vector(0, dtype(bound[1])?)),
-                _ => Some(Value::Vector(int(bound[0])?, dtype(bound[1])?)),
-            },
-            "matrix" => {
-                let ExprKind::Tuple(dims) = &bound[0]?.kind else {
-                    return None;
+            "vector" => {
+                let len = match bound[0]?.kind {
+                    ExprKind::Constant(Constant::Int(0)) => 0,
+                    _ => int(bound[0]?)?,
                 };
-                let [r, c] = &dims[..] else {
-                    return None;
-                };
-                Some(Value::Matrix(
-                    int(Some(r))?,
-                    int(Some(c))?,
-                    dtype(bound[1])?,
-                ))
+                Some((name, 0, len, bound[1]))
             }
-            "quaternion" => Some(Value::Quat(dtype(bound[0])?)),
-            _ => Some(Value::Transform(dtype(bound[0])?)),
+            "matrix" => {
+                let ExprKind::Tuple([r, c]) = &bound[0]?.kind else {
+                    return None;
+                };
+                Some((name, int(r)?, int(c)?, bound[1]))
+            }
+            _ => Some((name, 0, 0, bound[0])),
         }
     }
 
