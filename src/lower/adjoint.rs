@@ -3085,6 +3085,22 @@ impl<'a> Adjoint<'a> {
             ExprKind::Name(_) => (self.expr(value)?, SmallVec::new()),
             _ => self.subscript_target(value, as_target)?,
         };
+        // Chained tile subscripts (warp's `eval_subscript`): a group that
+        // makes a view (a slice), or a partial integer group re-indexed by a
+        // slice, is applied before the next group; integer groups flatten.
+        if let (Type::Tile(t), false) = (self.ty(target).strip_ref(), indices.is_empty()) {
+            let is_slice = |n: &Expr<'a>| matches!(n.kind, ExprKind::Slice(..));
+            let group_slices = match &slice.kind {
+                ExprKind::Tuple(elts) => elts.iter().any(is_slice),
+                _ => is_slice(slice),
+            };
+            if indices.iter().any(|n| is_slice(n))
+                || (group_slices && indices.len() < t.ndim as usize)
+            {
+                target = self.emit_indexing_as(target, &indices, as_target)?;
+                indices.clear();
+            }
+        }
         match &slice.kind {
             ExprKind::Tuple(elts) => indices.extend(elts.iter()),
             _ => indices.push(slice),
@@ -3286,7 +3302,7 @@ impl<'a> Adjoint<'a> {
         as_target: bool,
     ) -> LResult<VarId> {
         if matches!(self.ty(target), Type::Tile(_)) {
-            return self.tile_extract(target, nodes);
+            return self.tile_subscript(target, nodes);
         }
         let indices = self.eval_indices(target, nodes)?;
         let mut args = Vars::new();

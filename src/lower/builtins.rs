@@ -1343,6 +1343,7 @@ pub static TABLE: &[Row] = &[
     b("tile_map", "", CUSTOM),
     b("tile_matmul", "", CUSTOM),
     b("tile_transpose", "", CUSTOM),
+    b("tile_view", "", NODIFF | CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
     b("tile_fft", "", CUSTOM),

@@ -126,6 +126,7 @@ impl<'n> From<&'n str> for TileNative<'n> {
 }
 
 /// An argument of the generated call.
+#[derive(Clone)]
 enum CallArg {
     Var(VarId),
     Func(Name),
@@ -324,7 +325,9 @@ impl<'a> Adjoint<'a> {
         let names: Vec<&str> = loaded.iter().map(|v| self.emit(*v)).collect();
         let s = format!("{} = wp::tuple({});", self.emit(out), names.join(", "));
         self.add_forward_plain(&s);
-        self.tuples.push((out, loaded));
+        // warp's `tuple_t.values`: the elements as evaluated (an array
+        // element is loaded again where a call passes it).
+        self.tuples.push((out, vals.to_vec()));
         Ok(out)
     }
 
@@ -688,7 +691,7 @@ impl<'a> Adjoint<'a> {
                 _ => ta,
             };
             let mut t = Tile::new(like.dtype, &like.dims());
-            t.flipped = like.flipped;
+            t.strides = like.strides;
             t.shared = true;
             Type::Tile(t)
         });
@@ -730,6 +733,17 @@ impl<'a> Adjoint<'a> {
             adjoint_templates,
         } = native.into();
         let output = ret.map(|t| self.add_var(t, None));
+        // warp registers the Python values among the arguments as constants
+        // first (`register_var`), then loads the array elements among them.
+        let args: Vec<CallArg> = args
+            .into_iter()
+            .map(|a| match a {
+                CallArg::Const(c) => CallArg::Var(self.add_constant(ConstVal::Int(c))),
+                CallArg::ConstF(c) => CallArg::Var(self.add_constant(ConstVal::Float(c))),
+                CallArg::Typed(ty, c) => CallArg::Var(self.add_var(Type::Scalar(ty), Some(c))),
+                a => a,
+            })
+            .collect();
         let mut fwd = Vec::with_capacity(args.len());
         let mut adjs = Vec::with_capacity(args.len());
         for a in args {
@@ -739,20 +753,8 @@ impl<'a> Adjoint<'a> {
                     fwd.push(self.emit(l).to_string());
                     adjs.push(self.emit_adj(v));
                 }
-                CallArg::Const(c) => {
-                    let z = self.add_constant(ConstVal::Int(c));
-                    fwd.push(self.emit(z).to_string());
-                    adjs.push(self.emit_adj(z));
-                }
-                CallArg::ConstF(c) => {
-                    let z = self.add_constant(ConstVal::Float(c));
-                    fwd.push(self.emit(z).to_string());
-                    adjs.push(self.emit_adj(z));
-                }
-                CallArg::Typed(ty, c) => {
-                    let z = self.add_var(Type::Scalar(ty), Some(c));
-                    fwd.push(self.emit(z).to_string());
-                    adjs.push(self.emit_adj(z));
+                CallArg::Const(_) | CallArg::ConstF(_) | CallArg::Typed(..) => {
+                    unreachable!("registered above")
                 }
                 CallArg::Output => {
                     let o = output.expect("a call passing its output returns a value");
@@ -857,6 +859,7 @@ impl<'a> Adjoint<'a> {
                 &["a", "indices", "t", "offset", "axis"]
             }
             "tile_transpose" | "untile" => &["a"],
+            "tile_view" => &["t", "offset", "shape"],
             "tile" => &["x", "preserve_type"],
             "tile_sum" => &["a", "axis"],
             "tile_max" | "tile_min" | "tile_argmax" | "tile_argmin" => &["a"],
@@ -1417,16 +1420,53 @@ impl<'a> Adjoint<'a> {
                 let call = vec![CallArg::Func(op), CallArg::Var(a)];
                 self.emit_tile_call(name, &[], Some(ret), call, false, false)
             }
+            "tile_view" => {
+                let (src, t) = tile(self, "t")?;
+                let Some(TileArg::Var(offset)) = get("offset") else {
+                    return Err(self.err("tile_view() needs offset=(...), a tuple of ints"));
+                };
+                // A tuple keeps the values of its constant elements (warp's
+                // `tuple_t.values`), which become new constants of the call.
+                let Some((_, elems)) = self.tuples.iter().find(|(t, _)| *t == offset) else {
+                    return Err(self.err("tile_view() offset must be a tuple of ints"));
+                };
+                let mut entries = Vec::with_capacity(elems.len());
+                for (dim, &e) in elems.clone().iter().enumerate() {
+                    if !matches!(self.ty(e).strip_ref(), Type::Scalar(s) if s.is_int()) {
+                        return Err(self.err(format!(
+                            "tile_view() offset entries must be integers or slices, got {}",
+                            self.ty(e).strip_ref()
+                        )));
+                    }
+                    entries.push(match self.var(e).constant {
+                        Some(ConstVal::Int(c)) => {
+                            if dim < t.ndim as usize && !(0..i128::from(t.extent(dim))).contains(&c) {
+                                return Err(self.err(format!(
+                                    "tile_view() integer offset {c} is out of bounds for axis {dim} with size {}; negative offsets are only wrapped for subscript indexing (e.g. t[-1, :]), not explicit tile_view() calls.",
+                                    t.extent(dim)
+                                )));
+                            }
+                            ViewEntry::Index(CallArg::Const(c))
+                        }
+                        _ => ViewEntry::Index(CallArg::Var(e)),
+                    });
+                }
+                let shape = match get("shape") {
+                    None => None,
+                    s => Some(self.tile_shape(s.as_ref(), "tile_view")?),
+                };
+                self.tile_view(src, t, entries, shape.as_deref()).map(Some)
+            }
             "tile_transpose" => {
                 let (a, t) = tile(self, "a")?;
                 if t.ndim != 2 {
                     return Err(self.err("tile_transpose() needs a 2-D tile"));
                 }
                 self.promote_shared(a);
-                let mut r = Tile::new(t.dtype, &[t.extent(1), t.extent(0)]);
-                r.shared = true;
-                r.view = true;
-                r.flipped = !t.flipped;
+                let mut st = t.strides();
+                st.reverse();
+                let r = Tile::view_of(t.dtype, &[t.extent(1), t.extent(0)], &st)
+                    .expect("a transpose keeps the strides' magnitudes");
                 self.emit_tile_call(
                     name,
                     &[],
@@ -1922,12 +1962,13 @@ impl<'a> Adjoint<'a> {
             Some(ConstVal::Int(length as i128)),
         );
         let negative = self.add_var(Type::BOOL, None);
-        let index = self.load(index)?;
+        // An array element is loaded at each use, as warp's calls load it.
+        let loaded = self.load(index)?;
         let mut s = self.new_line();
         s.put_all(&[
             self.emit(negative),
             " = (",
-            self.emit(index),
+            self.emit(loaded),
             " < ",
             self.emit(zero),
             ");",
@@ -1939,6 +1980,204 @@ impl<'a> Adjoint<'a> {
         Ok(self
             .add_call("where", &[negative, wrapped, index])?
             .expect("where returns a value"))
+    }
+
+    /// A subscript of a tile: one element (`t[i, j]`, `tile_extract`), or a
+    /// view (`t[i]` with fewer indices than dimensions, `t[a:b, ::-1]`:
+    /// warp's `tile_view` with the indices as its offset).
+    pub(super) fn tile_subscript(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
+        let t = self.tile_of(target).expect("a tile");
+        let ndim = t.ndim as usize;
+        let has_slice = nodes.iter().any(|n| matches!(n.kind, ExprKind::Slice(..)));
+        if !has_slice && nodes.len() >= ndim {
+            return self.tile_extract(target, nodes);
+        }
+        if nodes.len() > ndim {
+            return Err(self.err(format!(
+                "tile_view() specified too many indices {} > {ndim}",
+                nodes.len()
+            )));
+        }
+        // warp evaluates every index first (`eval_indices`), left to right.
+        let mut entries = Vec::with_capacity(nodes.len());
+        for (k, n) in nodes.iter().enumerate() {
+            if let ExprKind::Slice(lower, upper, step) = &n.kind {
+                entries.push(self.tile_slice(
+                    lower.as_deref(),
+                    upper.as_deref(),
+                    step.as_deref(),
+                )?);
+                continue;
+            }
+            let v = self.expr(n)?;
+            match self.ty(v).strip_ref() {
+                Type::Scalar(s) if s.is_int() => {}
+                Type::Tile(_) => {
+                    return Err(self.err(
+                        "tile indexing by a tile is not supported by this version of the lowering",
+                    ));
+                }
+                other => {
+                    return Err(self.err(format!(
+                        "Tile indices must be integers or slices, got {other}."
+                    )));
+                }
+            }
+            let v = self.resolve_tile_index(v, k, &t)?;
+            entries.push(ViewEntry::Index(CallArg::Var(v)));
+        }
+        self.tile_view(target, t, entries, None)
+    }
+
+    /// A slice of a tile subscript (warp's `eval_raw_const_slice`): the step,
+    /// start and stop evaluated as constants in that order, then a
+    /// `wp::slice_t` of the raw bounds (an open one as warp's sentinel).
+    fn tile_slice(
+        &mut self,
+        lower: Option<&Expr<'a>>,
+        upper: Option<&Expr<'a>>,
+        step: Option<&Expr<'a>>,
+    ) -> LResult<ViewEntry> {
+        let step = match step {
+            Some(e) => self.const_slice_component(e)?,
+            None => 1,
+        };
+        if step == 0 {
+            return Err(self.err("Slice step cannot be zero."));
+        }
+        let start = lower.map(|e| self.const_slice_component(e)).transpose()?;
+        let stop = upper.map(|e| self.const_slice_component(e)).transpose()?;
+        let out = self.add_var(Type::Slice, None);
+        let raw = [
+            start.unwrap_or(SLICE_BEGIN),
+            stop.unwrap_or(SLICE_END),
+            step,
+        ];
+        let parts = raw.map(|c| self.add_constant(ConstVal::Int(c)));
+        let mut line = self.new_line();
+        line.put_all(&[
+            self.emit(out),
+            " = wp::slice_t(",
+            self.emit(parts[0]),
+            ", ",
+            self.emit(parts[1]),
+            ", ",
+            self.emit(parts[2]),
+            ");",
+        ]);
+        self.push_forward_line(line);
+        Ok(ViewEntry::Slice { start, stop, step })
+    }
+
+    /// warp's `tile_view` of `src` (of type `t`): the view's shape and
+    /// strides from the offset's slices and indices, or from `shape`; `src`
+    /// moves to shared memory; the call takes the view's origin, one
+    /// coordinate per dimension of `src`. No adjoint.
+    fn tile_view(
+        &mut self,
+        src: VarId,
+        t: Tile,
+        entries: Vec<ViewEntry>,
+        shape: Option<&[u32]>,
+    ) -> LResult<VarId> {
+        let ndim = t.ndim as usize;
+        if entries.len() > ndim {
+            return Err(self.err(format!(
+                "tile_view() specified too many indices {} > {ndim}",
+                entries.len()
+            )));
+        }
+        let (pshape, pstrides) = (t.dims(), t.strides());
+        let has_slice = entries.iter().any(|e| matches!(e, ViewEntry::Slice { .. }));
+        let mut coords = Vec::with_capacity(ndim);
+        let (mut vshape, mut vstrides) = (Vec::new(), Vec::new());
+        for dim in 0..ndim {
+            let length = i128::from(pshape[dim]);
+            match entries.get(dim) {
+                Some(ViewEntry::Slice { start, stop, step }) => {
+                    let (a, b, step) = normalize_slice(*start, *stop, *step, length);
+                    vshape.push(slice_len(a, b, step));
+                    vstrides.push(pstrides[dim] * step as i64);
+                    coords.push(CallArg::Const(a));
+                }
+                Some(ViewEntry::Index(c)) => coords.push(c.clone()),
+                None => {
+                    vshape.push(length);
+                    vstrides.push(pstrides[dim]);
+                    coords.push(CallArg::Const(0));
+                }
+            }
+        }
+        let (vshape, vstrides): (Vec<i128>, Vec<i64>) = if has_slice {
+            if shape.is_some() {
+                return Err(self.err("tile_view() does not support specifying 'shape' together with a slice-containing 'offset'; the view shape is inferred from the slice bounds."));
+            }
+            if vshape.is_empty() {
+                return Err(self.err(
+                    "tile_view() slice resulted in a scalar; use tile_extract() for element access",
+                ));
+            }
+            if vshape.contains(&0) {
+                return Err(self.err(format!(
+                    "tile_view() slice produced an empty tile with shape {vshape:?}; zero-length tile dimensions are not supported."
+                )));
+            }
+            (vshape, vstrides)
+        } else if let Some(shape) = shape {
+            if shape.len() != ndim {
+                return Err(self.err(format!(
+                    "tile_view() if shape is specified it must have same number of dimensions as source tile, expected {ndim}, got {}",
+                    shape.len()
+                )));
+            }
+            (shape.iter().map(|&n| i128::from(n)).collect(), pstrides)
+        } else {
+            let skip = entries.len();
+            (
+                pshape[skip..].iter().map(|&n| i128::from(n)).collect(),
+                pstrides[skip..].to_vec(),
+            )
+        };
+        if vshape.is_empty() {
+            return Err(
+                self.err("tile_view() of every dimension is one element: use tile_extract()")
+            );
+        }
+        let dims: Vec<u32> = vshape.iter().map(|&n| n as u32).collect();
+        let Some(view) = Tile::view_of(t.dtype, &dims, &vstrides) else {
+            return Err(self.err("tile views with strides beyond 16 bits are not supported by this version of the lowering"));
+        };
+        self.promote_shared(src);
+        self.use_builtin("tile_view");
+        let mut call = vec![CallArg::Var(src)];
+        call.extend(coords);
+        Ok(self
+            .emit_tile_call(
+                "tile_view",
+                &[view.ctype()],
+                Some(Type::Tile(view)),
+                call,
+                false,
+                false,
+            )?
+            .expect("tile_view returns a view"))
+    }
+
+    /// warp's `resolve_tile_int_index`: an int index into axis `k` of `t`
+    /// kept if it is an in-range constant, a negative constant counted from
+    /// the end, a runtime one wrapped once; past the tile's rank (a
+    /// component of a vector or matrix element) as written.
+    fn resolve_tile_index(&mut self, v: VarId, k: usize, t: &Tile) -> LResult<VarId> {
+        let ndim = t.ndim as usize;
+        Ok(match self.var(v).constant {
+            Some(ConstVal::Int(c)) if c >= 0 && (k >= ndim || (c as u64) < u64::from(t.extent(k))) => v,
+            Some(ConstVal::Int(c)) if k < ndim && c < 0 && c + i128::from(t.extent(k)) >= 0 => {
+                self.add_constant(ConstVal::Int(c + i128::from(t.extent(k))))
+            }
+            None if k < ndim => self.wrap_tile_index(v, t.extent(k))?,
+            _ if k >= ndim => v,
+            _ => return Err(self.err("tile indices must be in-range ints (constant indices past the tile's rank) in this version of the lowering")),
+        })
     }
 
     /// `t[i]` / `t[i, j]`: one element (`tile_extract`).
@@ -2029,25 +2268,10 @@ impl<'a> Adjoint<'a> {
             let v = self.expr(n)?;
             match self.ty(v).strip_ref() {
                 Type::Scalar(Scalar::Int32) if !resolve => idx.push(v),
-                Type::Scalar(Scalar::Int32) => match self.var(v).constant {
-                    Some(ConstVal::Int(c))
-                        if c >= 0 && (k >= ndim || (c as u64) < u64::from(t.extent(k))) =>
-                    {
-                        idx.push(v)
-                    }
-                    // a negative constant counts from the end (warp's resolve_tile_int_index)
-                    Some(ConstVal::Int(c))
-                        if k < ndim && c < 0 && c + i128::from(t.extent(k)) >= 0 =>
-                    {
-                        idx.push(self.add_constant(ConstVal::Int(c + i128::from(t.extent(k)))))
-                    }
-                    // a runtime index is wrapped once: `i < 0 ? i + length : i`
-                    None if k < ndim => idx.push(self.wrap_tile_index(v, t.extent(k))?),
-                    // a component of a vector or matrix element: as written
-                    // (the element's own indexing counts a negative one from the end)
-                    _ if k >= ndim => idx.push(v),
-                    _ => return Err(self.err("tile indices must be in-range ints (constant indices past the tile's rank) in this version of the lowering")),
-                },
+                Type::Scalar(Scalar::Int32) => {
+                    let r = self.resolve_tile_index(v, k, &t)?;
+                    idx.push(r)
+                }
                 Type::Tile(_) => {
                     return Err(self.err(
                         "tile indexing by a tile is not supported by this version of the lowering",
@@ -2059,6 +2283,54 @@ impl<'a> Adjoint<'a> {
             }
         }
         Ok((ret, idx))
+    }
+}
+
+/// One entry of a tile view's offset: an index (evaluated, or a Python int
+/// warp registers while dispatching), or a constant slice as written (an
+/// open bound `None`).
+enum ViewEntry {
+    Index(CallArg),
+    Slice {
+        start: Option<i128>,
+        stop: Option<i128>,
+        step: i128,
+    },
+}
+
+/// warp's open slice bounds in a `wp::slice_t` (`SLICE_BEGIN`, `SLICE_END`).
+const SLICE_BEGIN: i128 = i32::MAX as i128;
+const SLICE_END: i128 = i32::MIN as i128;
+
+/// A slice's bounds resolved against an axis of `length` as CPython's
+/// `slice.indices` does (warp's `_normalize_tile_slice`).
+fn normalize_slice(
+    start: Option<i128>,
+    stop: Option<i128>,
+    step: i128,
+    length: i128,
+) -> (i128, i128, i128) {
+    let (lower, upper) = if step > 0 {
+        (0, length)
+    } else {
+        (-1, length - 1)
+    };
+    let resolve = |v: Option<i128>, default: i128| match v {
+        None => default,
+        Some(v) if v < 0 => (v + length).max(lower),
+        Some(v) => v.min(upper),
+    };
+    let a = resolve(start, if step > 0 { lower } else { upper });
+    let b = resolve(stop, if step > 0 { upper } else { lower });
+    (a, b, step)
+}
+
+/// The number of elements a resolved slice selects.
+fn slice_len(start: i128, stop: i128, step: i128) -> i128 {
+    if step > 0 {
+        ((stop - start + step - 1).div_euclid(step)).max(0)
+    } else {
+        ((start - stop - step - 1).div_euclid(-step)).max(0)
     }
 }
 

@@ -663,11 +663,11 @@ impl Query {
     }
 }
 
-/// A tile type as warp's `types.tile` describes it: element type, shape and
-/// storage. Tiles are row-major and own their storage here. `obj` identifies
-/// the Python type object: warp changes a tile's storage to shared in place
-/// when an element is read (`t[i]`), which changes the declaration of every
-/// variable holding that object.
+/// A tile type as warp's `types.tile` describes it: element type, shape,
+/// strides and storage. `obj` identifies the Python type object: warp changes
+/// a tile's storage to shared in place when an element is read (`t[i]`) or a
+/// view is taken, which changes the declaration of every variable holding
+/// that object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tile {
     pub dtype: Value,
@@ -676,12 +676,14 @@ pub struct Tile {
     /// tile lives in a block's registers or shared memory), kept in 16 bits
     /// so that a tile is no larger than the other types a variable holds.
     pub shape: [u16; 4],
+    /// The strides in elements where they are not row-major (a view: a
+    /// transpose, a slice, a reversed or broadcast axis); `None` for a
+    /// row-major tile, so that equal layouts compare equal.
+    pub strides: Option<[i16; 4]>,
     pub shared: bool,
-    /// A view (`wp.tile_transpose`): shared, not owning its storage.
+    /// A view (`wp.tile_view`, `t[i]`, `t[a:b]`, `wp.tile_transpose`):
+    /// shared, not owning its storage.
     pub view: bool,
-    /// The strides are those of a row-major tile of the reversed shape, reversed
-    /// (a transposed view of a row-major tile).
-    pub flipped: bool,
     pub obj: u32,
 }
 
@@ -722,11 +724,41 @@ impl Tile {
             dtype,
             ndim: shape.len() as u8,
             shape: s,
+            strides: None,
             shared: false,
             view: false,
-            flipped: false,
             obj: 0,
         }
+    }
+
+    /// A non-owning shared view of `dtype` with these extents and strides
+    /// (warp's `tile(..., strides=..., storage="shared", owner=False)`);
+    /// `None` where a stride does not fit the type.
+    pub fn view_of(dtype: Value, shape: &[u32], strides: &[i64]) -> Option<Tile> {
+        let mut t = Tile::new(dtype, shape);
+        t.shared = true;
+        t.view = true;
+        t.set_strides(strides).then_some(t)
+    }
+
+    /// Sets the strides (kept only where they are not row-major); false
+    /// where one is beyond 16 bits.
+    pub fn set_strides(&mut self, strides: &[i64]) -> bool {
+        let row_major = Tile::row_major(&self.dims());
+        if strides.len() == row_major.len() && strides.iter().zip(&row_major).all(|(a, &b)| *a == b)
+        {
+            self.strides = None;
+            return true;
+        }
+        let mut st = [0i16; 4];
+        for (d, &x) in st.iter_mut().zip(strides) {
+            let Ok(x) = i16::try_from(x) else {
+                return false;
+            };
+            *d = x;
+        }
+        self.strides = Some(st);
+        true
     }
 
     pub fn dims(&self) -> Dims {
@@ -741,27 +773,31 @@ impl Tile {
         self.shape.get(k).map_or(0, |&n| u32::from(n))
     }
 
-    fn joined(v: &[u32]) -> String {
+    fn joined<T: std::fmt::Display>(v: &[T]) -> String {
         v.iter()
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join(",")
     }
 
-    /// Strides in elements: row-major, or reversed ones of the reversed shape for a transposed view.
-    fn strides(&self) -> Vec<u32> {
-        let mut d = self.dims().to_vec();
-        if self.flipped {
-            d.reverse();
-        }
-        let mut st = vec![1u32; d.len()];
-        for i in (0..d.len().saturating_sub(1)).rev() {
-            st[i] = st[i + 1] * d[i + 1];
-        }
-        if self.flipped {
-            st.reverse();
+    /// The strides of a row-major tile of these extents.
+    fn row_major(dims: &[u32]) -> Vec<i64> {
+        let mut st = vec![1i64; dims.len()];
+        for i in (0..dims.len().saturating_sub(1)).rev() {
+            st[i] = st[i + 1] * i64::from(dims[i + 1]);
         }
         st
+    }
+
+    /// Strides in elements (warp's `tile.strides`).
+    pub fn strides(&self) -> Vec<i64> {
+        match self.strides {
+            Some(st) => st[..self.ndim as usize]
+                .iter()
+                .map(|&x| i64::from(x))
+                .collect(),
+            None => Tile::row_major(&self.dims()),
+        }
     }
 
     /// The C++ type (warp's `tile.ctype()`).
