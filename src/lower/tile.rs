@@ -252,6 +252,26 @@ impl<'a> Adjoint<'a> {
         Ok(shape)
     }
 
+    /// The compile-time ints a tuple (or a lone int) argument holds, as
+    /// warp's `extract_tuple(..., as_constant=True)` gives them; `what` is the
+    /// error where one is not a constant.
+    fn tile_int_tuple(&self, arg: &TileArg, what: &str) -> LResult<Vec<i128>> {
+        let TileArg::Var(v) = arg else {
+            return Err(self.err(what.to_string()));
+        };
+        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
+            Some((_, e)) => e.clone(),
+            None => vec![*v],
+        };
+        elems
+            .iter()
+            .map(|&e| match self.var(e).constant {
+                Some(ConstVal::Int(n)) => Ok(n),
+                _ => Err(self.err(what.to_string())),
+            })
+            .collect()
+    }
+
     /// The offsets an `offset=` argument holds (zeros when it is omitted).
     fn tile_offsets(&self, arg: Option<&TileArg>, ndim: usize) -> LResult<Vec<CallArg>> {
         let Some(arg) = arg else {
@@ -860,6 +880,10 @@ impl<'a> Adjoint<'a> {
             }
             "tile_transpose" | "untile" => &["a"],
             "tile_view" => &["t", "offset", "shape"],
+            "tile_squeeze" => &["t", "axis"],
+            "tile_reshape" => &["t", "shape"],
+            "tile_broadcast" => &["a", "shape"],
+            "tile_assign" => &["dst", "src", "offset"],
             "tile" => &["x", "preserve_type"],
             "tile_sum" => &["a", "axis"],
             "tile_max" | "tile_min" | "tile_argmax" | "tile_argmin" => &["a"],
@@ -1456,6 +1480,153 @@ impl<'a> Adjoint<'a> {
                     s => Some(self.tile_shape(s.as_ref(), "tile_view")?),
                 };
                 self.tile_view(src, t, entries, shape.as_deref()).map(Some)
+            }
+            "tile_squeeze" => {
+                let (src, t) = tile(self, "t")?;
+                let ndim = t.ndim as i128;
+                let (shape, strides) = (t.dims(), t.strides());
+                let keep: Vec<usize> = match get("axis") {
+                    None => (0..t.ndim as usize).filter(|&k| shape[k] != 1).collect(),
+                    Some(axis) => {
+                        if !matches!(&axis, TileArg::Var(v) if self.tuples.iter().any(|(t, _)| t == v))
+                        {
+                            return Err(self.err(format!(
+                                "Couldn't find function overload for 'tile_squeeze' that matched inputs with types: [{}, ...]: axis must be a tuple",
+                                Type::Tile(t)
+                            )));
+                        }
+                        let mut axes = Vec::new();
+                        for a in self.tile_int_tuple(&axis, "tile_squeeze() axis")? {
+                            if a < -ndim || a >= ndim {
+                                return Err(self.err(format!(
+                                    "tile_squeeze() axis {a} is out of bounds for tile with {ndim} dimensions"
+                                )));
+                            }
+                            let a = if a < 0 { a + ndim } else { a } as usize;
+                            if shape[a] != 1 {
+                                return Err(self.err(format!(
+                                    "Cannot select an axis to squeeze out which has size not equal to one, axis={a}, size={}",
+                                    shape[a]
+                                )));
+                            }
+                            axes.push(a);
+                        }
+                        (0..t.ndim as usize).filter(|k| !axes.contains(k)).collect()
+                    }
+                };
+                let dims: Vec<u32> = keep.iter().map(|&k| shape[k]).collect();
+                let st: Vec<i64> = keep.iter().map(|&k| strides[k]).collect();
+                self.tile_alias(name, src, t.dtype, &dims, &st, None)
+            }
+            "tile_reshape" => {
+                let (src, t) = tile(self, "t")?;
+                if t.strides.is_some() {
+                    return Err(self.err(format!(
+                        "tile_reshape() requires a contiguous tile; a tile view with shape {:?} and strides {:?} cannot be reshaped in place. Copy the view into a new tile first, e.g. with wp.tile_assign().",
+                        &*t.dims(),
+                        t.strides()
+                    )));
+                }
+                let size: i128 = t.dims().iter().map(|&n| i128::from(n)).product();
+                let Some(shape) = get("shape") else {
+                    return Err(self.err("tile_reshape() needs shape=..."));
+                };
+                let mut shape = self.tile_int_tuple(
+                    &shape,
+                    "Tile functions require shape to be a compile time constant.",
+                )?;
+                let unknown: Vec<usize> = (0..shape.len()).filter(|&k| shape[k] == -1).collect();
+                if unknown.len() > 1 {
+                    return Err(self.err("Cannot infer shape if more than one index is -1."));
+                }
+                if let [k] = unknown[..] {
+                    let known: i128 = shape.iter().filter(|&&d| d != -1).product();
+                    if known <= 0 {
+                        return Err(self.err("tile_reshape() shape entries must be positive"));
+                    }
+                    shape[k] = size / known;
+                }
+                let new_size: i128 = shape.iter().product();
+                if new_size != size
+                    || shape
+                        .iter()
+                        .any(|&d| d <= 0 || d > i128::from(Tile::MAX_EXTENT))
+                {
+                    return Err(self.err(format!(
+                        "New shape {shape:?} has total size {new_size} which does not match original size {size}"
+                    )));
+                }
+                if shape.is_empty() || shape.len() > 4 {
+                    return Err(self.err("tiles of 1 to 4 dimensions are supported"));
+                }
+                let dims: Vec<u32> = shape.iter().map(|&d| d as u32).collect();
+                let row_major = Tile::new(t.dtype, &dims).strides();
+                self.tile_alias(name, src, t.dtype, &dims, &row_major, None)
+            }
+            "tile_broadcast" => {
+                let (src, t) = tile(self, "a")?;
+                let target = self.tile_shape(get("shape").as_ref(), name)?;
+                let offset = target.len() as isize - t.ndim as isize;
+                if offset < 0 {
+                    return Err(self.err(format!(
+                        "tile_broadcast() cannot broadcast a {}-D tile to {} dimensions",
+                        t.ndim,
+                        target.len()
+                    )));
+                }
+                let (shape, strides) = (t.dims(), t.strides());
+                let mut st = vec![0i64; target.len()];
+                for i in (0..target.len()).rev() {
+                    let j = i as isize - offset;
+                    if j < 0 {
+                        continue;
+                    }
+                    let j = j as usize;
+                    if shape[j] == 1 {
+                        st[i] = 0;
+                    } else if shape[j] == target[i] {
+                        st[i] = strides[j];
+                    } else {
+                        return Err(self.err(format!(
+                            "tile_broadcast() cannot broadcast dimension {} into {} at index {i}",
+                            shape[j], target[i]
+                        )));
+                    }
+                }
+                let spelled: Vec<String> = target
+                    .iter()
+                    .map(|n| n.to_string())
+                    .chain(st.iter().map(|n| n.to_string()))
+                    .collect();
+                self.tile_alias(name, src, t.dtype, &target, &st, Some(spelled))
+            }
+            "tile_assign" => {
+                let (dst, td) = tile(self, "dst")?;
+                let (src, ts) = tile(self, "src")?;
+                if td.ndim != ts.ndim {
+                    return Err(self.err(format!(
+                        "tile_assign() destination and source tiles must have the same rank, got {} and {}",
+                        td.ndim, ts.ndim
+                    )));
+                }
+                if ts.dtype != td.dtype {
+                    return Err(self.err(format!(
+                        "tile_assign() source and destination must have one dtype, got {} and {}",
+                        ts.dtype, td.dtype
+                    )));
+                }
+                let offset = get("offset");
+                if offset.is_none() && (0..td.ndim as usize).any(|k| ts.extent(k) > td.extent(k)) {
+                    return Err(self.err(format!(
+                        "tile_assign() source tile of shape {:?} does not fit within destination tile of shape {:?}",
+                        &*ts.dims(),
+                        &*td.dims()
+                    )));
+                }
+                self.promote_shared(dst);
+                let mut call = vec![CallArg::Var(dst), CallArg::Var(src)];
+                call.extend(self.tile_offsets(offset.as_ref(), td.ndim as usize)?);
+                self.emit_tile_call(name, &[], None, call, true, false)
             }
             "tile_transpose" => {
                 let (a, t) = tile(self, "a")?;
@@ -2161,6 +2332,39 @@ impl<'a> Adjoint<'a> {
                 false,
             )?
             .expect("tile_view returns a view"))
+    }
+
+    /// A view of `src` that warp's builtin `name` returns (`tile_squeeze`,
+    /// `tile_reshape`, `tile_broadcast`): shared, not owning, these extents
+    /// and strides; `src` moves to shared memory. The view's C++ type is the
+    /// template argument, or `templates` where given; differentiable.
+    fn tile_alias(
+        &mut self,
+        name: &str,
+        src: VarId,
+        dtype: Value,
+        dims: &[u32],
+        strides: &[i64],
+        templates: Option<Vec<String>>,
+    ) -> LResult<Option<VarId>> {
+        if dims.is_empty() || dims.len() > 4 {
+            return Err(self.err(format!(
+                "{name}() output must have between one and four dimensions"
+            )));
+        }
+        let Some(view) = Tile::view_of(dtype, dims, strides) else {
+            return Err(self.err("tile views with strides beyond 16 bits are not supported by this version of the lowering"));
+        };
+        self.promote_shared(src);
+        let templates = templates.unwrap_or_else(|| vec![view.ctype()]);
+        self.emit_tile_call(
+            name,
+            &templates,
+            Some(Type::Tile(view)),
+            vec![CallArg::Var(src)],
+            true,
+            false,
+        )
     }
 
     /// warp's `resolve_tile_int_index`: an int index into axis `k` of `t`
