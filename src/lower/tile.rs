@@ -2163,6 +2163,14 @@ impl<'a> Adjoint<'a> {
         if !has_slice && nodes.len() >= ndim {
             return self.tile_extract(target, nodes);
         }
+        let entries = self.tile_view_entries(t, nodes)?;
+        self.tile_view(target, t, entries, None)
+    }
+
+    /// The evaluated indices of a subscript of `t` that makes a view (warp's
+    /// `eval_indices`: left to right, slices as raw constants, ints resolved).
+    fn tile_view_entries(&mut self, t: Tile, nodes: &[&Expr<'a>]) -> LResult<Vec<ViewEntry>> {
+        let ndim = t.ndim as usize;
         if nodes.len() > ndim {
             return Err(self.err(format!(
                 "tile_view() specified too many indices {} > {ndim}",
@@ -2197,7 +2205,7 @@ impl<'a> Adjoint<'a> {
             let v = self.resolve_tile_index(v, k, &t)?;
             entries.push(ViewEntry::Index(CallArg::Var(v)));
         }
-        self.tile_view(target, t, entries, None)
+        Ok(entries)
     }
 
     /// A slice of a tile subscript (warp's `eval_raw_const_slice`): the step,
@@ -2416,6 +2424,12 @@ impl<'a> Adjoint<'a> {
         nodes: &[&Expr<'a>],
         rhs: VarId,
     ) -> LResult<()> {
+        let t = self.tile_of(target).expect("a tile");
+        if nodes.len() < t.ndim as usize
+            || nodes.iter().any(|n| matches!(n.kind, ExprKind::Slice(..)))
+        {
+            return self.tile_view_assign(target, t, nodes, rhs);
+        }
         let (slot, idx) = self.tile_element(target, nodes, "assign", true)?;
         let value = self.ty(rhs).strip_ref();
         if value != slot {
@@ -2429,6 +2443,45 @@ impl<'a> Adjoint<'a> {
         call.extend(idx.into_iter().map(CallArg::Var));
         call.push(CallArg::Var(rhs));
         self.emit_tile_call("assign", &[], None, call, true, false)?;
+        Ok(())
+    }
+
+    /// `t[a:b, :] = src`, `t[0] = row`: `src` (a tile of the view's shape)
+    /// assigned into a view of `t` (warp's `tile_view`, then `tile_assign`
+    /// at the view's origin).
+    fn tile_view_assign(
+        &mut self,
+        target: VarId,
+        t: Tile,
+        nodes: &[&Expr<'a>],
+        rhs: VarId,
+    ) -> LResult<()> {
+        let Type::Tile(src) = self.ty(rhs).strip_ref() else {
+            return Err(self.err(format!(
+                "Tile view assignment requires a tile of matching shape on the right-hand side (e.g. `t[a:b, :] = src` or `t[0] = row`), but got a value of type {}.",
+                self.ty(rhs).strip_ref()
+            )));
+        };
+        let entries = self.tile_view_entries(t, nodes)?;
+        let view = self.tile_view(target, t, entries, None)?;
+        let vt = self.tile_of(view).expect("a view");
+        if *vt.dims() != *src.dims() {
+            return Err(self.err(format!(
+                "Tile view assignment shape mismatch: destination view has shape {:?} but source has shape {:?}.",
+                &*vt.dims(),
+                &*src.dims()
+            )));
+        }
+        if vt.dtype != src.dtype {
+            return Err(self.err(format!(
+                "tile_assign() source and destination must have one dtype, got {} and {}",
+                src.dtype, vt.dtype
+            )));
+        }
+        self.use_builtin("tile_assign");
+        let mut call = vec![CallArg::Var(view), CallArg::Var(rhs)];
+        call.extend((0..vt.ndim).map(|_| CallArg::Const(0)));
+        self.emit_tile_call("tile_assign", &[], None, call, true, false)?;
         Ok(())
     }
 
