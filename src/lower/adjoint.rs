@@ -443,11 +443,14 @@ pub struct Adjoint<'a> {
     pub builtins_used: Vec<Name>,
     /// Features seen while lowering the body (loops); see [`Adjoint::features`].
     features: super::Features,
-    /// Tuple variables and their (loaded) elements.
+    /// Tuple variables and their elements as evaluated (warp's `tuple_t.values`).
     tuples: Vec<(VarId, Vec<VarId>)>,
     /// Slices of vectors, quaternions and transforms (bounds known when the
     /// code is generated) and the number of components each selects.
     composite_slices: Vec<(VarId, u8)>,
+    /// `slice(start, stop, step)` values of constant bounds, by variable (an
+    /// explicit `wp.tile_view` offset reads them).
+    slice_values: Vec<(VarId, [i128; 3])>,
     /// Reused for building one line at a time (see [`Adjoint::new_line`]).
     line_buf: String,
     /// Finished loop blocks, cleared, whose buffers the next blocks reuse:
@@ -636,6 +639,7 @@ impl<'a> Adjoint<'a> {
             strings: Vec::new(),
             tuples: Vec::new(),
             composite_slices: Vec::new(),
+            slice_values: Vec::new(),
             line_buf: String::with_capacity(256),
             spare_blocks: Vec::new(),
             slots: Vec::new(),
@@ -3086,15 +3090,14 @@ impl<'a> Adjoint<'a> {
             _ => self.subscript_target(value, as_target)?,
         };
         // Chained tile subscripts (warp's `eval_subscript`): a group that
-        // makes a view (a slice), or a partial integer group re-indexed by a
-        // slice, is applied before the next group; integer groups flatten.
+        // makes a view or a gather (a slice, an index tile), or a partial
+        // integer group re-indexed by one, is applied before the next group; integer groups flatten.
         if let (Type::Tile(t), false) = (self.ty(target).strip_ref(), indices.is_empty()) {
-            let is_slice = |n: &Expr<'a>| matches!(n.kind, ExprKind::Slice(..));
             let group_slices = match &slice.kind {
-                ExprKind::Tuple(elts) => elts.iter().any(is_slice),
-                _ => is_slice(slice),
+                ExprKind::Tuple(elts) => elts.iter().any(|n| self.makes_tile_view(n)),
+                _ => self.makes_tile_view(slice),
             };
-            if indices.iter().any(|n| is_slice(n))
+            if indices.iter().any(|n| self.makes_tile_view(n))
                 || (group_slices && indices.len() < t.ndim as usize)
             {
                 target = self.emit_indexing_as(target, &indices, as_target)?;
@@ -4037,7 +4040,7 @@ impl<'a> Adjoint<'a> {
                 // warp looks a bare name up among its builtins too (`dot(a, b)`,
                 // Python's `min`, `print`, ...).
                 match *name {
-                    "len" | "range" => Ok(Callee::Builtin((*name).into())),
+                    "len" | "range" | "slice" => Ok(Callee::Builtin((*name).into())),
                     n if builtins::is_builtin(n) => Ok(Callee::Builtin((*name).into())),
                     // ... and then among the warp module's attributes (`vec3(...)`).
                     n if !self.scope.is_module_name(n) => {
@@ -4258,6 +4261,9 @@ impl<'a> Adjoint<'a> {
                 };
             }
         };
+        if name == "slice" {
+            return self.slice_call(args, kwargs).map(Some);
+        }
         let vals = self.builtin_args(&name, args, kwargs, None)?;
         let native = match name.as_str() {
             "select" => return Err(self.err(
@@ -4463,6 +4469,50 @@ impl<'a> Adjoint<'a> {
             }
         }
         Ok(v)
+    }
+
+    /// Python's `slice(start, stop, step)` in a kernel: warp's `slice`
+    /// builtin, a `wp::slice_t` of the three ints (no adjoint); constant
+    /// bounds are kept for a tile view's offset.
+    fn slice_call(&mut self, args: &[Expr<'a>], kwargs: &[Keyword<'a>]) -> LResult<VarId> {
+        let ([start, stop, step], []) = (args, kwargs) else {
+            return Err(self.err("slice() takes start, stop and step in kernels"));
+        };
+        let mut parts = [start, stop, step].map(|_| VarId(0));
+        for (p, e) in parts.iter_mut().zip([start, stop, step]) {
+            *p = self.expr(e)?;
+            if !self.ty(*p).strip_ref().scalar().is_some_and(Scalar::is_int) {
+                return Err(self.err("slice() bounds must be integers"));
+            }
+        }
+        let out = self.add_var(Type::Slice, None);
+        let constants = parts.map(|p| match self.var(p).constant {
+            Some(ConstVal::Int(c)) => Some(c),
+            _ => None,
+        });
+        if let [Some(a), Some(b), Some(c)] = constants {
+            self.slice_values.push((out, [a, b, c]));
+        }
+        for p in parts.iter_mut() {
+            *p = self.load(*p)?;
+        }
+        forward!(
+            self,
+            "{} = wp::slice_t({}, {}, {});",
+            self.emit(out),
+            self.emit(parts[0]),
+            self.emit(parts[1]),
+            self.emit(parts[2])
+        );
+        Ok(out)
+    }
+
+    /// The constant bounds of a `slice(...)` value.
+    pub(super) fn slice_value(&self, v: VarId) -> Option<[i128; 3]> {
+        self.slice_values
+            .iter()
+            .find(|(s, _)| *s == v)
+            .map(|(_, b)| *b)
     }
 
     /// A slice component that must be a compile-time integer.

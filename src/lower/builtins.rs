@@ -1348,6 +1348,7 @@ pub static TABLE: &[Row] = &[
     b("tile_reshape", "", CUSTOM),
     b("tile_broadcast", "", CUSTOM),
     b("tile_assign", "", CUSTOM),
+    b("tile_slice_indexed", "", CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
     b("tile_fft", "", CUSTOM),

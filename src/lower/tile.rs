@@ -329,7 +329,8 @@ impl<'a> Adjoint<'a> {
                 | Type::Transform(_)
                 | Type::Struct(_)
                 | Type::IntTuple(_)
-                | Type::Tuple(_)) => types.push(t),
+                | Type::Tuple(_)
+                | Type::Slice) => types.push(t),
                 t => {
                     return Err(self.err(format!(
                         "tuples of {t} values are not supported by this version of the lowering"
@@ -1456,6 +1457,21 @@ impl<'a> Adjoint<'a> {
                 };
                 let mut entries = Vec::with_capacity(elems.len());
                 for (dim, &e) in elems.clone().iter().enumerate() {
+                    if self.ty(e).strip_ref() == Type::Slice {
+                        let Some([start, stop, step]) = self.slice_value(e) else {
+                            return Err(self
+                                .err("tile_view() slice bounds must be compile-time constants."));
+                        };
+                        if step == 0 {
+                            return Err(self.err("tile_view() slice step cannot be zero."));
+                        }
+                        entries.push(ViewEntry::Slice {
+                            start: Some(start),
+                            stop: Some(stop),
+                            step,
+                        });
+                        continue;
+                    }
                     if !matches!(self.ty(e).strip_ref(), Type::Scalar(s) if s.is_int()) {
                         return Err(self.err(format!(
                             "tile_view() offset entries must be integers or slices, got {}",
@@ -2159,12 +2175,95 @@ impl<'a> Adjoint<'a> {
     pub(super) fn tile_subscript(&mut self, target: VarId, nodes: &[&Expr<'a>]) -> LResult<VarId> {
         let t = self.tile_of(target).expect("a tile");
         let ndim = t.ndim as usize;
-        let has_slice = nodes.iter().any(|n| matches!(n.kind, ExprKind::Slice(..)));
-        if !has_slice && nodes.len() >= ndim {
+        if !nodes.iter().any(|n| self.makes_tile_view(n)) && nodes.len() >= ndim {
             return self.tile_extract(target, nodes);
         }
         let entries = self.tile_view_entries(t, nodes)?;
+        if entries.iter().any(|e| matches!(e, ViewEntry::IndexTile(_))) {
+            return self.tile_gather(target, t, &entries);
+        }
         self.tile_view(target, t, entries, None)
+    }
+
+    /// `t[idx, :]`: the elements of `t` along one axis that a 1-D int tile
+    /// selects, every other axis a full `:` (warp's `tile_slice_indexed`): a
+    /// register tile; `t` and `idx` move to shared memory.
+    fn tile_gather(&mut self, src: VarId, t: Tile, entries: &[ViewEntry]) -> LResult<VarId> {
+        let mut gather = None;
+        for (dim, e) in entries.iter().enumerate() {
+            match e {
+                ViewEntry::IndexTile(v) => {
+                    if gather.is_some() {
+                        return Err(
+                            self.err("Tile indexing supports exactly one 1D integer index tile.")
+                        );
+                    }
+                    let it = self.tile_of(*v).expect("an index tile");
+                    if it.ndim != 1 {
+                        return Err(self.err(format!(
+                            "Tile indexing requires a 1D integer index tile, got {} dimensions.",
+                            it.ndim
+                        )));
+                    }
+                    if !matches!(it.dtype, Value::Scalar(s) if s.is_int()) {
+                        return Err(self.err(format!(
+                            "Tile indexing requires an integer index tile, got dtype {}.",
+                            it.dtype
+                        )));
+                    }
+                    gather = Some((dim, *v, it.extent(0)));
+                }
+                ViewEntry::Slice { start, stop, step } => {
+                    let length = i128::from(t.extent(dim));
+                    let (a, b, step) = normalize_slice(*start, *stop, *step, length);
+                    if !(a == 0 && step == 1 && slice_len(a, b, step) == length) {
+                        return Err(self.err("Tile indexing with an integer index tile requires ':' on all other axes, e.g. `t[indices, :]`."));
+                    }
+                }
+                ViewEntry::Index(_) => {
+                    return Err(self.err(
+                        "Tile indexing entries must be a 1D integer index tile or full slices ':'.",
+                    ));
+                }
+            }
+        }
+        let (axis, idx, count) = gather.expect("an index tile among the entries");
+        let mut dims = t.dims().to_vec();
+        dims[axis] = count;
+        self.promote_shared(src);
+        self.promote_shared(idx);
+        self.use_builtin("tile_slice_indexed");
+        let out = Tile::new(t.dtype, &dims);
+        let templates: Vec<String> = dims.iter().map(|n| n.to_string()).collect();
+        let call = vec![
+            CallArg::Var(src),
+            CallArg::Var(idx),
+            CallArg::Const(axis as i128),
+        ];
+        Ok(self
+            .emit_tile_call(
+                "tile_slice_indexed",
+                &templates,
+                Some(Type::Tile(out)),
+                call,
+                true,
+                false,
+            )?
+            .expect("tile_slice_indexed returns a tile"))
+    }
+
+    /// Whether a tile index makes a view or a gather rather than picking an
+    /// element: a slice, or a name bound to a tile (an index tile). warp
+    /// probes a name's type before evaluating; an index tile written inline
+    /// (`t[wp.tile_arange(...)]`) is not seen here.
+    pub(super) fn makes_tile_view(&self, n: &Expr<'a>) -> bool {
+        match &n.kind {
+            ExprKind::Slice(..) => true,
+            ExprKind::Name(name) => self
+                .symbol(name)
+                .is_some_and(|v| matches!(self.ty(v).strip_ref(), Type::Tile(_))),
+            _ => false,
+        }
     }
 
     /// The evaluated indices of a subscript of `t` that makes a view (warp's
@@ -2192,9 +2291,9 @@ impl<'a> Adjoint<'a> {
             match self.ty(v).strip_ref() {
                 Type::Scalar(s) if s.is_int() => {}
                 Type::Tile(_) => {
-                    return Err(self.err(
-                        "tile indexing by a tile is not supported by this version of the lowering",
-                    ));
+                    // an index tile gathers (`tile_slice_indexed`); passed as is
+                    entries.push(ViewEntry::IndexTile(v));
+                    continue;
                 }
                 other => {
                     return Err(self.err(format!(
@@ -2280,6 +2379,10 @@ impl<'a> Adjoint<'a> {
                     coords.push(CallArg::Const(a));
                 }
                 Some(ViewEntry::Index(c)) => coords.push(c.clone()),
+                Some(ViewEntry::IndexTile(_)) => {
+                    return Err(self
+                        .err("tile_view() offset entries must be integers or slices, got a tile"));
+                }
                 None => {
                     vshape.push(length);
                     vstrides.push(pstrides[dim]);
@@ -2463,6 +2566,9 @@ impl<'a> Adjoint<'a> {
             )));
         };
         let entries = self.tile_view_entries(t, nodes)?;
+        if entries.iter().any(|e| matches!(e, ViewEntry::IndexTile(_))) {
+            return Err(self.err("Advanced-index assignment on tiles (e.g. `t[indices, :] = src`) is not supported. Use slice assignment (`t[a:b, :] = src`) or construct the tile explicitly."));
+        }
         let view = self.tile_view(target, t, entries, None)?;
         let vt = self.tile_of(view).expect("a view");
         if *vt.dims() != *src.dims() {
@@ -2548,6 +2654,8 @@ impl<'a> Adjoint<'a> {
 /// open bound `None`).
 enum ViewEntry {
     Index(CallArg),
+    /// An int tile that gathers along its axis (`t[idx, :]`).
+    IndexTile(VarId),
     Slice {
         start: Option<i128>,
         stop: Option<i128>,
