@@ -1349,6 +1349,7 @@ pub static TABLE: &[Row] = &[
     b("tile_broadcast", "", CUSTOM),
     b("tile_assign", "", CUSTOM),
     b("tile_slice_indexed", "", CUSTOM),
+    b("tile_scatter_add", "", CUSTOM),
     b("tile", "", CUSTOM),
     b("untile", "", CUSTOM),
     b("tile_fft", "", CUSTOM),

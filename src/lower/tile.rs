@@ -352,6 +352,116 @@ impl<'a> Adjoint<'a> {
         Ok(out)
     }
 
+    /// `wp.tile_scatter_add(a, i[, j, k, l], value, has_value, atomic=True)`:
+    /// adds `value` to one element of a shared tile where `has_value`; one
+    /// index per dimension of `a` (warp's overload by count); `atomic=False`
+    /// (a compile-time bool) is the template argument `<false>`.
+    fn tile_scatter_add(
+        &mut self,
+        args: &[Expr<'a>],
+        kwargs: &[Keyword<'a>],
+    ) -> LResult<Option<VarId>> {
+        const WHAT: &str = "tile_scatter_add";
+        let mut positional = Vec::with_capacity(args.len());
+        for a in args {
+            match self.tile_arg(a)? {
+                TileArg::Var(v) => positional.push(v),
+                _ => return Err(self.err("tile_scatter_add() arguments must be values")),
+            }
+        }
+        let mut named: Vec<(&str, VarId)> = Vec::new();
+        for kw in kwargs {
+            let Some(key) = kw.arg else {
+                return Err(self.err("**kwargs are not supported in kernels"));
+            };
+            let TileArg::Var(v) = self.tile_arg(&kw.value)? else {
+                return Err(self.err("tile_scatter_add() arguments must be values"));
+            };
+            named.push((key, v));
+        }
+        let Some((&a, rest)) = positional.split_first() else {
+            return Err(self.err("tile_scatter_add() needs a tile"));
+        };
+        let Some(t) = self.tile_of(a) else {
+            return Err(self.err(format!(
+                "tile_scatter_add() 'a' argument must be a tile, got {}",
+                self.ty(a).strip_ref()
+            )));
+        };
+        let ndim = t.ndim as usize;
+        let count_error = |s: &Self, n: usize| {
+            s.err(format!(
+                "tile_scatter_add: incorrect number of indices ({n}) for tile shape {:?}",
+                &*t.dims()
+            ))
+        };
+        // The indices, then value, has_value and atomic, positional or named.
+        let mut slots: Vec<Option<VarId>> = rest.iter().map(|&v| Some(v)).collect();
+        let named_tail = ["value", "has_value", "atomic"];
+        let keyword = |k: &str| named.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+        let given_tail = named_tail.iter().filter(|k| keyword(k).is_some()).count();
+        if slots.len() < ndim || slots.len() + given_tail < ndim + 2 {
+            return Err(count_error(self, slots.len().min(ndim)));
+        }
+        if slots.len() > ndim + 3 {
+            return Err(count_error(self, slots.len() - 2));
+        }
+        slots.resize(ndim + 3, None);
+        for (k, name) in named_tail.iter().enumerate() {
+            if let Some(v) = keyword(name) {
+                if slots[ndim + k].is_some() {
+                    return Err(self.err(format!(
+                        "tile_scatter_add() got multiple values for argument '{name}'"
+                    )));
+                }
+                slots[ndim + k] = Some(v);
+            }
+        }
+        if let Some((k, _)) = named.iter().find(|(k, _)| !named_tail.contains(k)) {
+            return Err(self.err(format!(
+                "tile_scatter_add() got an unexpected keyword argument '{k}'"
+            )));
+        }
+        let indices = &slots[..ndim];
+        let (Some(value), Some(has_value)) = (slots[ndim], slots[ndim + 1]) else {
+            return Err(self.err("tile_scatter_add() needs value and has_value"));
+        };
+        for i in indices.iter().flatten() {
+            if !matches!(self.ty(*i).strip_ref(), Type::Scalar(s) if s.is_int()) {
+                return Err(self.err("tile_scatter_add() indices must be ints"));
+            }
+        }
+        if self.ty(value).strip_ref() != t.dtype.to_type() {
+            return Err(self.err(format!(
+                "tile_scatter_add() 'value' type must match tile dtype, got {} and tile dtype {}",
+                self.ty(value).strip_ref(),
+                t.dtype
+            )));
+        }
+        if self.ty(has_value).strip_ref() != Type::BOOL {
+            return Err(self.err("tile_scatter_add() 'has_value' must be a bool"));
+        }
+        let templates: Vec<String> = match slots[ndim + 2] {
+            None => Vec::new(),
+            Some(v) => match self.var(v).constant {
+                Some(ConstVal::Bool(true)) => Vec::new(),
+                Some(ConstVal::Bool(false)) => vec!["false".into()],
+                _ => {
+                    return Err(self.err(
+                        "tile_scatter_add() 'atomic' must be a compile-time constant (True or False), not a runtime variable",
+                    ));
+                }
+            },
+        };
+        self.promote_shared(a);
+        self.use_builtin(WHAT);
+        let mut call = vec![CallArg::Var(a)];
+        call.extend(indices.iter().flatten().map(|&i| CallArg::Var(i)));
+        call.push(CallArg::Var(value));
+        call.push(CallArg::Var(has_value));
+        self.emit_tile_call(WHAT, &templates, None, call, true, false)
+    }
+
     /// `wp.tile_map(op, a, *args)`: `op` (a warp builtin or a `@wp.func`)
     /// applied element-wise. `a` is a tile; each other argument a tile of its
     /// shape or a plain value; the overload of `op` for the element types
@@ -852,6 +962,9 @@ impl<'a> Adjoint<'a> {
         }
         if name == "tile_map" {
             return self.tile_map(args, kwargs).map(Some);
+        }
+        if name == "tile_scatter_add" {
+            return self.tile_scatter_add(args, kwargs);
         }
         if name == "tile_extract" {
             // `wp.tile_extract(t, i, j)` is `t[i, j]`.
