@@ -156,6 +156,26 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
         "wp.tile(x) / wp.untile(t) of per-thread values",
         "wp.untile(",
     ),
+    (
+        "tiles",
+        "views: wp.tile_view, rows t[i], slices t[a:b, ::-1], chained subscripts",
+        "wp.tile_view(",
+    ),
+    (
+        "tiles",
+        "assignment through views (t[a:b, :] = src) and wp.tile_assign",
+        "] = src",
+    ),
+    (
+        "tiles",
+        "wp.tile_squeeze / wp.tile_reshape / wp.tile_broadcast",
+        "wp.tile_broadcast(",
+    ),
+    (
+        "tiles",
+        "gathers by an index tile (t[idx, :]) and wp.tile_scatter_add",
+        "wp.tile_scatter_add(",
+    ),
 ];
 
 /// warp's default `block_dim` module option: threads per block, the length of `wp.tile(x)`.
