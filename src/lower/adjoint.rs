@@ -3040,14 +3040,7 @@ impl<'a> Adjoint<'a> {
             *p = self.load(*p)?;
         }
         let [start, stop, step] = parts;
-        forward!(
-            self,
-            "{} = wp::slice_t({}, {}, {});",
-            self.emit(out),
-            self.emit(start),
-            self.emit(stop),
-            self.emit(step)
-        );
+        self.emit_slice_t(out, [start, stop, step]);
         Ok(out)
     }
 
@@ -3186,13 +3179,7 @@ impl<'a> Adjoint<'a> {
         upper: Option<&Expr<'a>>,
         step: Option<&Expr<'a>>,
     ) -> LResult<VarId> {
-        let step = match step {
-            Some(e) => self.const_slice_component(e)?,
-            None => 1,
-        };
-        if step == 0 {
-            return Err(self.err("Slice step cannot be zero."));
-        }
+        let step = self.slice_step(step)?;
         let (low, high) = if step > 0 {
             (0, length)
         } else {
@@ -3216,14 +3203,7 @@ impl<'a> Adjoint<'a> {
         let count = range_len(start, stop, step).unwrap_or(0).max(0);
         let out = self.add_var(Type::Slice, None);
         let parts = [start, stop, step].map(|c| self.add_constant(ConstVal::Int(c)));
-        forward!(
-            self,
-            "{} = wp::slice_t({}, {}, {});",
-            self.emit(out),
-            self.emit(parts[0]),
-            self.emit(parts[1]),
-            self.emit(parts[2])
-        );
+        self.emit_slice_t(out, parts);
         self.composite_slices.push((out, count as u8));
         Ok(out)
     }
@@ -4496,6 +4476,12 @@ impl<'a> Adjoint<'a> {
         for p in parts.iter_mut() {
             *p = self.load(*p)?;
         }
+        self.emit_slice_t(out, parts);
+        Ok(out)
+    }
+
+    /// `out = wp::slice_t(start, stop, step);` of loaded values.
+    pub(super) fn emit_slice_t(&mut self, out: VarId, parts: [VarId; 3]) {
         forward!(
             self,
             "{} = wp::slice_t({}, {}, {});",
@@ -4504,7 +4490,6 @@ impl<'a> Adjoint<'a> {
             self.emit(parts[1]),
             self.emit(parts[2])
         );
-        Ok(out)
     }
 
     /// The constant bounds of a `slice(...)` value.
@@ -4513,6 +4498,18 @@ impl<'a> Adjoint<'a> {
             .iter()
             .find(|(s, _)| *s == v)
             .map(|(_, b)| *b)
+    }
+
+    /// A slice's step: a compile-time integer, 1 when omitted, never 0.
+    pub(super) fn slice_step(&mut self, step: Option<&Expr<'a>>) -> LResult<i128> {
+        let step = match step {
+            Some(e) => self.const_slice_component(e)?,
+            None => 1,
+        };
+        if step == 0 {
+            return Err(self.err("Slice step cannot be zero."));
+        }
+        Ok(step)
     }
 
     /// A slice component that must be a compile-time integer.
@@ -4533,13 +4530,7 @@ impl<'a> Adjoint<'a> {
                 };
                 let target = self.expr(&vs[0])?;
                 let t = self.ty(target).strip_ref();
-                let step = match step {
-                    Some(s) => self.const_slice_component(s)?,
-                    None => 1,
-                };
-                if step == 0 {
-                    return Err(self.err("Slice step cannot be zero."));
-                }
+                let step = self.slice_step(step.as_deref())?;
                 let bounds = match t {
                     Type::Array { ndim, .. } => {
                         if ndim != 1 {

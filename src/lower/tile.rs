@@ -2429,13 +2429,7 @@ impl<'a> Adjoint<'a> {
         upper: Option<&Expr<'a>>,
         step: Option<&Expr<'a>>,
     ) -> LResult<ViewEntry> {
-        let step = match step {
-            Some(e) => self.const_slice_component(e)?,
-            None => 1,
-        };
-        if step == 0 {
-            return Err(self.err("Slice step cannot be zero."));
-        }
+        let step = self.slice_step(step)?;
         let start = lower.map(|e| self.const_slice_component(e)).transpose()?;
         let stop = upper.map(|e| self.const_slice_component(e)).transpose()?;
         let out = self.add_var(Type::Slice, None);
@@ -2445,18 +2439,7 @@ impl<'a> Adjoint<'a> {
             step,
         ];
         let parts = raw.map(|c| self.add_constant(ConstVal::Int(c)));
-        let mut line = self.new_line();
-        line.put_all(&[
-            self.emit(out),
-            " = wp::slice_t(",
-            self.emit(parts[0]),
-            ", ",
-            self.emit(parts[1]),
-            ", ",
-            self.emit(parts[2]),
-            ");",
-        ]);
-        self.push_forward_line(line);
+        self.emit_slice_t(out, parts);
         Ok(ViewEntry::Slice { start, stop, step })
     }
 
