@@ -505,8 +505,9 @@ mod tests {
 
     /// xxh3 of the motif synthesizer's first samples (issue #20; since
     /// session 21 with `"slots"` beside `"order": "any"` on compaction
-    /// outputs, and the mesh contact normal taken from the closest point).
-    const FINGERPRINT: u64 = 0x47a0_0606_146d_9c3d;
+    /// outputs, and the mesh contact normal taken from the closest point;
+    /// since session 32 with the tile category's slice stencil).
+    const FINGERPRINT: u64 = 0x4304_5270_2038_a831;
 
     /// The dataflow guarantees hold on 10,000 kernels per category (checked
     /// again from the launch spec, as a user would); prints what the

@@ -400,6 +400,13 @@ pub const MOTIFS: &[Motif] = &[
         dims: TILED | TILED2,
         build: tile_axpy,
     },
+    Motif {
+        name: "tile_slice_stencil",
+        domain: P,
+        categories: &["tile"],
+        dims: TILED,
+        build: tile_slice_stencil,
+    },
 ];
 
 // -------------------------------------------------------------------- pools
@@ -2942,6 +2949,63 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
         0.0,
     );
     k.line_of(&["wp.tile_store(", &out, ", ", &r, ", offset=", &off, ")"]);
+    true
+}
+
+/// A three-point stencil inside each block's tile by shifted slices
+/// (`t[0:L-2]`, `t[1:L-1]`, `t[2:]`: views of the tile, which warp moves to
+/// shared memory): a box blur or a discrete Laplacian of the block's
+/// interior, `L - 2` values per block stored contiguously.
+fn tile_slice_stencil(k: &mut Kernel, rng: &mut Gen) -> bool {
+    let (ts, len) = tile_size(k, rng);
+    let nb = k.launch.dim[0];
+    let b = k.tid(0);
+    let x = k.array(
+        rng,
+        &["u", "signal", "field", "x"],
+        Ty::F,
+        vec![nb * len],
+        Role::In,
+        -1.0,
+        1.0,
+    );
+    let t = k.fresh(rng, &["t", "blk", "seg"]);
+    k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
+    let (l, c, r) = (
+        k.fresh(rng, &["left", "west", "lo"]),
+        k.fresh(rng, &["mid", "center", "here"]),
+        k.fresh(rng, &["right", "east", "hi"]),
+    );
+    let (n2, n1) = ((len - 2).to_string(), (len - 1).to_string());
+    k.line_of(&[&l, " = ", &t, "[0:", &n2, "]"]);
+    k.line_of(&[&c, " = ", &t, "[1:", &n1, "]"]);
+    k.line_of(&[&r, " = ", &t, "[2:]"]);
+    let s = k.fresh(rng, &["smooth", "lap", "res"]);
+    if chance(rng, 0.5) {
+        k.line_of(&[&s, " = (", &l, " + ", &c, " + ", &r, ") * (1.0 / 3.0)"]);
+    } else {
+        k.line_of(&[&s, " = ", &l, " + ", &r, " - ", &c, " * 2.0"]);
+    }
+    let out = k.array(
+        rng,
+        &["out", "dst", "interior"],
+        Ty::F,
+        vec![nb * (len - 2)],
+        Role::Out,
+        0.0,
+        0.0,
+    );
+    k.line_of(&[
+        "wp.tile_store(",
+        &out,
+        ", ",
+        &s,
+        ", offset=",
+        b,
+        " * (",
+        &ts,
+        " - 2))",
+    ]);
     true
 }
 
