@@ -239,6 +239,12 @@ impl<'a> Adjoint<'a> {
                 Some(ConstVal::Int(n)) if n > 0 && n <= i128::from(Tile::MAX_EXTENT) => {
                     shape.push(n as u32)
                 }
+                Some(ConstVal::Int(n)) if n > i128::from(Tile::MAX_EXTENT) => {
+                    return Err(self.err(format!(
+                        "a tile extent of {n} is beyond the {} this version of the lowering supports",
+                        Tile::MAX_EXTENT
+                    )));
+                }
                 _ => {
                     return Err(
                         self.err("Tile functions require shape to be a compile time constant.")
