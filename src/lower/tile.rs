@@ -226,31 +226,22 @@ impl<'a> Adjoint<'a> {
 
     /// The compile-time shape a `shape=` argument holds.
     fn tile_shape(&self, arg: Option<&TileArg>, what: &str) -> LResult<Vec<u32>> {
-        let Some(TileArg::Var(v)) = arg else {
+        let Some(arg @ TileArg::Var(_)) = arg else {
             return Err(self.err(format!("{what}() needs shape=...")));
         };
-        let elems = match self.tuples.iter().find(|(t, _)| t == v) {
-            Some((_, e)) => e.clone(),
-            None => vec![*v],
-        };
+        const NOT_CONSTANT: &str = "Tile functions require shape to be a compile time constant.";
         let mut shape = Vec::new();
-        for e in elems {
-            match self.var(e).constant {
-                Some(ConstVal::Int(n)) if n > 0 && n <= i128::from(Tile::MAX_EXTENT) => {
-                    shape.push(n as u32)
-                }
-                Some(ConstVal::Int(n)) if n > i128::from(Tile::MAX_EXTENT) => {
-                    return Err(self.err(format!(
-                        "a tile extent of {n} is beyond the {} this version of the lowering supports",
-                        Tile::MAX_EXTENT
-                    )));
-                }
-                _ => {
-                    return Err(
-                        self.err("Tile functions require shape to be a compile time constant.")
-                    );
-                }
+        for n in self.tile_int_tuple(arg, NOT_CONSTANT)? {
+            if n > i128::from(Tile::MAX_EXTENT) {
+                return Err(self.err(format!(
+                    "a tile extent of {n} is beyond the {} this version of the lowering supports",
+                    Tile::MAX_EXTENT
+                )));
             }
+            if n <= 0 {
+                return Err(self.err(NOT_CONSTANT));
+            }
+            shape.push(n as u32);
         }
         if shape.is_empty() || shape.len() > 4 {
             return Err(self.err("tiles of 1 to 4 dimensions are supported"));

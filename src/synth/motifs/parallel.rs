@@ -2726,22 +2726,51 @@ fn tile_size(k: &mut Kernel, rng: &mut Gen) -> (String, usize) {
     (name.to_string(), v)
 }
 
-/// Block sum with `wp.tile_sum`: one partial per block, or one atomic total.
-fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
+/// A 1-D tiled kernel's block: the tile size constant and its value, the
+/// number of blocks, the block index, and the block's tile (`t`), loaded
+/// from a new input array of `nb * len` values drawn from `range`.
+struct BlockTile {
+    ts: String,
+    len: usize,
+    nb: usize,
+    b: &'static str,
+    t: String,
+}
+
+/// Loads the block's tile of a new input array (see [`BlockTile`]).
+fn block_tile(
+    k: &mut Kernel,
+    rng: &mut Gen,
+    arrays: &[&'static str],
+    range: (f64, f64),
+    tiles: &[&'static str],
+) -> BlockTile {
     let (ts, len) = tile_size(k, rng);
     let nb = k.launch.dim[0];
     let b = k.tid(0);
     let x = k.array(
         rng,
-        &["x", "values", "data", "a"],
+        arrays,
         Ty::F,
         vec![nb * len],
         Role::In,
-        -1.0,
-        1.0,
+        range.0,
+        range.1,
     );
-    let t = k.fresh(rng, &["t", "vals", "blk"]);
+    let t = k.fresh(rng, tiles);
     k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
+    BlockTile { ts, len, nb, b, t }
+}
+
+/// Block sum with `wp.tile_sum`: one partial per block, or one atomic total.
+fn tile_block_sum(k: &mut Kernel, rng: &mut Gen) -> bool {
+    let BlockTile { nb, b, t, .. } = block_tile(
+        k,
+        rng,
+        &["x", "values", "data", "a"],
+        (-1.0, 1.0),
+        &["t", "vals", "blk"],
+    );
     let sq = chance(rng, 0.4);
     let src = if sq {
         let t2 = k.fresh(rng, &["sq", "t2", "prod"]);
@@ -2810,20 +2839,13 @@ fn tile_map_store(k: &mut Kernel, rng: &mut Gen) -> bool {
 
 /// Block min/max with `wp.tile_max` / `wp.tile_min`.
 fn tile_extrema(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let (ts, len) = tile_size(k, rng);
-    let nb = k.launch.dim[0];
-    let b = k.tid(0);
-    let x = k.array(
+    let BlockTile { nb, b, t, .. } = block_tile(
+        k,
         rng,
         &["x", "values", "depth", "dist"],
-        Ty::F,
-        vec![nb * len],
-        Role::In,
-        -10.0,
-        10.0,
+        (-10.0, 10.0),
+        &["t", "vals", "blk"],
     );
-    let t = k.fresh(rng, &["t", "vals", "blk"]);
-    k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
     let f = *pick(rng, &["tile_max", "tile_min"]);
     let m = k.fresh(rng, &["m", "ext", "best"]);
     k.line_of(&[&m, " = wp.", f, "(", &t, ")"]);
@@ -2957,20 +2979,13 @@ fn tile_axpy(k: &mut Kernel, rng: &mut Gen) -> bool {
 /// shared memory): a box blur or a discrete Laplacian of the block's
 /// interior, `L - 2` values per block stored contiguously.
 fn tile_slice_stencil(k: &mut Kernel, rng: &mut Gen) -> bool {
-    let (ts, len) = tile_size(k, rng);
-    let nb = k.launch.dim[0];
-    let b = k.tid(0);
-    let x = k.array(
+    let BlockTile { ts, len, nb, b, t } = block_tile(
+        k,
         rng,
         &["u", "signal", "field", "x"],
-        Ty::F,
-        vec![nb * len],
-        Role::In,
-        -1.0,
-        1.0,
+        (-1.0, 1.0),
+        &["t", "blk", "seg"],
     );
-    let t = k.fresh(rng, &["t", "blk", "seg"]);
-    k.tile_load(&t, &x, &ts, &[b, " * ", &ts]);
     let (l, c, r) = (
         k.fresh(rng, &["left", "west", "lo"]),
         k.fresh(rng, &["mid", "center", "here"]),
