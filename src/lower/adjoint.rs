@@ -229,6 +229,17 @@ enum Callee {
     Grad(Name),
 }
 
+impl Callee {
+    /// A value type called: a scalar type is its builtin (`float32(1.0)` as
+    /// `wp.float32(1.0)`), the others their constructor.
+    fn of_type(v: super::types::Value) -> Callee {
+        match v {
+            super::types::Value::Scalar(s) => Callee::Builtin(s.name().into()),
+            v => Callee::Constructor(v),
+        }
+    }
+}
+
 /// What a call binds to a user function's parameter.
 #[derive(Clone, Debug)]
 enum Bound {
@@ -3955,6 +3966,31 @@ impl<'a> Adjoint<'a> {
         }
     }
 
+    /// `type(x)` as a callee (`type(alpha)(0)`): warp evaluates `x` (its code
+    /// stays) and calls the constructor of its value type.
+    fn type_of_call(&mut self, func: &Expr<'a>) -> LResult<Option<Callee>> {
+        let ExprKind::Call(inner, [arg], []) = &func.kind else {
+            return Ok(None);
+        };
+        if !matches!(inner.kind, ExprKind::Name("type")) || self.symbol("type").is_some() {
+            return Ok(None);
+        }
+        let v = self.expr(arg)?;
+        match self.ty(v).strip_ref().value() {
+            Some(
+                t @ (Value::Scalar(_)
+                | Value::Vector(..)
+                | Value::Matrix(..)
+                | Value::Quat(_)
+                | Value::Transform(_)),
+            ) => Ok(Some(Callee::of_type(t))),
+            _ => Err(self.err(format!(
+                "type() of a value of type {} as a constructor is not supported by this version of the lowering",
+                self.ty(v)
+            ))),
+        }
+    }
+
     fn resolve_callee(&self, func: &Expr<'a>) -> LResult<Callee> {
         if let ExprKind::Call(..) = &func.kind {
             if let Some(f) = self.function_value(func)? {
@@ -4009,7 +4045,7 @@ impl<'a> Adjoint<'a> {
             },
             ExprKind::Name(name) if self.symbol(name).is_none() => {
                 if let Some(v) = self.scope.type_name(name) {
-                    return Ok(Callee::Constructor(v));
+                    return Ok(Callee::of_type(v));
                 }
                 if self.scope.user_function(name).is_some() {
                     return Ok(Callee::User((*name).into()));
@@ -4190,7 +4226,11 @@ impl<'a> Adjoint<'a> {
         if self.scope.names_warp(func, "address_of") {
             return self.address_of(args, kwargs).map(Some);
         }
-        let name = match self.resolve_callee(func)? {
+        let callee = match self.type_of_call(func)? {
+            Some(c) => c,
+            None => self.resolve_callee(func)?,
+        };
+        let name = match callee {
             Callee::Constructor(target) => {
                 return self.construct(target, args, kwargs).map(Some);
             }
@@ -5325,7 +5365,8 @@ fn binop_builtin(op: BinOp) -> &'static str {
         BinOp::FloorDiv => "floordiv",
         BinOp::Mod => "mod",
         BinOp::Pow => "pow",
-        BinOp::MatMult => "matmul",
+        // warp 1.19 spells `@` as its `mul` (codegen.py: builtin_operators).
+        BinOp::MatMult => "mul",
         BinOp::LShift => "lshift",
         BinOp::RShift => "rshift",
         BinOp::BitAnd => "bit_and",

@@ -219,6 +219,22 @@ pub static TABLE: &[Row] = &[
         0,
     ),
     b("mul", "<Q: Quat(_)>(a: Q, b: Q) -> Q", 0),
+    // Composition, and scaling (which leaves the quaternion unnormalized).
+    b(
+        "mul",
+        "<T: Float>(a: Transform(T), b: Transform(T)) -> Transform(T)",
+        0,
+    ),
+    b(
+        "mul",
+        "<T: Float>(a: T, b: Transform(T)) -> Transform(T)",
+        0,
+    ),
+    b(
+        "mul",
+        "<T: Float>(a: Transform(T), b: T) -> Transform(T)",
+        0,
+    ),
     b("div", BINARY_NUM, ORIG),
     b(
         "div",
@@ -266,6 +282,8 @@ pub static TABLE: &[Row] = &[
         0,
     ),
     b("where", "<V: Value>(cond: Int | bool, a: V, b: V) -> V", 0),
+    // An array as the condition: whether it is not null (an optional input).
+    b("where", "<V: Value>(arr: Array(_, _), a: V, b: V) -> V", 0),
     // A query of one kind stays that kind; two query kinds (or a kind and
     // its erased parent) merge to the parent, whose iteration dispatches on
     // the kind stored at run time.

@@ -81,6 +81,26 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ("expressions", "conditional expressions", " if "),
     (
         "expressions",
+        "the `@` operator and `@=` (warp's `mul`)",
+        " @ ",
+    ),
+    (
+        "expressions",
+        "an array as a condition (not null): `if arr:`, `wp.where(arr, a, b)`",
+        "wp.where(weights",
+    ),
+    (
+        "expressions",
+        "type(x)(...) and aliases of scalar types as constructors",
+        "type(p)(",
+    ),
+    (
+        "expressions",
+        "transform composition and scaling (`a * b`, `s * t`)",
+        "a[i] * b[i]",
+    ),
+    (
+        "expressions",
         "casts float(), int(), wp.float64()",
         "float(",
     ),

@@ -313,7 +313,6 @@ impl<'a> Scope<'a> {
                             | "floordiv"
                             | "mod"
                             | "pow"
-                            | "matmul"
                             | "lshift"
                             | "rshift"
                             | "bit_and"
