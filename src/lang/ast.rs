@@ -157,6 +157,8 @@ pub struct FunctionDef<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassDef<'a> {
     pub name: &'a str,
+    /// The base classes (`IntEnum`, `enum.IntFlag`, ...).
+    pub bases: &'a [Expr<'a>],
     pub decorators: &'a [Expr<'a>],
     pub body: &'a [Stmt<'a>],
 }

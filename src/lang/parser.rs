@@ -445,9 +445,10 @@ impl<'t, 'a> Parser<'t, 'a> {
     fn class_def(&mut self, decorators: &'a [Expr<'a>], first: &'t Token<'a>) -> PResult<Stmt<'a>> {
         self.bump();
         let name = self.expect_name()?;
+        let mut bases = self.vec();
         if self.eat_op("(") {
             while !self.eat_op(")") {
-                self.test()?;
+                bases.push(self.test()?);
                 self.eat_op(",");
             }
         }
@@ -456,6 +457,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         Ok(Stmt {
             kind: StmtKind::ClassDef(self.alloc(ClassDef {
                 name,
+                bases: bases.into_bump_slice(),
                 decorators,
                 body,
             })),
@@ -1933,6 +1935,19 @@ mod tests {
                 _ => None,
             })
             .unwrap()
+    }
+
+    #[test]
+    fn classes_keep_their_bases() {
+        let m = parse("class Task(enum.IntEnum, Mixin):\n    A = 1\n").unwrap();
+        let StmtKind::ClassDef(task) = &m.body[0].kind else {
+            panic!("{:?}", m.body[0].kind)
+        };
+        assert!(matches!(
+            task.bases[0].kind,
+            ExprKind::Attribute(_, "IntEnum")
+        ));
+        assert!(matches!(task.bases[1].kind, ExprKind::Name("Mixin")));
     }
 
     #[test]

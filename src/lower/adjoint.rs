@@ -2963,6 +2963,9 @@ impl<'a> Adjoint<'a> {
                 self.emit_indexing(base, &nodes)
             }
             ExprKind::Attribute(base, attr) => {
+                if let Some(c) = self.enum_value(e) {
+                    return Ok(self.add_constant(c));
+                }
                 if let ExprKind::Name(m) = &base.kind {
                     if self.symbol(m).is_none() {
                         if let Some(c) = self.scope.module_attribute_constant(m, attr) {
@@ -4477,8 +4480,31 @@ impl<'a> Adjoint<'a> {
     /// One argument of a call (warp's `resolve_arg`): evaluated, and then a
     /// module attribute that is a constant (`wp.pi`, `math.pi`) is looked up
     /// again as a static expression, which adds a second constant: the one passed.
+    /// `Task.LIFT.value` (an enum member's value, see `Scope`), or `None`.
+    fn enum_value(&self, e: &Expr<'a>) -> Option<ConstVal> {
+        let ExprKind::Attribute(base, attr) = &e.kind else {
+            return None;
+        };
+        let ExprKind::Attribute(class, member) = &base.kind else {
+            return None;
+        };
+        let ExprKind::Name(m) = &class.kind else {
+            return None;
+        };
+        if self.symbol(m).is_some() {
+            return None;
+        }
+        self.scope
+            .module_attribute_constant(m, &format!("{member}.{attr}"))
+    }
+
     fn call_arg(&mut self, a: &Expr<'a>) -> LResult<VarId> {
         let v = self.expr(a)?;
+        // warp evaluates an argument, then adds its static value again as a
+        // constant (`resolve_arg`).
+        if let Some(c) = self.enum_value(a) {
+            return Ok(self.add_constant(c));
+        }
         if let ExprKind::Attribute(base, attr) = &a.kind {
             if let ExprKind::Name(m) = &base.kind {
                 if self.symbol(m).is_none() {

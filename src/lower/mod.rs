@@ -96,6 +96,11 @@ pub const LANGUAGE: &[(&str, &str, &str)] = &[
     ),
     (
         "expressions",
+        "enum members and their `.value` as constants",
+        "Task.GRASP.value",
+    ),
+    (
+        "expressions",
         "transform composition and scaling (`a * b`, `s * t`)",
         "a[i] * b[i]",
     ),

@@ -420,12 +420,21 @@ impl<'a> Scope<'a> {
                     self.set_value(class.name, None);
                     // `Flags.`: the class itself (see `Scope::is_plain_class`).
                     self.set_value(&format!("{}.", class.name), None);
+                    // An enum's members are their values too (`Task.LIFT.value`).
+                    let is_enum = class.bases.iter().any(|b| {
+                        matches!(b.kind, ExprKind::Name(n) | ExprKind::Attribute(_, n)
+                            if matches!(n, "Enum" | "IntEnum" | "Flag" | "IntFlag"))
+                    });
                     for s in class.body {
                         if let StmtKind::Assign(targets, value) = &s.kind {
                             let v = self.eval(value);
                             for t in targets.iter() {
                                 if let ExprKind::Name(n) = t.kind {
                                     self.set_value(&format!("{}.{n}", class.name), v.clone());
+                                    if is_enum {
+                                        let member = format!("{}.{n}.value", class.name);
+                                        self.set_value(&member, v.clone());
+                                    }
                                 }
                             }
                         }
@@ -996,6 +1005,12 @@ impl<'a> Scope<'a> {
                 if let ExprKind::Attribute(inner, "DeterministicMode") = &base.kind {
                     if matches!(&inner.kind, ExprKind::Name(m) if self.is_warp_module(m)) {
                         return Some(PyVal::Str(format!("DeterministicMode.{attr}")));
+                    }
+                }
+                // `Task.LIFT.value`: an enum member's value.
+                if let ExprKind::Attribute(class, member) = &base.kind {
+                    if let ExprKind::Name(m) = &class.kind {
+                        return self.class_attribute(m, &format!("{member}.{attr}"));
                     }
                 }
                 if let ExprKind::Name(m) = &base.kind {
