@@ -3972,6 +3972,20 @@ impl<'a> Adjoint<'a> {
     /// `type(x)` as a callee (`type(alpha)(0)`): warp evaluates `x` (its code
     /// stays) and calls the constructor of its value type.
     fn type_of_call(&mut self, func: &Expr<'a>) -> LResult<Option<Callee>> {
+        // `arr.dtype(0)`: the constructor of an array's element type.
+        if let ExprKind::Attribute(base, "dtype") = &func.kind {
+            if let ExprKind::Name(n) = base.kind {
+                if let Some(v) = self.symbol(n) {
+                    if let Type::Array { dtype, .. } | Type::ArrayRef { dtype, .. } =
+                        self.ty(v).strip_ref()
+                    {
+                        if !matches!(dtype, Value::Struct(_) | Value::Texture(_)) {
+                            return Ok(Some(Callee::of_type(dtype)));
+                        }
+                    }
+                }
+            }
+        }
         let ExprKind::Call(inner, [arg], []) = &func.kind else {
             return Ok(None);
         };

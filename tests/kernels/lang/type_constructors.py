@@ -34,3 +34,11 @@ def scalar_aliases(x: wp.array(dtype=real), n: wp.array(dtype=count_t), out: wp.
 def imported_scalars(out: wp.array(dtype=float)):
     i = wp.tid()
     out[i] = float32(1.0) * float(int32(3) * int32(i))
+
+
+@wp.kernel
+def array_dtype_constructors(y: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec2h), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    s = y.dtype(0)
+    h = v.dtype(wp.float16(1.0), wp.float16(2.0))
+    out[i] = wp.max(y[i], s) + wp.float64(h[0] + h[1])
