@@ -2963,14 +2963,11 @@ impl<'a> Adjoint<'a> {
                 self.emit_indexing(base, &nodes)
             }
             ExprKind::Attribute(base, attr) => {
-                if let Some(c) = self.enum_value(e) {
+                if let Some(c) = self.static_attribute(e) {
                     return Ok(self.add_constant(c));
                 }
                 if let ExprKind::Name(m) = &base.kind {
                     if self.symbol(m).is_none() {
-                        if let Some(c) = self.scope.module_attribute_constant(m, attr) {
-                            return Ok(self.add_constant(c));
-                        }
                         if self.scope.is_plain_class(m) {
                             return Err(self.err(format!(
                                 "'{m}.{attr}' is not an attribute of class '{m}' that a kernel can read as a constant"
@@ -3969,10 +3966,10 @@ impl<'a> Adjoint<'a> {
         }
     }
 
-    /// `type(x)` as a callee (`type(alpha)(0)`): warp evaluates `x` (its code
-    /// stays) and calls the constructor of its value type.
-    fn type_of_call(&mut self, func: &Expr<'a>) -> LResult<Option<Callee>> {
-        // `arr.dtype(0)`: the constructor of an array's element type.
+    /// A type taken from a value, called as a constructor: `arr.dtype(0)` (an
+    /// array's element type), or `type(x)(0)`, for which warp evaluates `x`
+    /// (its code stays) and calls the constructor of its value type.
+    fn value_type_callee(&mut self, func: &Expr<'a>) -> LResult<Option<Callee>> {
         if let ExprKind::Attribute(base, "dtype") = &func.kind {
             if let ExprKind::Name(n) = base.kind {
                 if let Some(v) = self.symbol(n) {
@@ -4243,7 +4240,7 @@ impl<'a> Adjoint<'a> {
         if self.scope.names_warp(func, "address_of") {
             return self.address_of(args, kwargs).map(Some);
         }
-        let callee = match self.type_of_call(func)? {
+        let callee = match self.value_type_callee(func)? {
             Some(c) => c,
             None => self.resolve_callee(func)?,
         };
@@ -4491,44 +4488,36 @@ impl<'a> Adjoint<'a> {
         Ok(vals)
     }
 
-    /// One argument of a call (warp's `resolve_arg`): evaluated, and then a
-    /// module attribute that is a constant (`wp.pi`, `math.pi`) is looked up
-    /// again as a static expression, which adds a second constant: the one passed.
-    /// `Task.LIFT.value` (an enum member's value, see `Scope`), or `None`.
-    fn enum_value(&self, e: &Expr<'a>) -> Option<ConstVal> {
+    /// A module attribute that is a constant, as warp resolves it statically:
+    /// `wp.pi`, `math.pi`, `Flags.ONE`, or an enum member's `Task.LIFT.value`
+    /// (see `Scope`); `None` for anything else.
+    fn static_attribute(&self, e: &Expr<'a>) -> Option<ConstVal> {
         let ExprKind::Attribute(base, attr) = &e.kind else {
             return None;
         };
-        let ExprKind::Attribute(class, member) = &base.kind else {
-            return None;
-        };
-        let ExprKind::Name(m) = &class.kind else {
-            return None;
-        };
-        if self.symbol(m).is_some() {
-            return None;
+        match &base.kind {
+            ExprKind::Name(m) if self.symbol(m).is_none() => {
+                self.scope.module_attribute_constant(m, attr)
+            }
+            ExprKind::Attribute(class, member) => match &class.kind {
+                ExprKind::Name(m) if self.symbol(m).is_none() => self
+                    .scope
+                    .module_attribute_constant(m, &format!("{member}.{attr}")),
+                _ => None,
+            },
+            _ => None,
         }
-        self.scope
-            .module_attribute_constant(m, &format!("{member}.{attr}"))
     }
 
+    /// One argument of a call (warp's `resolve_arg`): evaluated, and then a
+    /// static attribute constant ([`Self::static_attribute`]) is looked up
+    /// again as a static expression, which adds a second constant: the one passed.
     fn call_arg(&mut self, a: &Expr<'a>) -> LResult<VarId> {
         let v = self.expr(a)?;
-        // warp evaluates an argument, then adds its static value again as a
-        // constant (`resolve_arg`).
-        if let Some(c) = self.enum_value(a) {
-            return Ok(self.add_constant(c));
+        match self.static_attribute(a) {
+            Some(c) => Ok(self.add_constant(c)),
+            None => Ok(v),
         }
-        if let ExprKind::Attribute(base, attr) = &a.kind {
-            if let ExprKind::Name(m) = &base.kind {
-                if self.symbol(m).is_none() {
-                    if let Some(c) = self.scope.module_attribute_constant(m, attr) {
-                        return Ok(self.add_constant(c));
-                    }
-                }
-            }
-        }
-        Ok(v)
     }
 
     /// Python's `slice(start, stop, step)` in a kernel: warp's `slice`
